@@ -1,0 +1,1 @@
+# Installs the plugin, the shipped weights and a SextantConfig.cmake for find_package(Sextant).

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# The test command: installs what is missing, builds, runs the whole test suite (ctest).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+"$root/scripts/setup.sh"
+build=${SEXTANT_BUILD_DIR:-$root/build}
+cd "$build"
+ctest --output-on-failure -j "${SEXTANT_JOBS:-$(nproc)}" "$@"
