@@ -1,0 +1,185 @@
+// PipelineDag: a Halide pipeline as plain data with integer ids — stages, loops, loads with
+// their Jacobians, producer-consumer edges with symbolic footprints, and the bounds implied by
+// the output estimates. Built once by the Halide adapter (plugin/halide/DagBuilder); read-only
+// afterwards. Contains no Halide types, so the search, featurizer and cost model (and their
+// tests) never need Halide.
+#pragma once
+
+#include "BoundExpr.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace sextant {
+
+/** Scalar type classes used by histograms and byte counts. */
+enum class TypeClass : uint8_t { Bool, U8, U16, U32, U64, I8, I16, I32, I64, F16, F32, F64 };
+constexpr int kNumTypeClasses = 12;
+const char *type_class_name(TypeClass t);
+int type_class_bytes(TypeClass t);
+/** Maps (is_float, is_uint, is_bool, bits) to a class; throws on unsupported types. */
+TypeClass type_class_of(bool is_float, bool is_uint, bool is_bool, int bits);
+
+/** Operation kinds counted per stage (one per IR node of the stage's definition). */
+enum class OpKind : uint8_t {
+    Constant,
+    Cast,
+    Variable,
+    Param,
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Mod,
+    MinMax,
+    Compare,
+    Logical,
+    Select,
+    Bitwise,
+    Math, // transcendental and other intrinsic calls (exp, sqrt, abs, ...)
+    FuncLoad,
+    InputLoad,
+    Let,
+};
+constexpr int kNumOpKinds = 18;
+const char *op_kind_name(OpKind k);
+
+/** Counts of operations by (kind, type). */
+struct OpHistogram {
+    std::array<int32_t, kNumOpKinds * kNumTypeClasses> counts{};
+    int32_t &at(OpKind k, TypeClass t) { return counts[int(k) * kNumTypeClasses + int(t)]; }
+    int32_t at(OpKind k, TypeClass t) const { return counts[int(k) * kNumTypeClasses + int(t)]; }
+    int64_t total() const;
+    /** Sum over types of kind k. */
+    int64_t of_kind(OpKind k) const;
+    void add(const OpHistogram &o, int64_t times = 1);
+};
+
+struct Interval64 {
+    int64_t min = 0, max = -1;
+    int64_t extent() const { return max - min + 1; }
+    bool empty() const { return max < min; }
+    void include(const Interval64 &o);
+    bool operator==(const Interval64 &o) const { return min == o.min && max == o.max; }
+};
+using Box64 = std::vector<Interval64>;
+int64_t box_volume(const Box64 &b);
+
+/** One loop of a stage, as Halide names it before any scheduling. */
+struct LoopDim {
+    std::string name;
+    bool is_rvar = false;
+    /** Index of the storage dimension this pure var indexes, or -1 for an RVar. */
+    int func_dim = -1;
+    /** Estimated iteration range when the stage covers its Func's whole bounds. */
+    Interval64 range;
+    /** Iterations are independent: pure var whose self-reads all use it in its own position.
+     * Only such loops may be parallelized or vectorized. */
+    bool parallel_safe = false;
+};
+
+enum class ProducerKind : uint8_t { Func, Input };
+
+/** d(index of producer dim) / d(stage loop), a rational, or "not affine". */
+struct JacobianEntry {
+    int64_t num = 0, den = 1;
+    bool affine = true;
+    bool operator==(const JacobianEntry &o) const {
+        return affine == o.affine && (!affine || (num == o.num && den == o.den));
+    }
+};
+
+/** One distinct memory access of a stage (repeated identical accesses are counted). */
+struct Load {
+    ProducerKind kind = ProducerKind::Func;
+    int producer = -1; // func id or input id
+    bool self = false; // reads the stage's own Func (an update's previous values)
+    int count = 1;
+    bool data_dependent = false; // the index depends on loaded values
+    int producer_dims = 0;
+    int loop_dims = 0;
+    TypeClass type = TypeClass::F32;
+    /** Row-major [producer_dim][loop_dim]. */
+    std::vector<JacobianEntry> jacobian;
+    const JacobianEntry &at(int pdim, int loop) const { return jacobian[pdim * loop_dims + loop]; }
+};
+
+/** A consumer stage needs a region of a producer. Footprints are symbolic in the consumer's
+ * loop bounds: producer dim d needs [min[d](box), max[d](box)]. */
+struct Edge {
+    int consumer_func = -1, consumer_stage = -1;
+    ProducerKind kind = ProducerKind::Func;
+    int producer = -1;
+    std::vector<BoundExpr> min, max;
+    int calls = 0; // call sites in the consumer stage
+    /** Required producer region for a box of consumer loop iterations. */
+    void required(const Box64 &consumer_loops, Box64 *out) const;
+};
+
+struct Stage {
+    int func = -1;
+    int index = 0; // 0: the pure definition; k: update k-1
+    std::string name;
+    std::vector<LoopDim> loops; // innermost first, as Halide orders them
+    OpHistogram ops;
+    std::vector<Load> loads;
+    std::vector<int> edges_in; // edges in which this stage is the consumer
+    bool has_rvars() const;
+    int64_t points() const; // iterations over the stage's full range
+    /** Loop box when the stage covers its whole range. */
+    Box64 full_loop_box() const;
+};
+
+struct FuncNode {
+    int id = -1;
+    std::string name;
+    std::vector<std::string> dims; // pure var names, innermost (storage dim 0) first
+    std::vector<TypeClass> value_types; // one per Tuple element
+    int bytes_per_point = 0;
+    bool is_output = false;
+    bool can_inline = false; // pure, no update, not an output
+    /** Halide's wrapper of an input buffer (ImageParam's "<name>_im"): always inlined. */
+    bool is_input_wrapper = false;
+    Box64 bounds;            // estimated region to realize
+    std::vector<Stage> stages;
+    std::vector<int> edges_out; // edges in which this Func is the producer
+    /** Distinct Funcs whose stages read this one (excluding itself), in id order. */
+    std::vector<int> consumers;
+};
+
+struct InputNode {
+    int id = -1;
+    std::string name;
+    TypeClass type = TypeClass::F32;
+    int dims = 0;
+    Box64 bounds; // region the pipeline reads (from estimates when given, else inferred)
+    bool is_scalar = false;
+};
+
+/** What the search needs to know about the machine and target. */
+struct MachineInfo {
+    int parallelism = 16;
+    int64_t last_level_cache_bytes = 16 * 1024 * 1024;
+    double balance = 40;
+    int vector_bits = 256; // natural SIMD width of the target
+    int natural_vector_lanes(TypeClass t) const;
+};
+
+struct PipelineDag {
+    /** Funcs in realization order: producers before consumers. */
+    std::vector<FuncNode> funcs;
+    std::vector<InputNode> inputs;
+    std::vector<Edge> edges;
+    std::vector<int> outputs; // func ids
+    MachineInfo machine;
+
+    int find_func(const std::string &name) const; // -1 if none
+    const Stage &stage(int func, int index) const { return funcs[func].stages[index]; }
+    int num_stages() const;
+    /** Recomputes FuncNode::consumers and edges_out from edges. */
+    void link();
+};
+
+} // namespace sextant

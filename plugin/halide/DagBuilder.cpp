@@ -1,0 +1,411 @@
+#include "DagBuilder.h"
+
+#include "IRAnalysis.h"
+
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace sextant {
+
+using namespace Halide;
+using namespace Halide::Internal;
+
+namespace {
+
+TypeClass type_class(Type t) {
+    return type_class_of(t.is_float(), t.is_uint(), t.is_bool(), t.bits());
+}
+
+std::string min_name(const std::string &loop) { return "sextant$" + loop + ".min"; }
+std::string max_name(const std::string &loop) { return "sextant$" + loop + ".max"; }
+
+/** Everything a definition evaluates: values, non-trivial LHS args, and predicates. */
+std::vector<Expr> definition_exprs(const Definition &def, bool is_update) {
+    std::vector<Expr> exprs = def.values();
+    if (is_update) {
+        for (const Expr &a : def.args()) exprs.push_back(a);
+        for (const Expr &p : def.split_predicate()) exprs.push_back(p);
+    }
+    return exprs;
+}
+
+class Builder {
+public:
+    Builder(const std::vector<Function> &outputs, const Target &target, MachineInfo machine)
+        : outputs_(outputs), target_(target) {
+        dag_.machine = machine;
+        dag_.machine.vector_bits = std::max(64, target.natural_vector_size(UInt(8)) * 8);
+    }
+
+    PipelineDag build() {
+        if (target_.has_gpu_feature()) {
+            throw UserError("Sextant schedules CPU pipelines only; the target '" +
+                            target_.to_string() + "' has a GPU feature. Use a CPU target.");
+        }
+        for (const Function &f : outputs_) {
+            for (const auto &kv : find_transitive_calls(f)) env_.emplace(kv.first, kv.second);
+        }
+        std::vector<std::string> order = realization_order(outputs_, env_).first;
+        for (const std::string &name : order) {
+            const Function &f = env_.at(name);
+            if (f.has_extern_definition()) {
+                throw UserError("Func '" + name +
+                                "' is an extern stage (define_extern); Sextant does not "
+                                "schedule pipelines with extern stages yet.");
+            }
+        }
+        value_bounds_ = compute_function_value_bounds(order, env_);
+        for (const std::string &name : order) add_func(env_.at(name));
+        for (const Function &f : outputs_) {
+            int id = dag_.find_func(f.name());
+            dag_.funcs[id].is_output = true;
+            dag_.funcs[id].can_inline = false;
+            dag_.outputs.push_back(id);
+        }
+        // Consumers before producers: each Func's bounds are final before its stages are
+        // analysed, because all its consumers come later in realization order.
+        for (int i = int(dag_.funcs.size()) - 1; i >= 0; i--) {
+            set_func_bounds(i);
+            for (size_t s = 0; s < dag_.funcs[i].stages.size(); s++) analyse_stage(i, int(s));
+        }
+        for (InputNode &in : dag_.inputs) finish_input(in);
+        dag_.link();
+        return std::move(dag_);
+    }
+
+private:
+    std::vector<Function> outputs_;
+    Target target_;
+    PipelineDag dag_;
+    std::map<std::string, Function> env_;
+    FuncValueBounds value_bounds_;
+    std::map<std::string, int> input_ids_;
+    std::map<std::string, Parameter> input_params_;
+    std::vector<Box64> required_; // per func: union of regions its consumers need
+
+    void add_func(const Function &f) {
+        FuncNode node;
+        node.id = int(dag_.funcs.size());
+        node.name = f.name();
+        node.dims = f.args();
+        for (const Type &t : f.output_types()) {
+            node.value_types.push_back(type_class(t));
+            node.bytes_per_point += t.bytes();
+        }
+        node.can_inline = f.updates().empty();
+        if (node.can_inline && f.values().size() == 1) {
+            const Call *c = f.values()[0].as<Call>();
+            node.is_input_wrapper = c && c->call_type == Call::Image;
+        }
+        node.stages.push_back(make_stage(f, node.id, 0, f.definition()));
+        for (size_t u = 0; u < f.updates().size(); u++)
+            node.stages.push_back(make_stage(f, node.id, int(u) + 1, f.updates()[u]));
+        dag_.funcs.push_back(std::move(node));
+        required_.emplace_back(f.args().size());
+    }
+
+    Stage make_stage(const Function &f, int func_id, int index, const Definition &def) {
+        Stage s;
+        s.func = func_id;
+        s.index = index;
+        s.name = index == 0 ? f.name() : f.name() + ".update(" + std::to_string(index - 1) + ")";
+        for (const Dim &d : def.schedule().dims()) {
+            if (d.var == Var::outermost().name()) continue;
+            LoopDim l;
+            l.name = d.var;
+            l.is_rvar = d.is_rvar();
+            if (!l.is_rvar) {
+                for (size_t a = 0; a < def.args().size(); a++) {
+                    const Variable *v = def.args()[a].as<Variable>();
+                    if (v && v->name == d.var) l.func_dim = int(a);
+                }
+            }
+            s.loops.push_back(l);
+        }
+        return s;
+    }
+
+    [[noreturn]] void fail(const std::string &msg) { throw UserError(msg); }
+
+    void set_func_bounds(int id) {
+        FuncNode &node = dag_.funcs[id];
+        const Function &f = env_.at(node.name);
+        if (node.is_output) {
+            node.bounds.assign(node.dims.size(), Interval64());
+            for (size_t d = 0; d < node.dims.size(); d++) {
+                Expr mn, ext;
+                for (const Bound &b : f.schedule().estimates()) {
+                    if (b.var == node.dims[d]) {
+                        mn = b.min;
+                        ext = b.extent;
+                    }
+                }
+                if (!mn.defined() || !ext.defined()) {
+                    for (const Parameter &p : f.output_buffers()) {
+                        if (!mn.defined()) mn = p.min_constraint_estimate(int(d));
+                        if (!ext.defined()) ext = p.extent_constraint_estimate(int(d));
+                    }
+                }
+                int64_t lo, extent;
+                if (!mn.defined() || !ext.defined() || !const_int(estimated(mn, node.name), &lo) ||
+                    !const_int(estimated(ext, node.name), &extent)) {
+                    fail("Output Func '" + node.name + "' has no estimate for dimension " +
+                         std::to_string(d) + " ('" + node.dims[d] + "'). Add one with " +
+                         node.name + ".set_estimate(" + node.dims[d] +
+                         ", min, extent) (in a Generator: output.set_estimates({{min, "
+                         "extent}, ...})).");
+                }
+                node.bounds[d] = {lo, lo + extent - 1};
+            }
+            for (size_t d = 0; d < node.dims.size(); d++) node.bounds[d].include(required_[id][d]);
+        } else {
+            node.bounds = required_[id];
+            for (size_t d = 0; d < node.bounds.size(); d++) {
+                if (node.bounds[d].empty()) {
+                    fail("Internal: Func '" + node.name + "' dimension " + std::to_string(d) +
+                         " is required by no consumer");
+                }
+            }
+        }
+        // Loop ranges of the pure definition and of updates' pure vars.
+        for (size_t si = 0; si < node.stages.size(); si++) {
+            Stage &s = node.stages[si];
+            const Definition &def = si == 0 ? f.definition() : f.updates()[si - 1];
+            for (LoopDim &l : s.loops) {
+                if (l.is_rvar) {
+                    for (const ReductionVariable &rv : def.schedule().rvars()) {
+                        if (rv.var != l.name) continue;
+                        int64_t lo, ext;
+                        std::string ctx = "the RDom of " + s.name;
+                        if (!const_int(estimated(rv.min, ctx), &lo) ||
+                            !const_int(estimated(rv.extent, ctx), &ext)) {
+                            fail("The bounds of RVar '" + l.name + "' in " + s.name +
+                                 " are not constant after substituting estimates; give the "
+                                 "Params they use estimates with set_estimate().");
+                        }
+                        l.range = {lo, lo + ext - 1};
+                    }
+                } else if (l.func_dim >= 0) {
+                    l.range = node.bounds[l.func_dim];
+                }
+            }
+        }
+        // Scatter updates (f(g(r)) = ...) write where their LHS says; include that region.
+        for (size_t si = 1; si < node.stages.size(); si++) {
+            const Stage &s = node.stages[si];
+            const Definition &def = f.updates()[si - 1];
+            Scope<Interval> scope;
+            for (const LoopDim &l : s.loops) {
+                scope.push(l.name, Interval(make_const(Int(32), l.range.min),
+                                            make_const(Int(32), l.range.max)));
+            }
+            for (size_t d = 0; d < def.args().size(); d++) {
+                if (def.args()[d].as<Variable>()) continue;
+                Interval i = bounds_of_expr_in_scope(def.args()[d], scope, value_bounds_);
+                int64_t lo, hi;
+                if (!i.is_bounded() || !const_int(estimated(i.min, s.name), &lo) ||
+                    !const_int(estimated(i.max, s.name), &hi)) {
+                    fail("Cannot bound the region written by " + s.name + " in dimension " +
+                         std::to_string(d) + "; clamp its index expression.");
+                }
+                node.bounds[d].include({lo, hi});
+            }
+        }
+    }
+
+    Expr estimated(const Expr &e, const std::string &context) {
+        std::string missing;
+        Expr r = substitute_estimates(e, [&](const std::string &m) {
+            if (missing.empty()) missing = m;
+        });
+        if (!missing.empty()) fail("While bounding " + context + ": " + missing + ".");
+        return simplify(r);
+    }
+
+    int input_id(const RawCall &call) {
+        auto it = input_ids_.find(call.name);
+        if (it != input_ids_.end()) return it->second;
+        InputNode in;
+        in.id = int(dag_.inputs.size());
+        in.name = call.name;
+        in.type = type_class(call.type);
+        in.dims = int(call.args.size());
+        in.bounds.assign(in.dims, Interval64());
+        input_ids_[call.name] = in.id;
+        dag_.inputs.push_back(in);
+        return in.id;
+    }
+
+    void analyse_stage(int func_id, int stage_index) {
+        FuncNode &node = dag_.funcs[func_id];
+        const Function &f = env_.at(node.name);
+        Stage &s = node.stages[stage_index];
+        const Definition &def = stage_index == 0 ? f.definition() : f.updates()[stage_index - 1];
+        std::vector<Expr> exprs = definition_exprs(def, stage_index > 0);
+
+        for (const Expr &e : exprs) count_ops(e, &s.ops);
+
+        // Loads and Jacobians.
+        std::vector<RawCall> calls;
+        for (const Expr &e : exprs) {
+            std::vector<RawCall> c = collect_calls(e);
+            calls.insert(calls.end(), c.begin(), c.end());
+        }
+        for (const RawCall &c : calls) {
+            if (c.is_input) record_input_param(c);
+            Load ld;
+            ld.kind = c.is_input ? ProducerKind::Input : ProducerKind::Func;
+            ld.producer = c.is_input ? input_id(c) : dag_.find_func(c.name);
+            ld.self = !c.is_input && c.name == node.name;
+            ld.type = type_class(c.type);
+            ld.producer_dims = int(c.args.size());
+            ld.loop_dims = int(s.loops.size());
+            for (const Expr &a : c.args) {
+                if (contains_call(a)) ld.data_dependent = true;
+                for (const LoopDim &l : s.loops) ld.jacobian.push_back(jacobian_entry(a, l.name));
+            }
+            bool merged = false;
+            for (Load &other : s.loads) {
+                if (other.kind == ld.kind && other.producer == ld.producer &&
+                    other.jacobian == ld.jacobian && other.data_dependent == ld.data_dependent) {
+                    other.count++;
+                    merged = true;
+                    break;
+                }
+            }
+            if (!merged) s.loads.push_back(ld);
+        }
+
+        // Pure vars of updates are parallel-safe when every self-read uses them in place.
+        for (LoopDim &l : s.loops) {
+            if (l.is_rvar || l.func_dim < 0) continue;
+            l.parallel_safe = true;
+            if (stage_index == 0) continue;
+            for (const RawCall &c : calls) {
+                if (c.is_input || c.name != node.name) continue;
+                const Variable *v = c.args[l.func_dim].as<Variable>();
+                if (!v || v->name != l.name) l.parallel_safe = false;
+            }
+            for (size_t a = 0; a < def.args().size(); a++) {
+                if (int(a) != l.func_dim && expr_uses_var(def.args()[a], l.name))
+                    l.parallel_safe = false;
+            }
+        }
+
+        // Footprints: symbolic in the loop bounds, one edge per producer.
+        Scope<Interval> scope;
+        std::vector<std::string> mins, maxs;
+        for (const LoopDim &l : s.loops) {
+            mins.push_back(min_name(l.name));
+            maxs.push_back(max_name(l.name));
+            scope.push(l.name, Interval(Variable::make(Int(32), mins.back()),
+                                        Variable::make(Int(32), maxs.back())));
+        }
+        Scope<Interval> full_scope;
+        for (const LoopDim &l : s.loops) {
+            full_scope.push(l.name, Interval(make_const(Int(32), l.range.min),
+                                             make_const(Int(32), l.range.max)));
+        }
+        std::map<std::string, Box> boxes, full_boxes;
+        for (const Expr &e : exprs) {
+            for (auto &kv : boxes_required(e, scope, value_bounds_)) merge_boxes(boxes[kv.first], kv.second);
+            for (auto &kv : boxes_required(e, full_scope, value_bounds_))
+                merge_boxes(full_boxes[kv.first], kv.second);
+        }
+        Box64 full_loops = s.full_loop_box();
+        for (auto &kv : boxes) {
+            const std::string &name = kv.first;
+            if (name == node.name) continue; // an update reading its own Func
+            Edge edge;
+            edge.consumer_func = func_id;
+            edge.consumer_stage = stage_index;
+            int fid = dag_.find_func(name);
+            if (fid >= 0) {
+                edge.kind = ProducerKind::Func;
+                edge.producer = fid;
+            } else if (input_ids_.count(name)) {
+                edge.kind = ProducerKind::Input;
+                edge.producer = input_ids_.at(name);
+            } else {
+                continue; // not a buffer we track (e.g. a Buffer<> constant is still an input)
+            }
+            for (const RawCall &c : calls) edge.calls += c.name == name;
+            const Box &box = kv.second;
+            const Box &full = full_boxes[name];
+            for (size_t d = 0; d < box.size(); d++) {
+                BoundExpr lo, hi;
+                bool ok = box[d].is_bounded();
+                if (ok) {
+                    Expr mn = estimated(box[d].min, "the region of '" + name + "' read by " + s.name);
+                    Expr mx = estimated(box[d].max, "the region of '" + name + "' read by " + s.name);
+                    ok = to_bound_expr(mn, mins, maxs, &lo) && to_bound_expr(mx, mins, maxs, &hi);
+                }
+                if (!ok) {
+                    // Not expressible per tile: fall back to the whole-stage region.
+                    int64_t a, b;
+                    if (d < full.size() && full[d].is_bounded() &&
+                        const_int(estimated(full[d].min, s.name), &a) &&
+                        const_int(estimated(full[d].max, s.name), &b)) {
+                        lo = BoundExpr::constant(a);
+                        hi = BoundExpr::constant(b);
+                    } else if (edge.kind == ProducerKind::Input &&
+                               input_estimate(name, int(d), &a, &b)) {
+                        lo = BoundExpr::constant(a);
+                        hi = BoundExpr::constant(b);
+                    } else {
+                        fail("The region of '" + name + "' read by " + s.name +
+                             " is unbounded in dimension " + std::to_string(d) +
+                             (edge.kind == ProducerKind::Input
+                                  ? "; give the input estimates with set_estimates(), or clamp "
+                                    "the index."
+                                  : "; clamp the index expression."));
+                    }
+                }
+                edge.min.push_back(lo);
+                edge.max.push_back(hi);
+            }
+            Box64 region;
+            edge.required(full_loops, &region);
+            Box64 &acc = edge.kind == ProducerKind::Func ? required_[edge.producer]
+                                                         : dag_.inputs[edge.producer].bounds;
+            if (acc.size() < region.size()) acc.resize(region.size());
+            for (size_t d = 0; d < region.size(); d++) acc[d].include(region[d]);
+            dag_.edges.push_back(std::move(edge));
+        }
+    }
+
+    void record_input_param(const RawCall &c) {
+        if (input_params_.count(c.name)) return;
+        input_params_[c.name] = c.param;
+    }
+
+    bool input_estimate(const std::string &name, int dim, int64_t *lo, int64_t *hi) {
+        auto it = input_params_.find(name);
+        if (it == input_params_.end() || !it->second.defined()) return false;
+        int64_t mn, ext;
+        Expr emn = it->second.min_constraint_estimate(dim);
+        Expr eext = it->second.extent_constraint_estimate(dim);
+        if (!emn.defined() || !eext.defined() || !const_int(emn, &mn) || !const_int(eext, &ext))
+            return false;
+        *lo = mn;
+        *hi = mn + ext - 1;
+        return true;
+    }
+
+    void finish_input(InputNode &in) {
+        for (size_t d = 0; d < in.bounds.size(); d++) {
+            if (in.bounds[d].empty()) in.bounds[d] = {0, 0};
+        }
+    }
+};
+
+} // namespace
+
+PipelineDag build_pipeline_dag(const std::vector<Function> &outputs, const Target &target,
+                               MachineInfo machine) {
+    Builder b(outputs, target, machine);
+    return b.build();
+}
+
+} // namespace sextant

@@ -1,0 +1,317 @@
+#include "IRAnalysis.h"
+
+#include <map>
+
+namespace sextant {
+
+using namespace Halide;
+using namespace Halide::Internal;
+
+namespace {
+
+TypeClass type_class(Type t) {
+    if (t.is_handle()) return TypeClass::U64;
+    return type_class_of(t.is_float(), t.is_uint(), t.is_bool(), t.bits());
+}
+
+class OpCounter : public IRVisitor {
+public:
+    explicit OpCounter(OpHistogram *h) : hist(h) {}
+
+private:
+    OpHistogram *hist;
+    using IRVisitor::visit;
+
+    void add(OpKind k, Type t) { hist->at(k, type_class(t.element_of()))++; }
+
+    void visit(const IntImm *op) override { add(OpKind::Constant, op->type); }
+    void visit(const UIntImm *op) override { add(OpKind::Constant, op->type); }
+    void visit(const FloatImm *op) override { add(OpKind::Constant, op->type); }
+    void visit(const Cast *op) override {
+        add(OpKind::Cast, op->type);
+        IRVisitor::visit(op);
+    }
+    void visit(const Variable *op) override {
+        add(op->param.defined() ? OpKind::Param : OpKind::Variable, op->type);
+    }
+    void visit(const Add *op) override {
+        add(OpKind::Add, op->type);
+        IRVisitor::visit(op);
+    }
+    void visit(const Sub *op) override {
+        add(OpKind::Sub, op->type);
+        IRVisitor::visit(op);
+    }
+    void visit(const Mul *op) override {
+        add(OpKind::Mul, op->type);
+        IRVisitor::visit(op);
+    }
+    void visit(const Div *op) override {
+        add(OpKind::Div, op->type);
+        IRVisitor::visit(op);
+    }
+    void visit(const Mod *op) override {
+        add(OpKind::Mod, op->type);
+        IRVisitor::visit(op);
+    }
+    void visit(const Min *op) override {
+        add(OpKind::MinMax, op->type);
+        IRVisitor::visit(op);
+    }
+    void visit(const Max *op) override {
+        add(OpKind::MinMax, op->type);
+        IRVisitor::visit(op);
+    }
+    void visit(const EQ *op) override {
+        add(OpKind::Compare, op->a.type());
+        IRVisitor::visit(op);
+    }
+    void visit(const NE *op) override {
+        add(OpKind::Compare, op->a.type());
+        IRVisitor::visit(op);
+    }
+    void visit(const LT *op) override {
+        add(OpKind::Compare, op->a.type());
+        IRVisitor::visit(op);
+    }
+    void visit(const LE *op) override {
+        add(OpKind::Compare, op->a.type());
+        IRVisitor::visit(op);
+    }
+    void visit(const GT *op) override {
+        add(OpKind::Compare, op->a.type());
+        IRVisitor::visit(op);
+    }
+    void visit(const GE *op) override {
+        add(OpKind::Compare, op->a.type());
+        IRVisitor::visit(op);
+    }
+    void visit(const And *op) override {
+        add(OpKind::Logical, op->type);
+        IRVisitor::visit(op);
+    }
+    void visit(const Or *op) override {
+        add(OpKind::Logical, op->type);
+        IRVisitor::visit(op);
+    }
+    void visit(const Not *op) override {
+        add(OpKind::Logical, op->type);
+        IRVisitor::visit(op);
+    }
+    void visit(const Select *op) override {
+        add(OpKind::Select, op->type);
+        IRVisitor::visit(op);
+    }
+    void visit(const Let *op) override {
+        add(OpKind::Let, op->value.type());
+        IRVisitor::visit(op);
+    }
+    void visit(const Call *op) override {
+        if (op->call_type == Call::Halide) {
+            add(OpKind::FuncLoad, op->type);
+        } else if (op->call_type == Call::Image) {
+            add(OpKind::InputLoad, op->type);
+        } else if (op->is_intrinsic(Call::shift_left) || op->is_intrinsic(Call::shift_right) ||
+                   op->is_intrinsic(Call::bitwise_and) || op->is_intrinsic(Call::bitwise_or) ||
+                   op->is_intrinsic(Call::bitwise_xor) || op->is_intrinsic(Call::bitwise_not)) {
+            add(OpKind::Bitwise, op->type);
+        } else if (op->is_intrinsic(Call::likely) || op->is_intrinsic(Call::likely_if_innermost) ||
+                   op->is_intrinsic(Call::promise_clamped) ||
+                   op->is_intrinsic(Call::unsafe_promise_clamped)) {
+            // Annotations: no work of their own.
+        } else if (op->is_intrinsic(Call::if_then_else)) {
+            add(OpKind::Select, op->type);
+        } else {
+            add(OpKind::Math, op->type);
+        }
+        IRVisitor::visit(op);
+    }
+};
+
+class CallCollector : public IRVisitor {
+public:
+    std::vector<RawCall> calls;
+
+private:
+    using IRVisitor::visit;
+    void visit(const Call *op) override {
+        if (op->call_type == Call::Halide || op->call_type == Call::Image) {
+            RawCall c;
+            c.name = op->name;
+            c.is_input = op->call_type == Call::Image;
+            c.args = op->args;
+            c.type = op->type;
+            c.value_index = op->value_index;
+            c.param = op->param;
+            calls.push_back(c);
+        }
+        IRVisitor::visit(op);
+    }
+};
+
+class EstimateSubstituter : public IRMutator {
+public:
+    explicit EstimateSubstituter(const std::function<void(const std::string &)> &m) : missing(m) {}
+
+private:
+    const std::function<void(const std::string &)> &missing;
+    using IRMutator::visit;
+
+    Expr visit(const Variable *op) override {
+        if (!op->param.defined()) return op;
+        const Parameter &p = op->param;
+        if (!p.is_buffer()) {
+            Expr est = p.estimate();
+            if (!est.defined()) {
+                missing("Param '" + p.name() + "' has no estimate; add " + p.name() +
+                        ".set_estimate(value)");
+                return make_zero(op->type);
+            }
+            return cast(op->type, est);
+        }
+        // Buffer shape symbols look like "<name>.min.<d>" or "<name>.extent.<d>".
+        const std::string &n = op->name;
+        size_t dot = n.rfind('.');
+        if (dot == std::string::npos) return op;
+        int dim = std::atoi(n.c_str() + dot + 1);
+        std::string rest = n.substr(0, dot);
+        bool is_min = rest.size() > 4 && rest.compare(rest.size() - 4, 4, ".min") == 0;
+        bool is_extent = rest.size() > 7 && rest.compare(rest.size() - 7, 7, ".extent") == 0;
+        if (!is_min && !is_extent) return op;
+        Expr est = is_min ? p.min_constraint_estimate(dim) : p.extent_constraint_estimate(dim);
+        if (!est.defined()) {
+            missing("input '" + p.name() + "' dimension " + std::to_string(dim) +
+                    " has no estimate, and the pipeline's bounds depend on its " +
+                    (is_min ? "min" : "extent") + "; add " + p.name() + ".set_estimates(...)" +
+                    " (or dim(" + std::to_string(dim) + ").set_estimate(min, extent))");
+            return make_zero(op->type);
+        }
+        return cast(op->type, est);
+    }
+};
+
+bool convert(const Expr &e, const std::map<std::string, BoundExpr> &vars, BoundExpr *out) {
+    if (const IntImm *i = e.as<IntImm>()) {
+        *out = BoundExpr::constant(i->value);
+        return true;
+    }
+    if (const UIntImm *u = e.as<UIntImm>()) {
+        *out = BoundExpr::constant(int64_t(u->value));
+        return true;
+    }
+    if (const Variable *v = e.as<Variable>()) {
+        auto it = vars.find(v->name);
+        if (it == vars.end()) return false;
+        *out = it->second;
+        return true;
+    }
+    if (const Cast *c = e.as<Cast>()) {
+        if (!c->type.is_int_or_uint() || !c->value.type().is_int_or_uint()) return false;
+        return convert(c->value, vars, out);
+    }
+    if (const Call *c = e.as<Call>()) {
+        if ((c->is_intrinsic(Call::likely) || c->is_intrinsic(Call::likely_if_innermost) ||
+             c->is_intrinsic(Call::promise_clamped)) &&
+            !c->args.empty()) {
+            return convert(c->args[0], vars, out);
+        }
+        return false;
+    }
+    if (const Let *l = e.as<Let>()) {
+        BoundExpr value;
+        if (!convert(l->value, vars, &value)) return false;
+        std::map<std::string, BoundExpr> inner = vars;
+        inner[l->name] = value;
+        return convert(l->body, inner, out);
+    }
+    auto bin = [&](const Expr &a, const Expr &b, BoundExpr::Op op) {
+        BoundExpr x, y;
+        if (!convert(a, vars, &x) || !convert(b, vars, &y)) return false;
+        *out = BoundExpr::binary(op, x, y);
+        return true;
+    };
+    if (const Add *o = e.as<Add>()) return bin(o->a, o->b, BoundExpr::Op::Add);
+    if (const Sub *o = e.as<Sub>()) return bin(o->a, o->b, BoundExpr::Op::Sub);
+    if (const Mul *o = e.as<Mul>()) return bin(o->a, o->b, BoundExpr::Op::Mul);
+    if (const Div *o = e.as<Div>()) return bin(o->a, o->b, BoundExpr::Op::Div);
+    if (const Mod *o = e.as<Mod>()) return bin(o->a, o->b, BoundExpr::Op::Mod);
+    if (const Min *o = e.as<Min>()) return bin(o->a, o->b, BoundExpr::Op::Min);
+    if (const Max *o = e.as<Max>()) return bin(o->a, o->b, BoundExpr::Op::Max);
+    return false;
+}
+
+} // namespace
+
+void count_ops(const Expr &e, OpHistogram *hist) {
+    if (!e.defined()) return;
+    OpCounter counter(hist);
+    e.accept(&counter);
+}
+
+std::vector<RawCall> collect_calls(const Expr &e) {
+    CallCollector c;
+    if (e.defined()) e.accept(&c);
+    return c.calls;
+}
+
+bool contains_call(const Expr &e) { return !collect_calls(e).empty(); }
+
+JacobianEntry jacobian_entry(const Expr &arg, const std::string &var) {
+    JacobianEntry j;
+    if (!expr_uses_var(arg, var)) return j; // 0
+    Expr v = Variable::make(arg.type(), var);
+    for (int64_t step : {1, 2, 4, 8}) {
+        Expr shifted = substitute(var, v + make_const(arg.type(), step), arg);
+        Expr diff = simplify(shifted - arg);
+        int64_t c;
+        if (const_int(diff, &c)) {
+            if (c % step == 0) {
+                j.num = c / step;
+                j.den = 1;
+            } else {
+                // Reduce num/den.
+                int64_t a = c < 0 ? -c : c, b = step;
+                while (b) {
+                    int64_t t = a % b;
+                    a = b;
+                    b = t;
+                }
+                j.num = c / a;
+                j.den = step / a;
+            }
+            return j;
+        }
+    }
+    j.affine = false;
+    return j;
+}
+
+Expr substitute_estimates(const Expr &e, const std::function<void(const std::string &)> &missing) {
+    EstimateSubstituter s(missing);
+    return s.mutate(e);
+}
+
+bool to_bound_expr(const Expr &e, const std::vector<std::string> &loop_min_names,
+                   const std::vector<std::string> &loop_max_names, BoundExpr *out) {
+    std::map<std::string, BoundExpr> vars;
+    for (size_t i = 0; i < loop_min_names.size(); i++) {
+        vars[loop_min_names[i]] = BoundExpr::loop_min(int(i));
+        vars[loop_max_names[i]] = BoundExpr::loop_max(int(i));
+    }
+    return convert(e, vars, out);
+}
+
+bool const_int(const Expr &e, int64_t *out) {
+    Expr s = simplify(e);
+    if (const IntImm *i = s.as<IntImm>()) {
+        *out = i->value;
+        return true;
+    }
+    if (const UIntImm *u = s.as<UIntImm>()) {
+        *out = int64_t(u->value);
+        return true;
+    }
+    return false;
+}
+
+} // namespace sextant

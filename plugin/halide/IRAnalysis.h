@@ -1,0 +1,52 @@
+// IRAnalysis: the Halide IR walks DagBuilder needs — op histograms, load collection with
+// Jacobians, converting index bounds to BoundExpr, and substituting Param estimates.
+// Stateless helpers; no scheduling decisions here.
+#pragma once
+
+#include "plugin/dag/PipelineDag.h"
+
+#include <Halide.h>
+
+#include <functional>
+#include <map>
+#include <string>
+
+namespace sextant {
+
+/** Adds the ops of `e` to `hist`. */
+void count_ops(const Halide::Expr &e, OpHistogram *hist);
+
+/** A call found in a stage's definition. */
+struct RawCall {
+    std::string name;
+    bool is_input = false; // an input buffer (ImageParam / Buffer) rather than a Func
+    std::vector<Halide::Expr> args;
+    Halide::Type type;
+    int value_index = 0;
+    Halide::Internal::Parameter param; // for input buffers given as ImageParam/Input<Buffer>
+};
+/** All Func and input-buffer calls in `e`, outermost first. */
+std::vector<RawCall> collect_calls(const Halide::Expr &e);
+
+/** d(arg)/d(var) as a rational, or non-affine. */
+JacobianEntry jacobian_entry(const Halide::Expr &arg, const std::string &var);
+
+/** True if `e` contains any Func or input-buffer call. */
+bool contains_call(const Halide::Expr &e);
+
+/** Replaces every Param variable (scalar Params and buffer min/extent symbols) by its
+ * estimate. A Param without one is reported through `missing(name, is_buffer_dim)`
+ * and replaced by zero. */
+Halide::Expr substitute_estimates(const Halide::Expr &e,
+                                  const std::function<void(const std::string &)> &missing);
+
+/** Converts an integer index expression, with loop i's min/max given as variables
+ * `loop_min_names[i]`/`loop_max_names[i]`, to a BoundExpr. Returns false if `e` uses
+ * anything else. */
+bool to_bound_expr(const Halide::Expr &e, const std::vector<std::string> &loop_min_names,
+                   const std::vector<std::string> &loop_max_names, BoundExpr *out);
+
+/** Evaluates a constant integer expression; false if it is not constant after simplify. */
+bool const_int(const Halide::Expr &e, int64_t *out);
+
+} // namespace sextant

@@ -1,0 +1,236 @@
+// DagBuilder on tiny pipelines of distinct shapes: stage/edge counts, bounds, Jacobians, ops.
+#include "plugin/halide/DagBuilder.h"
+
+#include <catch2/catch.hpp>
+
+using namespace Halide;
+using sextant::Box64;
+using sextant::Interval64;
+using sextant::OpKind;
+using sextant::PipelineDag;
+using sextant::TypeClass;
+
+namespace {
+
+PipelineDag build(const std::vector<Func> &outs) {
+    std::vector<Internal::Function> fs;
+    for (const Func &f : outs) fs.push_back(f.function());
+    return sextant::build_pipeline_dag(fs, Target("x86-64-linux-avx2"), sextant::MachineInfo{});
+}
+
+const sextant::FuncNode &func(const PipelineDag &dag, const std::string &name) {
+    int id = dag.find_func(name);
+    REQUIRE(id >= 0);
+    return dag.funcs[id];
+}
+
+const sextant::Load &load_from(const sextant::Stage &s, const std::string &producer,
+                               const PipelineDag &dag, int nth = 0) {
+    for (const sextant::Load &l : s.loads) {
+        const std::string &n = l.kind == sextant::ProducerKind::Func ? dag.funcs[l.producer].name
+                                                                     : dag.inputs[l.producer].name;
+        if (n == producer && nth-- == 0) return l;
+    }
+    std::string names;
+    for (const sextant::FuncNode &f : dag.funcs) names += f.name + " ";
+    FAIL("no load from " << producer << "; funcs: " << names);
+    return s.loads[0];
+}
+
+Box64 box(std::initializer_list<std::pair<int64_t, int64_t>> b) {
+    Box64 r;
+    for (auto &p : b) r.push_back({p.first, p.second});
+    return r;
+}
+
+} // namespace
+
+TEST_CASE("pointwise chain", "[dag]") {
+    ImageParam in(UInt(8), 2, "in0");
+    Var x("x"), y("y");
+    Func f("f"), g("g");
+    f(x, y) = in(x, y) * 2;
+    g(x, y) = cast<uint16_t>(f(x, y)) + 1;
+    g.set_estimate(x, 0, 100).set_estimate(y, 0, 50);
+    PipelineDag dag = build({g});
+    // ImageParam calls go through Halide's wrapper Func "in0_im", which the DAG keeps.
+    REQUIRE(dag.funcs.size() == 3);
+    CHECK(dag.funcs[0].name == "in0_im");
+    CHECK(dag.funcs[0].is_input_wrapper);
+    CHECK(dag.funcs[1].name == "f"); // realization order: producers first
+    CHECK(dag.edges.size() == 3);
+    CHECK(func(dag, "f").bounds == box({{0, 99}, {0, 49}}));
+    CHECK(dag.inputs.at(0).bounds == box({{0, 99}, {0, 49}}));
+    CHECK(func(dag, "f").can_inline);
+    CHECK_FALSE(func(dag, "g").can_inline);
+    const sextant::Stage &gs = func(dag, "g").stages[0];
+    CHECK(gs.ops.at(OpKind::Add, TypeClass::U16) == 1);
+    CHECK(gs.ops.at(OpKind::Cast, TypeClass::U16) == 1);
+    CHECK(gs.ops.at(OpKind::FuncLoad, TypeClass::U8) == 1);
+    CHECK(func(dag, "f").stages[0].ops.at(OpKind::Mul, TypeClass::U8) == 1);
+    CHECK(func(dag, "f").consumers == std::vector<int>{dag.find_func("g")});
+}
+
+TEST_CASE("separable stencil", "[dag]") {
+    ImageParam in(Float(32), 2, "in1");
+    Var x("x"), y("y");
+    Func bx("bx"), by("by");
+    bx(x, y) = in(x - 1, y) + in(x, y) + in(x + 1, y);
+    by(x, y) = bx(x, y - 1) + bx(x, y) + bx(x, y + 1);
+    by.set_estimate(x, 0, 64).set_estimate(y, 0, 32);
+    PipelineDag dag = build({by});
+    CHECK(dag.funcs.size() == 3);
+    CHECK(dag.edges.size() == 3);
+    CHECK(func(dag, "bx").bounds == box({{0, 63}, {-1, 32}}));
+    CHECK(dag.inputs[0].bounds == box({{-1, 64}, {-1, 32}}));
+    const sextant::Stage &s = func(dag, "bx").stages[0];
+    REQUIRE(s.loads.size() == 1); // three loads with the same Jacobian merge
+    CHECK(s.loads[0].count == 3);
+    CHECK(s.loads[0].at(0, 0).num == 1);
+    CHECK(s.loads[0].at(0, 1).num == 0);
+    CHECK(s.loads[0].at(1, 1).num == 1);
+    CHECK(s.ops.at(OpKind::Add, TypeClass::F32) == 2);
+    CHECK(s.ops.at(OpKind::FuncLoad, TypeClass::F32) == 3);
+    CHECK(func(dag, "in1_im").stages[0].ops.at(OpKind::InputLoad, TypeClass::F32) == 1);
+    // Footprint of a tile of by: x in [8, 15], y in [4, 7] needs bx rows 3..8.
+    const sextant::Edge &e = dag.edges[func(dag, "by").stages[0].edges_in[0]];
+    Box64 r;
+    e.required(box({{8, 15}, {4, 7}}), &r);
+    CHECK(r == box({{8, 15}, {3, 8}}));
+}
+
+TEST_CASE("downsample and upsample", "[dag]") {
+    ImageParam in(Int(16), 2, "in2");
+    Var x("x"), y("y");
+    Func down("down"), up("up");
+    down(x, y) = in(2 * x, y) + in(2 * x + 1, y);
+    up(x, y) = down(x / 2, y);
+    up.set_estimate(x, 0, 64).set_estimate(y, 0, 8);
+    PipelineDag dag = build({up});
+    CHECK(func(dag, "down").bounds == box({{0, 31}, {0, 7}}));
+    CHECK(dag.inputs[0].bounds == box({{0, 63}, {0, 7}}));
+    const sextant::Load &l = load_from(func(dag, "up").stages[0], "down", dag);
+    CHECK(l.at(0, 0).num == 1);
+    CHECK(l.at(0, 0).den == 2);
+    const sextant::Load &d = load_from(func(dag, "down").stages[0], "in2_im", dag);
+    CHECK(d.at(0, 0).num == 2);
+    CHECK(d.count == 2);
+}
+
+TEST_CASE("RDom reduction", "[dag]") {
+    ImageParam in(Float(32), 2, "in3");
+    Var x("x");
+    RDom r(0, 10, "r");
+    Func s("s");
+    s(x) = 0.f;
+    s(x) += in(x, r);
+    s.set_estimate(x, 0, 128);
+    PipelineDag dag = build({s});
+    const sextant::FuncNode &f = func(dag, "s");
+    REQUIRE(f.stages.size() == 2);
+    const sextant::Stage &u = f.stages[1];
+    REQUIRE(u.loops.size() == 2);
+    CHECK(u.loops[0].is_rvar);
+    CHECK(u.loops[0].range == Interval64{0, 9});
+    CHECK(u.loops[1].name == "x");
+    CHECK(u.loops[1].parallel_safe);
+    CHECK(u.points() == 1280);
+    CHECK(dag.inputs[0].bounds == box({{0, 127}, {0, 9}}));
+    CHECK(load_from(u, "s", dag).self);
+    CHECK_FALSE(f.can_inline);
+}
+
+TEST_CASE("histogram scatter", "[dag]") {
+    ImageParam in(UInt(8), 2, "in4");
+    Var i("i"), x("x"), y("y");
+    Func hist("hist"), bright("bright");
+    bright(x, y) = in(x, y) / 2;
+    RDom r(0, 64, 0, 32, "r");
+    hist(i) = 0;
+    hist(clamp(cast<int>(bright(r.x, r.y)), 0, 127)) += 1;
+    hist.set_estimate(i, 0, 128);
+    PipelineDag dag = build({hist});
+    const sextant::FuncNode &h = func(dag, "hist");
+    REQUIRE(h.stages.size() == 2);
+    CHECK(h.stages[1].loops.size() == 2);
+    CHECK(func(dag, "bright").bounds == box({{0, 63}, {0, 31}}));
+    CHECK(h.bounds == box({{0, 127}}));
+    // The scatter update has no pure loop to parallelize.
+    for (const sextant::LoopDim &l : h.stages[1].loops) CHECK_FALSE(l.parallel_safe);
+}
+
+TEST_CASE("two outputs", "[dag]") {
+    ImageParam in(Float(32), 1, "in5");
+    Var x("x");
+    Func common("common"), a("a"), b("b");
+    common(x) = in(x) * 2.f;
+    a(x) = common(x) + 1.f;
+    b(x) = common(x + 10);
+    a.set_estimate(x, 0, 100);
+    b.set_estimate(x, 0, 50);
+    PipelineDag dag = build({a, b});
+    CHECK(dag.outputs.size() == 2);
+    CHECK(func(dag, "common").bounds == box({{0, 99}}));
+    CHECK(func(dag, "common").consumers.size() == 2);
+}
+
+TEST_CASE("Tuple Func", "[dag]") {
+    ImageParam in(Float(32), 2, "in6");
+    Var x("x"), y("y");
+    Func t("t"), o("o");
+    t(x, y) = Tuple(in(x, y), cast<int32_t>(in(x, y + 1)));
+    o(x, y) = t(x, y)[0] + cast<float>(t(x, y)[1]);
+    o.set_estimate(x, 0, 16).set_estimate(y, 0, 16);
+    PipelineDag dag = build({o});
+    const sextant::FuncNode &f = func(dag, "t");
+    CHECK(f.value_types.size() == 2);
+    CHECK(f.bytes_per_point == 8);
+    CHECK(dag.inputs[0].bounds == box({{0, 15}, {0, 16}}));
+}
+
+TEST_CASE("boundary condition uses input estimates", "[dag]") {
+    ImageParam in(UInt(16), 2, "in7");
+    in.set_estimates({{0, 40}, {0, 30}});
+    Var x("x"), y("y");
+    Func clamped = BoundaryConditions::repeat_edge(in);
+    Func blur("blur");
+    blur(x, y) = clamped(x - 2, y) + clamped(x + 2, y);
+    blur.set_estimate(x, 0, 40).set_estimate(y, 0, 30);
+    PipelineDag dag = build({blur});
+    // in_im -> lambda_0 (the clamp) -> repeat_edge -> blur
+    CHECK(dag.funcs.size() == 4);
+    CHECK(func(dag, "repeat_edge").bounds == box({{-2, 41}, {0, 29}}));
+    CHECK(func(dag, "in7_im").bounds == box({{0, 39}, {0, 29}}));
+    CHECK(dag.inputs[0].bounds == box({{0, 39}, {0, 29}}));
+}
+
+TEST_CASE("missing output estimate names the Func and dimension", "[dag][errors]") {
+    ImageParam in(Float(32), 2, "in8");
+    Var x("x"), y("y");
+    Func out("out");
+    out(x, y) = in(x, y);
+    out.set_estimate(x, 0, 10);
+    try {
+        build({out});
+        FAIL("expected a UserError");
+    } catch (const sextant::UserError &e) {
+        std::string msg = e.what();
+        CHECK(msg.find("Output Func 'out'") != std::string::npos);
+        CHECK(msg.find("dimension 1 ('y')") != std::string::npos);
+        CHECK(msg.find("set_estimate") != std::string::npos);
+    }
+}
+
+TEST_CASE("missing Param estimate is named when bounds need it", "[dag][errors]") {
+    ImageParam in(Float(32), 1, "in9");
+    Param<int> offset("offset");
+    Var x("x");
+    Func out("out"), p("p");
+    p(x) = in(x) * 2.f;
+    out(x) = p(x + offset);
+    out.set_estimate(x, 0, 10);
+    CHECK_THROWS_WITH(build({out}), Catch::Contains("Param 'offset' has no estimate"));
+    offset.set_estimate(3);
+    PipelineDag dag = build({out});
+    CHECK(func(dag, "p").bounds == box({{3, 12}}));
+}
