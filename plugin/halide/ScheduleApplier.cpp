@@ -1,0 +1,130 @@
+#include "ScheduleApplier.h"
+
+#include <sstream>
+
+namespace sextant {
+
+using namespace Halide;
+
+namespace {
+
+VarOrRVar var_of(const LoopVar &v) {
+    if (v.is_rvar) return VarOrRVar(RVar(v.name));
+    return VarOrRVar(Var(v.name));
+}
+
+std::string var_src(const LoopVar &v) {
+    return std::string(v.is_rvar ? "RVar(\"" : "Var(\"") + v.name + "\")";
+}
+
+std::string identifier(const std::string &name) {
+    std::string s;
+    for (char c : name) s += (std::isalnum(static_cast<unsigned char>(c)) ? c : '_');
+    if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) s = "f_" + s;
+    return s;
+}
+
+} // namespace
+
+std::map<std::string, Func> funcs_by_name(const std::vector<Internal::Function> &outputs) {
+    std::map<std::string, Func> m;
+    for (const Internal::Function &o : outputs)
+        for (const auto &kv : Internal::find_transitive_calls(o)) m.emplace(kv.first, Func(kv.second));
+    return m;
+}
+
+void apply_directives(const PipelineDag &dag, const std::vector<Directive> &directives,
+                      std::map<std::string, Func> &funcs) {
+    using K = Directive::Kind;
+    for (const Directive &d : directives) {
+        Func f = funcs.at(dag.funcs[d.func].name);
+        Halide::Stage st = d.stage == 0 ? Halide::Stage(f) : f.update(d.stage - 1);
+        TailStrategy tail = d.guard ? TailStrategy::GuardWithIf : TailStrategy::Auto;
+        switch (d.kind) {
+        case K::ComputeInline: f.compute_inline(); break;
+        case K::ComputeRoot: f.compute_root(); break;
+        case K::ComputeAt:
+            if (d.vars[0].is_rvar) f.compute_at(funcs.at(dag.funcs[d.at_func].name), RVar(d.vars[0].name));
+            else f.compute_at(funcs.at(dag.funcs[d.at_func].name), Var(d.vars[0].name));
+            break;
+        case K::Split:
+            st.split(var_of(d.vars[0]), var_of(d.vars[1]), var_of(d.vars[2]), int(d.factor), tail);
+            break;
+        case K::Reorder: {
+            std::vector<VarOrRVar> vs;
+            for (const LoopVar &v : d.vars) vs.push_back(var_of(v));
+            st.reorder(vs);
+            break;
+        }
+        case K::Vectorize: st.vectorize(var_of(d.vars[0]), int(d.factor), tail); break;
+        case K::Unroll: st.unroll(var_of(d.vars[0]), int(d.factor), tail); break;
+        case K::Parallel: st.parallel(var_of(d.vars[0])); break;
+        }
+    }
+}
+
+std::string schedule_source(const PipelineDag &dag, const std::vector<Directive> &directives,
+                            const std::string &fn_name, const std::string &schedule_text,
+                            const std::string &header_comment) {
+    using K = Directive::Kind;
+    std::ostringstream o;
+    std::string guard = "SEXTANT_SCHEDULE_" + identifier(fn_name) + "_H";
+    for (char &c : guard) c = char(std::toupper(static_cast<unsigned char>(c)));
+    o << "// " << header_comment << "\n//\n// Decisions (ScheduleText):\n";
+    std::istringstream lines(schedule_text);
+    std::string line;
+    while (std::getline(lines, line)) o << "//   " << line << "\n";
+    o << "#ifndef " << guard << "\n#define " << guard << "\n\n#include \"Halide.h\"\n\n"
+      << "inline void apply_schedule_" << identifier(fn_name)
+      << "(::Halide::Pipeline pipeline, ::Halide::Target target) {\n"
+      << "    using namespace ::Halide;\n"
+      << "    std::map<std::string, Func> funcs;\n"
+      << "    for (Func out : pipeline.outputs())\n"
+      << "        for (const auto &kv : Internal::find_transitive_calls(out.function()))\n"
+      << "            funcs.emplace(kv.first, Func(kv.second));\n";
+    std::vector<bool> declared(dag.funcs.size(), false);
+    auto fname = [&](int id) {
+        std::string v = identifier(dag.funcs[id].name);
+        if (!declared[id]) {
+            declared[id] = true;
+            o << "    Func " << v << " = funcs.at(\"" << dag.funcs[id].name << "\");\n";
+        }
+        return v;
+    };
+    for (const Directive &d : directives) {
+        std::string f = fname(d.func);
+        if (d.kind == K::ComputeAt) fname(d.at_func);
+        std::string st = d.stage == 0 ? f : f + ".update(" + std::to_string(d.stage - 1) + ")";
+        std::string tail = d.guard ? ", TailStrategy::GuardWithIf" : "";
+        o << "    ";
+        switch (d.kind) {
+        case K::ComputeInline: o << f << ".compute_inline();"; break;
+        case K::ComputeRoot: o << f << ".compute_root();"; break;
+        case K::ComputeAt:
+            o << f << ".compute_at(" << identifier(dag.funcs[d.at_func].name) << ", "
+              << var_src(d.vars[0]) << ");";
+            break;
+        case K::Split:
+            o << st << ".split(" << var_src(d.vars[0]) << ", " << var_src(d.vars[1]) << ", "
+              << var_src(d.vars[2]) << ", " << d.factor << tail << ");";
+            break;
+        case K::Reorder:
+            o << st << ".reorder({";
+            for (size_t i = 0; i < d.vars.size(); i++) o << (i ? ", " : "") << var_src(d.vars[i]);
+            o << "});";
+            break;
+        case K::Vectorize:
+            o << st << ".vectorize(" << var_src(d.vars[0]) << ", " << d.factor << tail << ");";
+            break;
+        case K::Unroll:
+            o << st << ".unroll(" << var_src(d.vars[0]) << ", " << d.factor << tail << ");";
+            break;
+        case K::Parallel: o << st << ".parallel(" << var_src(d.vars[0]) << ");"; break;
+        }
+        o << "\n";
+    }
+    o << "    (void)target;\n}\n\n#endif  // " << guard << "\n";
+    return o.str();
+}
+
+}  // namespace sextant

@@ -1,0 +1,157 @@
+#include "LoopNest.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace sextant {
+
+bool is_inlined(const PipelineDag &dag, const Decisions &d, int func) {
+    return dag.funcs[func].is_input_wrapper || d[func].placement == Placement::Inline;
+}
+
+std::vector<StageRef> effective_consumers(const PipelineDag &dag, const Decisions &d, int func) {
+    std::vector<StageRef> out;
+    std::vector<int> work = {func};
+    std::vector<char> seen(dag.funcs.size(), 0);
+    while (!work.empty()) {
+        int f = work.back();
+        work.pop_back();
+        for (int e : dag.funcs[f].edges_out) {
+            const Edge &edge = dag.edges[e];
+            int c = edge.consumer_func;
+            if (c == f) continue;
+            if (is_inlined(dag, d, c)) {
+                if (!seen[c]) {
+                    seen[c] = 1;
+                    work.push_back(c);
+                }
+            } else {
+                StageRef r{c, edge.consumer_stage};
+                if (std::find(out.begin(), out.end(), r) == out.end()) out.push_back(r);
+            }
+        }
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+Box64 stage_loop_box(const Stage &s, const Box64 &region) {
+    Box64 b(s.loops.size());
+    for (size_t i = 0; i < s.loops.size(); i++) {
+        const LoopDim &l = s.loops[i];
+        b[i] = l.func_dim >= 0 ? region[l.func_dim] : l.range;
+    }
+    return b;
+}
+
+void required_region(const PipelineDag &dag, const Decisions &d, StageRef consumer,
+                     const Box64 &loop_box, ProducerKind kind, int target, Box64 *acc) {
+    const Stage &s = dag.stage(consumer.first, consumer.second);
+    Box64 r;
+    for (int e : s.edges_in) {
+        const Edge &edge = dag.edges[e];
+        if (edge.kind == kind && edge.producer == target) {
+            edge.required(loop_box, &r);
+            if (acc->size() < r.size()) acc->resize(r.size());
+            for (size_t i = 0; i < r.size(); i++) (*acc)[i].include(r[i]);
+        } else if (edge.kind == ProducerKind::Func && is_inlined(dag, d, edge.producer)) {
+            edge.required(loop_box, &r);
+            const Stage &inner = dag.stage(edge.producer, 0);
+            required_region(dag, d, {edge.producer, 0}, stage_loop_box(inner, r), kind, target,
+                            acc);
+        }
+    }
+}
+
+StageNest make_stage_nest(const Stage &s, const StageSched &sched, const Box64 &loop_box) {
+    StageNest n;
+    n.func = s.func;
+    n.stage = s.index;
+    n.loop_box = loop_box;
+    int k = int(s.loops.size());
+    for (int i = k - 1; i >= 0; i--) {
+        const LoopTiling &t = sched.loops[i];
+        int64_t e = loop_box[i].extent();
+        if (t.mode == LoopMode::Outer) {
+            n.order.push_back({i, true, e, 1});
+        } else if (t.mode == LoopMode::Split) {
+            n.order.push_back({i, true, (e + t.tile - 1) / t.tile, t.tile});
+        }
+    }
+    for (int i = k - 1; i >= 0; i--) {
+        const LoopTiling &t = sched.loops[i];
+        int64_t e = loop_box[i].extent();
+        if (t.mode == LoopMode::Inner) {
+            n.order.push_back({i, false, e, 1});
+        } else if (t.mode == LoopMode::Split) {
+            n.order.push_back({i, false, std::min(t.tile, e), 1});
+        }
+    }
+    n.vector_width = sched.vector_width;
+    n.unroll = sched.unroll;
+    if (!n.order.empty() && sched.vector_width > 1) n.order.back().vectorized = true;
+    for (int p = 0; p < sched.parallel && p < int(n.order.size()); p++) {
+        n.order[p].parallel = true;
+        n.parallel_tasks *= n.order[p].extent;
+    }
+    return n;
+}
+
+Box64 box_at_level(const StageNest &consumer, int level) {
+    Box64 b = consumer.loop_box;
+    for (int j = 0; j <= level && j < int(consumer.order.size()); j++) {
+        const ConcreteLoop &l = consumer.order[j];
+        Interval64 &i = b[l.stage_loop];
+        i.max = std::min(i.max, i.min + l.span - 1);
+    }
+    return b;
+}
+
+Box64 region_at(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func,
+                int at_func, int level) {
+    const FuncNest &c = *nests[at_func];
+    Box64 box = box_at_level(c.stages[0], level);
+    Box64 acc(dag.funcs[func].dims.size());
+    required_region(dag, d, {at_func, 0}, box, ProducerKind::Func, func, &acc);
+    return acc;
+}
+
+NestPtr build_func_nest(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func) {
+    const FuncSched &fs = d[func];
+    const FuncNode &f = dag.funcs[func];
+    auto n = std::make_shared<FuncNest>();
+    n->func = func;
+    if (fs.placement == Placement::Root) {
+        n->region = f.bounds;
+    } else {
+        assert(fs.placement == Placement::At);
+        const FuncNest &c = *nests[fs.at_func];
+        n->region = region_at(dag, d, nests, func, fs.at_func, fs.at_level);
+        n->realizations = c.realizations;
+        n->inside_parallel = c.inside_parallel;
+        n->enclosing_extents = c.enclosing_extents;
+        const StageNest &cs = c.stages[0];
+        for (int j = 0; j <= fs.at_level; j++) {
+            n->realizations *= double(cs.order[j].extent);
+            n->inside_parallel = n->inside_parallel || cs.order[j].parallel;
+            n->enclosing_extents.push_back(cs.order[j].extent);
+        }
+    }
+    for (size_t s = 0; s < f.stages.size(); s++) {
+        n->stages.push_back(
+            make_stage_nest(f.stages[s], fs.stages[s], stage_loop_box(f.stages[s], n->region)));
+    }
+    return n;
+}
+
+Nests build_all_nests(const PipelineDag &dag, const Decisions &d) {
+    Nests nests(dag.funcs.size());
+    for (int f = int(dag.funcs.size()) - 1; f >= 0; f--) {
+        Placement p = d[f].placement;
+        if (!dag.funcs[f].is_input_wrapper && (p == Placement::Root || p == Placement::At))
+            nests[f] = build_func_nest(dag, d, nests, f);
+    }
+    return nests;
+}
+
+} // namespace sextant

@@ -1,0 +1,40 @@
+// CostModel: predicts seconds per pipeline run for candidate schedules; lower is better.
+// The search calls predict_stages() once per batch of candidates (never per state).
+#pragma once
+
+#include "featurizer/Featurizer.h"
+
+#include <array>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace sextant {
+
+class CostModel {
+public:
+    virtual ~CostModel() = default;
+    /** Predicted seconds for each row (one stage of one candidate) of `batch`, in order.
+     * Deterministic for a given model. */
+    virtual std::vector<double> predict_stages(const FeatureBatch &batch) = 0;
+    /** Predicted seconds per candidate: the sum of its rows. */
+    std::vector<double> predict(const FeatureBatch &batch);
+    virtual std::string name() const = 0;
+};
+
+/** Hand-set coefficients over the cost terms; needs no weights. See docs/COSTMODEL.md. */
+class AnalyticalModel : public CostModel {
+public:
+    explicit AnalyticalModel(int parallelism, double llc_bytes);
+    std::vector<double> predict_stages(const FeatureBatch &batch) override;
+    std::string name() const override { return "analytical"; }
+    /** Seconds per unit of each term. */
+    static const std::array<double, 15> &coefficients();
+
+private:
+    int parallelism_;
+    double llc_bytes_;
+};
+
+} // namespace sextant

@@ -1,0 +1,69 @@
+#include "CostTerms.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace sextant {
+
+TermRow cost_terms(const ScheduleRow &f, int parallelism, double llc_bytes) {
+    auto g = [&](ScheduleFeature x) { return f[int(x)]; };
+    double P = std::max(1, parallelism);
+    double cores;
+    if (g(ScheduleFeature::inside_parallel) > 0) {
+        cores = P;
+    } else {
+        cores = std::max(1.0, P * (1.0 - g(ScheduleFeature::idle_core_fraction)));
+    }
+    double vw = std::max(1.0, g(ScheduleFeature::vector_width));
+    double total = g(ScheduleFeature::total_points);
+    double ops = g(ScheduleFeature::ops_per_point);
+    double vectors = vw > 1 ? total / vw / (1.0 - g(ScheduleFeature::vector_tail_waste)) : 0;
+    double scalars = g(ScheduleFeature::scalar_points);
+    double issue = vw > 1 ? vectors : scalars;
+    TermRow t{};
+    auto set = [&](CostTerm k, double v) { t[int(k)] = std::max(0.0, v); };
+    set(CostTerm::vector_ops, vectors * ops / cores);
+    set(CostTerm::scalar_ops, scalars * ops / cores);
+    set(CostTerm::dense_loads, issue * g(ScheduleFeature::dense_loads_per_vector) / cores);
+    set(CostTerm::gather_loads,
+        (vw > 1 ? total : 0) * g(ScheduleFeature::strided_loads_per_vector) / cores);
+    set(CostTerm::broadcast_loads, issue * g(ScheduleFeature::broadcast_loads_per_vector) / cores);
+    double dram = g(ScheduleFeature::dram_bytes);
+    set(CostTerm::cache_bytes, (g(ScheduleFeature::total_bytes_read) - dram) / cores);
+    set(CostTerm::dram_bytes, dram / std::min(cores, 2.0));
+    set(CostTerm::store_bytes, g(ScheduleFeature::bytes_written) / cores);
+    double allocs = g(ScheduleFeature::num_allocations);
+    if (g(ScheduleFeature::allocation_bytes) <= 16 * 1024) allocs *= 0.1; // small: on the stack
+    set(CostTerm::allocations, allocs / (g(ScheduleFeature::inside_parallel) > 0 ? P : 1));
+    set(CostTerm::page_faults, g(ScheduleFeature::page_faults) / cores);
+    set(CostTerm::loop_overhead, g(ScheduleFeature::inner_loop_iterations) / cores);
+    set(CostTerm::parallel_launches, g(ScheduleFeature::parallel_launches));
+    set(CostTerm::task_overhead,
+        g(ScheduleFeature::parallel_tasks) * g(ScheduleFeature::parallel_launches) / cores);
+    set(CostTerm::false_sharing,
+        g(ScheduleFeature::false_sharing) * g(ScheduleFeature::bytes_written) / cores);
+    double ws = g(ScheduleFeature::working_set_realization);
+    double spill = std::max(0.0, ws - llc_bytes / (g(ScheduleFeature::inside_parallel) > 0 ? P : 1));
+    set(CostTerm::cache_spill, spill * g(ScheduleFeature::realizations) / cores);
+    return t;
+}
+
+const char *cost_term_name(CostTerm t) {
+    static const char *n[] = {
+#define SEXTANT_X(name, doc) #name,
+        SEXTANT_COST_TERMS(SEXTANT_X)
+#undef SEXTANT_X
+    };
+    return n[int(t)];
+}
+
+const char *cost_term_doc(CostTerm t) {
+    static const char *n[] = {
+#define SEXTANT_X(name, doc) doc,
+        SEXTANT_COST_TERMS(SEXTANT_X)
+#undef SEXTANT_X
+    };
+    return n[int(t)];
+}
+
+} // namespace sextant

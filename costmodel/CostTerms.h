@@ -1,0 +1,46 @@
+// CostTerms: the hand-designed cost terms of a stage, computed from its schedule features.
+// Predicted seconds for a stage = sum_k coefficient_k * term_k. The analytical model uses
+// fixed coefficients; the learned model predicts them per stage. docs/COSTMODEL.md documents
+// every term.
+#pragma once
+
+#include "featurizer/Featurizer.h"
+
+#include <array>
+
+namespace sextant {
+
+#define SEXTANT_COST_TERMS(X)                                                                   \
+    X(vector_ops, "vector arithmetic instructions per core: num_vectors x ops_per_point / cores")  \
+    X(scalar_ops, "scalar arithmetic operations per core")                                       \
+    X(dense_loads, "contiguous vector loads (or scalar loads) per core")                         \
+    X(gather_loads, "lanes loaded by gathers and strided loads per core")                        \
+    X(broadcast_loads, "broadcast loads per core")                                               \
+    X(cache_bytes, "bytes read that hit in cache, per core")                                     \
+    X(dram_bytes, "bytes from DRAM, shared by at most two memory channels")                      \
+    X(store_bytes, "bytes stored, per core")                                                     \
+    X(allocations, "buffer allocations (serialised in the allocator)")                           \
+    X(page_faults, "page faults from fresh allocations")                                         \
+    X(loop_overhead, "innermost loop iterations per core (loop and address overhead)")           \
+    X(parallel_launches, "parallel loop launches (thread pool wake-up)")                         \
+    X(task_overhead, "parallel tasks run, per core")                                             \
+    X(false_sharing, "bytes written by tasks that share cache lines, per core")                  \
+    X(cache_spill, "bytes of a realization's working set beyond the last-level cache, per core")
+
+enum class CostTerm : int {
+#define SEXTANT_X(name, doc) name,
+    SEXTANT_COST_TERMS(SEXTANT_X)
+#undef SEXTANT_X
+        Count
+};
+constexpr int kNumCostTerms = int(CostTerm::Count);
+
+using TermRow = std::array<double, kNumCostTerms>;
+
+/** Terms of one stage; `parallelism` is the machine's core count. */
+TermRow cost_terms(const ScheduleRow &f, int parallelism, double llc_bytes);
+
+const char *cost_term_name(CostTerm t);
+const char *cost_term_doc(CostTerm t);
+
+} // namespace sextant

@@ -1,0 +1,53 @@
+#include "ModelEvaluator.h"
+
+namespace sextant {
+
+ModelEvaluator::ModelEvaluator(const PipelineDag &dag, CostModel &model)
+    : dag_(dag), model_(model), featurizer_(dag) {}
+
+void ModelEvaluator::evaluate(const std::vector<State *> &states) {
+    batch_.clear();
+    row_func_.clear();
+    batch_.algorithm = &featurizer_.algorithm_table();
+    batch_.num_states = int(states.size());
+    for (size_t i = 0; i < states.size(); i++) {
+        State &s = *states[i];
+        for (int f : s.dirty) {
+            if (!s.nests[f]) continue;
+            for (size_t st = 0; st < dag_.funcs[f].stages.size(); st++) {
+                batch_.schedule.push_back(featurizer_.schedule_features(s.decisions, s.nests, f, int(st)));
+                batch_.stage_ids.push_back(featurizer_.stage_id(f, int(st)));
+                batch_.state_index.push_back(int(i));
+                row_func_.push_back({int(i), f});
+            }
+        }
+    }
+    std::vector<double> costs = batch_.size() ? model_.predict_stages(batch_) : std::vector<double>{};
+    for (State *s : states)
+        for (int f : s->dirty) s->func_cost[f] = 0;
+    for (size_t r = 0; r < costs.size(); r++)
+        states[row_func_[r].first]->func_cost[row_func_[r].second] += costs[r];
+    for (State *s : states) {
+        s->dirty.clear();
+        double c = 0;
+        for (double v : s->func_cost) c += v;
+        s->cost = c;
+    }
+}
+
+FeatureBatch ModelEvaluator::featurize_all(const State &s) const {
+    FeatureBatch b;
+    b.algorithm = &featurizer_.algorithm_table();
+    b.num_states = 1;
+    for (const FuncNode &f : dag_.funcs) {
+        if (!s.nests[f.id]) continue;
+        for (size_t st = 0; st < f.stages.size(); st++) {
+            b.schedule.push_back(featurizer_.schedule_features(s.decisions, s.nests, f.id, int(st)));
+            b.stage_ids.push_back(featurizer_.stage_id(f.id, int(st)));
+            b.state_index.push_back(0);
+        }
+    }
+    return b;
+}
+
+} // namespace sextant

@@ -1,0 +1,27 @@
+// ModelEvaluator: the StateEvaluator the plugin uses — featurizes the stages a candidate
+// changed (its new Func and that Func's consumers; everything else is reused from the parent)
+// into one FeatureBatch per call and scores it with one CostModel call.
+#pragma once
+
+#include "costmodel/CostModel.h"
+#include "plugin/search/State.h"
+
+namespace sextant {
+
+class ModelEvaluator : public StateEvaluator {
+public:
+    ModelEvaluator(const PipelineDag &dag, CostModel &model);
+    void evaluate(const std::vector<State *> &states) override;
+    /** Featurizes every decided stage of a complete state (for -e featurization). */
+    FeatureBatch featurize_all(const State &s) const;
+    const Featurizer &featurizer() const { return featurizer_; }
+
+private:
+    const PipelineDag &dag_;
+    CostModel &model_;
+    Featurizer featurizer_;
+    FeatureBatch batch_;
+    std::vector<std::pair<int, int>> row_func_; // (state, func) of each row
+};
+
+} // namespace sextant

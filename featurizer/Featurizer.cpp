@@ -1,0 +1,311 @@
+#include "Featurizer.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace sextant {
+
+namespace {
+
+bool is_arith(OpKind k) {
+    switch (k) {
+    case OpKind::Constant:
+    case OpKind::Variable:
+    case OpKind::Param:
+    case OpKind::FuncLoad:
+    case OpKind::InputLoad:
+    case OpKind::Let: return false;
+    default: return true;
+    }
+}
+
+int64_t arith_ops(const OpHistogram &h) {
+    int64_t n = 0;
+    for (int k = 0; k < kNumOpKinds; k++)
+        if (is_arith(OpKind(k))) n += h.of_kind(OpKind(k));
+    return n;
+}
+
+/** A load seen from a non-inlined stage, after looking through inlined Funcs. */
+struct EffLoad {
+    ProducerKind kind;
+    int producer;
+    bool self;
+    double count;
+    std::vector<double> stride; // d(producer index per dim)/d(vector loop); NaN = not affine
+};
+
+/** Walks the loads of `s`, where d(s's loop i)/d(vector loop) = dloop[i]. Accumulates
+ * arithmetic ops per point into *ops. */
+void collect_loads(const PipelineDag &dag, const Decisions &d, const Stage &s,
+                   const std::vector<double> &dloop, double mult, std::vector<EffLoad> *out,
+                   double *ops) {
+    *ops += mult * double(arith_ops(s.ops));
+    for (const Load &l : s.loads) {
+        std::vector<double> dp(l.producer_dims, 0.0);
+        for (int k = 0; k < l.producer_dims; k++) {
+            for (int i = 0; i < l.loop_dims; i++) {
+                const JacobianEntry &j = l.at(k, i);
+                if (dloop[i] == 0) continue;
+                if (!j.affine) {
+                    dp[k] = NAN;
+                    break;
+                }
+                dp[k] += double(j.num) / double(j.den) * dloop[i];
+            }
+        }
+        if (l.kind == ProducerKind::Func && !l.self && is_inlined(dag, d, l.producer)) {
+            const Stage &inner = dag.stage(l.producer, 0);
+            std::vector<double> dl(inner.loops.size(), 0.0);
+            for (size_t i = 0; i < inner.loops.size(); i++) {
+                int fd = inner.loops[i].func_dim;
+                if (fd >= 0 && fd < int(dp.size())) dl[i] = dp[fd];
+            }
+            collect_loads(dag, d, inner, dl, mult * l.count, out, ops);
+        } else {
+            out->push_back({l.kind, l.producer, l.self, mult * l.count, dp});
+        }
+    }
+}
+
+int producer_bytes(const PipelineDag &dag, ProducerKind kind, int id) {
+    return kind == ProducerKind::Func ? dag.funcs[id].bytes_per_point
+                                      : type_class_bytes(dag.inputs[id].type);
+}
+
+const Box64 &producer_bounds(const PipelineDag &dag, ProducerKind kind, int id) {
+    return kind == ProducerKind::Func ? dag.funcs[id].bounds : dag.inputs[id].bounds;
+}
+
+} // namespace
+
+AccessPattern classify_access(const Stage &s, const Load &l) {
+    // Rows are producer dims, columns the stage's loops. Only unit entries count as simple.
+    std::vector<int> row_loop(l.producer_dims, -1);
+    std::vector<int> loop_uses(l.loop_dims, 0);
+    for (int k = 0; k < l.producer_dims; k++) {
+        int nonzero = 0;
+        for (int i = 0; i < l.loop_dims; i++) {
+            const JacobianEntry &j = l.at(k, i);
+            if (!j.affine) return AccessPattern::Other;
+            if (j.num == 0) continue;
+            if (j.num != j.den) return AccessPattern::Other;
+            nonzero++;
+            row_loop[k] = i;
+            loop_uses[i]++;
+        }
+        if (nonzero > 1) return AccessPattern::Other;
+    }
+    for (int u : loop_uses)
+        if (u > 1) return AccessPattern::Other;
+    bool zero_row = std::any_of(row_loop.begin(), row_loop.end(), [](int r) { return r < 0; });
+    if (zero_row) return AccessPattern::Slice;
+    int pure_loops = 0;
+    for (const LoopDim &ld : s.loops) pure_loops += ld.func_dim >= 0;
+    bool in_order = true;
+    for (int k = 0; k < l.producer_dims; k++) {
+        int fd = s.loops[row_loop[k]].func_dim;
+        if (fd != k) in_order = false;
+    }
+    if (l.producer_dims < pure_loops) return AccessPattern::Broadcast;
+    return in_order ? AccessPattern::Pointwise : AccessPattern::Transpose;
+}
+
+Featurizer::Featurizer(const PipelineDag &dag) : dag_(dag) {
+    int n = 0;
+    for (const FuncNode &f : dag.funcs) {
+        stage_base_.push_back(n);
+        n += int(f.stages.size());
+    }
+    int num_algo = num_algorithm_features();
+    for (const FuncNode &f : dag.funcs) {
+        for (const Stage &s : f.stages) {
+            std::vector<float> a(num_algo, 0.f);
+            for (size_t i = 0; i < s.ops.counts.size(); i++) a[i] = float(s.ops.counts[i]);
+            size_t base = s.ops.counts.size();
+            int data_dependent = 0;
+            for (const Load &l : s.loads) {
+                AccessSource src = l.self ? AccessSource::Self
+                                   : l.kind == ProducerKind::Input ? AccessSource::Input
+                                                                   : AccessSource::Func;
+                int p = int(classify_access(s, l));
+                a[base + p * kNumAccessSources + int(src)] += float(l.count);
+                data_dependent += l.data_dependent ? l.count : 0;
+            }
+            bool pure_store = std::all_of(s.loops.begin(), s.loops.end(), [](const LoopDim &l) {
+                return l.is_rvar || l.func_dim >= 0;
+            });
+            int pure_loops = 0;
+            for (const LoopDim &l : s.loops) pure_loops += l.func_dim >= 0;
+            bool scatter = pure_loops < int(f.dims.size());
+            AccessPattern store = scatter ? AccessPattern::Other
+                                  : pure_store ? AccessPattern::Pointwise
+                                               : AccessPattern::Other;
+            a[base + int(store) * kNumAccessSources + int(AccessSource::Store)] += 1;
+            base += kNumAccessPatterns * kNumAccessSources;
+            a[base] = float(data_dependent);
+            int rvars = 0;
+            for (const LoopDim &l : s.loops) rvars += l.is_rvar;
+            a[base + 1] = float(rvars);
+            algorithm_.push_back(std::move(a));
+        }
+    }
+}
+
+ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests, int func,
+                                          int stage) const {
+    ScheduleRow r{};
+    auto set = [&](ScheduleFeature f, double v) { r[int(f)] = v; };
+    auto get = [&](ScheduleFeature f) { return r[int(f)]; };
+    const FuncNode &f = dag_.funcs[func];
+    const Stage &s = f.stages[stage];
+    const FuncNest &fn = *nests[func];
+    const StageNest &sn = fn.stages[stage];
+    const MachineInfo &m = dag_.machine;
+
+    double realizations = fn.realizations;
+    double points = double(box_volume(sn.loop_box));
+    double total = realizations * points;
+    double min_points = double(s.points());
+    set(ScheduleFeature::realizations, realizations);
+    set(ScheduleFeature::points_per_realization, points);
+    set(ScheduleFeature::total_points, total);
+    set(ScheduleFeature::min_points, min_points);
+    set(ScheduleFeature::recompute_ratio, min_points > 0 ? total / min_points : 1);
+
+    // The vector loop is the innermost loop of the order.
+    int vloop = sn.order.empty() ? -1 : sn.order.back().stage_loop;
+    std::vector<double> dloop(s.loops.size(), 0.0);
+    if (vloop >= 0) dloop[vloop] = 1.0;
+    std::vector<EffLoad> loads;
+    double ops = 0;
+    collect_loads(dag_, d, s, dloop, 1.0, &loads, &ops);
+    set(ScheduleFeature::ops_per_point, ops);
+    set(ScheduleFeature::total_ops, ops * total);
+
+    int vw = sn.vector_width;
+    int64_t inner_extent = sn.order.empty() ? 1 : sn.order.back().extent;
+    double vector_points = vw > 1 ? total : 0;
+    set(ScheduleFeature::vector_width, vw);
+    set(ScheduleFeature::vector_points, vector_points);
+    set(ScheduleFeature::scalar_points, total - vector_points);
+    set(ScheduleFeature::num_vectors, vw > 1 ? total / vw : 0);
+    double waste = 0;
+    if (vw > 1) {
+        int64_t padded = (inner_extent + vw - 1) / vw * vw;
+        waste = double(padded - inner_extent) / double(padded);
+    }
+    set(ScheduleFeature::vector_tail_waste, waste);
+    set(ScheduleFeature::unroll, sn.unroll);
+    set(ScheduleFeature::innermost_extent, double(inner_extent));
+    int64_t pure0 = 1;
+    if (!fn.region.empty()) pure0 = fn.region[0].extent();
+    set(ScheduleFeature::innermost_pure_extent, double(pure0));
+    double inner_iters = total / std::max<double>(1.0, double(inner_extent));
+    set(ScheduleFeature::inner_loop_iterations, inner_iters);
+
+    // Parallelism.
+    double tasks = double(sn.parallel_tasks);
+    int P = std::max(1, m.parallelism);
+    set(ScheduleFeature::parallel_tasks, tasks);
+    set(ScheduleFeature::inside_parallel, fn.inside_parallel ? 1 : 0);
+    set(ScheduleFeature::parallel_launches, tasks > 1 ? realizations : 0);
+    double idle;
+    if (fn.inside_parallel) {
+        idle = 0;
+    } else if (tasks > 1) {
+        double rounds = std::ceil(tasks / P);
+        idle = 1.0 - tasks / (rounds * P);
+    } else {
+        idle = double(P - 1) / P;
+    }
+    set(ScheduleFeature::idle_core_fraction, idle);
+    double false_sharing = 0;
+    if (tasks > 1) {
+        // The innermost parallel loop: if a task covers less than a cache line of dim 0.
+        int last_par = -1;
+        for (size_t i = 0; i < sn.order.size(); i++)
+            if (sn.order[i].parallel) last_par = int(i);
+        const ConcreteLoop &pl = sn.order[last_par];
+        if (s.loops[pl.stage_loop].func_dim == 0 && pl.span * f.bytes_per_point < 64)
+            false_sharing = 1;
+    }
+    set(ScheduleFeature::false_sharing, false_sharing);
+
+    // Memory.
+    double alloc_bytes = stage == 0 ? double(box_volume(fn.region)) * f.bytes_per_point : 0;
+    set(ScheduleFeature::bytes_per_point, f.bytes_per_point);
+    set(ScheduleFeature::allocation_bytes, alloc_bytes);
+    set(ScheduleFeature::num_allocations, stage == 0 ? realizations : 0);
+    set(ScheduleFeature::bytes_written, total * f.bytes_per_point);
+
+    double lpp = 0, dense = 0, strided = 0, bcast = 0;
+    for (const EffLoad &l : loads) {
+        lpp += l.count;
+        bool zero = true, unit = true;
+        for (size_t k = 0; k < l.stride.size(); k++) {
+            double st = l.stride[k];
+            if (std::isnan(st) || st != 0) zero = false;
+            bool want = k == 0 ? 1.0 : 0.0;
+            if (std::isnan(st) || st != want) unit = false;
+        }
+        if (vw <= 1 || zero) {
+            bcast += zero && vw > 1 ? l.count : 0;
+            if (vw <= 1) dense += l.count;
+        } else if (unit) {
+            dense += l.count;
+        } else {
+            strided += l.count;
+        }
+    }
+    set(ScheduleFeature::loads_per_point, lpp);
+    set(ScheduleFeature::dense_loads_per_vector, dense);
+    set(ScheduleFeature::strided_loads_per_vector, strided);
+    set(ScheduleFeature::broadcast_loads_per_vector, bcast);
+
+    // Footprints per distinct producer.
+    double read_real = 0, read_local = 0, read_root = 0, root_bytes = 0, ws_inner = 0;
+    Box64 inner_box = sn.order.size() >= 2 ? box_at_level(sn, int(sn.order.size()) - 2)
+                                           : sn.loop_box;
+    std::vector<std::pair<ProducerKind, int>> seen;
+    for (const EffLoad &l : loads) {
+        if (l.self) continue;
+        std::pair<ProducerKind, int> key{l.kind, l.producer};
+        if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
+        seen.push_back(key);
+        int bpp = producer_bytes(dag_, l.kind, l.producer);
+        Box64 fp;
+        required_region(dag_, d, {func, stage}, sn.loop_box, l.kind, l.producer, &fp);
+        double bytes = double(box_volume(fp)) * bpp;
+        Box64 fpi;
+        required_region(dag_, d, {func, stage}, inner_box, l.kind, l.producer, &fpi);
+        ws_inner += double(box_volume(fpi)) * bpp;
+        read_real += bytes;
+        bool local = l.kind == ProducerKind::Func && d[l.producer].placement == Placement::At &&
+                     d[l.producer].at_func == func;
+        if (local) {
+            read_local += bytes * realizations;
+        } else {
+            read_root += bytes * realizations;
+            root_bytes += double(box_volume(producer_bounds(dag_, l.kind, l.producer))) * bpp;
+        }
+    }
+    double ws_real = read_real + alloc_bytes;
+    set(ScheduleFeature::bytes_read_per_realization, read_real);
+    set(ScheduleFeature::total_bytes_read, read_real * realizations);
+    set(ScheduleFeature::bytes_read_local, read_local);
+    set(ScheduleFeature::bytes_read_root, read_root);
+    set(ScheduleFeature::root_producer_bytes, root_bytes);
+    set(ScheduleFeature::working_set_inner, ws_inner);
+    set(ScheduleFeature::working_set_realization, ws_real);
+    double dram = read_root;
+    if (ws_real * (fn.inside_parallel ? P : 1) <= double(m.last_level_cache_bytes))
+        dram = std::min(read_root, root_bytes);
+    set(ScheduleFeature::dram_bytes, dram);
+    double faults = alloc_bytes > 65536 ? realizations * alloc_bytes / 4096 : 0;
+    set(ScheduleFeature::page_faults, faults);
+    (void)get;
+    return r;
+}
+
+} // namespace sextant

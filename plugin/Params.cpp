@@ -1,0 +1,101 @@
+#include "Params.h"
+
+#include "plugin/dag/Errors.h"
+
+#include <functional>
+#include <sstream>
+
+extern char **environ;
+
+namespace sextant {
+
+namespace {
+
+int64_t parse_int(const std::string &key, const std::string &v, int64_t lo, int64_t hi) {
+    size_t used = 0;
+    int64_t x = 0;
+    try {
+        x = std::stoll(v, &used);
+    } catch (...) {
+        used = 0;
+    }
+    if (used == 0 || used != v.size() || x < lo || x > hi) {
+        throw UserError(key + "=" + v + " is not an integer in [" + std::to_string(lo) + ", " +
+                        std::to_string(hi) + "]");
+    }
+    return x;
+}
+
+} // namespace
+
+Params Params::parse(const std::map<std::string, std::string> &env) {
+    Params p;
+    using Setter = std::function<void(const std::string &key, const std::string &value)>;
+    const std::map<std::string, Setter> ours = {
+        {"BEAM_SIZE", [&](auto &k, auto &v) { p.beam_size = int(parse_int(k, v, 1, 4096)); }},
+        {"NUM_PASSES", [&](auto &k, auto &v) { p.num_passes = int(parse_int(k, v, 1, 100)); }},
+        {"RANDOM_DROPOUT", [&](auto &k, auto &v) { p.random_dropout = int(parse_int(k, v, 1, 100)); }},
+        {"SEED", [&](auto &k, auto &v) { p.seed = uint64_t(parse_int(k, v, 0, INT64_MAX)); }},
+        {"MEMORY_LIMIT", [&](auto &k, auto &v) { p.memory_limit_bytes = double(parse_int(k, v, -1, INT64_MAX)); }},
+        {"DEBUG", [&](auto &k, auto &v) { p.debug = int(parse_int(k, v, 0, 10)); }},
+        {"COST_MODEL",
+         [&](auto &k, auto &v) {
+             if (v != "learned" && v != "analytical")
+                 throw UserError(k + "=" + v + ": expected 'learned' or 'analytical'");
+             p.cost_model = v;
+         }},
+        {"WEIGHTS", [&](auto &, auto &v) { p.weights = v; }},
+        {"DUMP_DAG", [&](auto &, auto &v) { p.dump_dag_path = v; }},
+        {"DUMP_SCHEDULE", [&](auto &, auto &v) { p.dump_schedule_path = v; }},
+        {"SCHEDULE_FILE", [&](auto &, auto &v) { p.schedule_file = v; }},
+    };
+    // Adams2019's names with the same meaning.
+    const std::map<std::string, std::string> adams = {
+        {"HL_BEAM_SIZE", "BEAM_SIZE"},
+        {"HL_NUM_PASSES", "NUM_PASSES"},
+        {"HL_RANDOM_DROPOUT", "RANDOM_DROPOUT"},
+        {"HL_SEED", "SEED"},
+        {"HL_WEIGHTS_DIR", "WEIGHTS"},
+        {"HL_AUTOSCHEDULE_MEMORY_LIMIT", "MEMORY_LIMIT"},
+        {"HL_DEBUG_AUTOSCHEDULE", "DEBUG"},
+    };
+    for (const auto &kv : adams) {
+        auto it = env.find(kv.first);
+        if (it != env.end() && !it->second.empty()) ours.at(kv.second)(kv.first, it->second);
+    }
+    // SEXTANT_* names win over HL_* ones.
+    for (const auto &kv : env) {
+        const std::string prefix = "SEXTANT_";
+        if (kv.first.compare(0, prefix.size(), prefix) != 0) continue;
+        std::string key = kv.first.substr(prefix.size());
+        auto it = ours.find(key);
+        if (it == ours.end()) {
+            std::string known;
+            for (const auto &o : ours) known += " SEXTANT_" + o.first;
+            throw UserError("Unknown option " + kv.first + "; Sextant's options are:" + known);
+        }
+        it->second(kv.first, kv.second);
+    }
+    return p;
+}
+
+Params Params::from_environment() {
+    std::map<std::string, std::string> env;
+    for (char **e = environ; e && *e; e++) {
+        std::string s = *e;
+        size_t eq = s.find('=');
+        if (eq != std::string::npos) env[s.substr(0, eq)] = s.substr(eq + 1);
+    }
+    return parse(env);
+}
+
+std::string Params::describe() const {
+    std::ostringstream o;
+    o << "beam_size=" << beam_size << " num_passes=" << num_passes
+      << " random_dropout=" << random_dropout << " seed=" << seed
+      << " memory_limit_bytes=" << memory_limit_bytes << " cost_model=" << cost_model
+      << " weights=" << (weights.empty() ? "<shipped>" : weights);
+    return o.str();
+}
+
+} // namespace sextant

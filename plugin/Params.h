@@ -1,0 +1,48 @@
+// Params: every Sextant option, documented field by field, parsed once per autoscheduler call
+// from the environment (Halide 14 has no other channel). Adams2019's HL_* names are accepted
+// where they mean the same; SEXTANT_* names are ours. Unknown SEXTANT_* keys and bad values are
+// UserErrors. No other code reads the environment.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace sextant {
+
+struct Params {
+    /** Beam width; 1 = greedy (one pass). HL_BEAM_SIZE / SEXTANT_BEAM_SIZE. */
+    int beam_size = 32;
+    /** Search passes, the first coarse. HL_NUM_PASSES / SEXTANT_NUM_PASSES. */
+    int num_passes = 5;
+    /** Percent chance to keep each candidate (100 = off). HL_RANDOM_DROPOUT / SEXTANT_RANDOM_DROPOUT. */
+    int random_dropout = 100;
+    /** Seed for dropout; same seed, same schedule. HL_SEED / SEXTANT_SEED. */
+    uint64_t seed = 0;
+    /** Prune schedules whose root allocations exceed this many bytes; 0 = no limit.
+     * HL_AUTOSCHEDULE_MEMORY_LIMIT / SEXTANT_MEMORY_LIMIT. */
+    double memory_limit_bytes = 0;
+    /** 0 quiet, 1 summary, 2 per-pass progress (stderr). HL_DEBUG_AUTOSCHEDULE / SEXTANT_DEBUG. */
+    int debug = 0;
+    /** "learned" (LibTorch net with weights) or "analytical". SEXTANT_COST_MODEL. */
+    std::string cost_model = "analytical";
+    /** Directory or file of learned weights; empty = the shipped ones.
+     * HL_WEIGHTS_DIR / SEXTANT_WEIGHTS. */
+    std::string weights;
+    /** If set, write the PipelineDag as JSON to this path. SEXTANT_DUMP_DAG. */
+    std::string dump_dag_path;
+    /** If set, write the chosen schedule's ScheduleText to this path. SEXTANT_DUMP_SCHEDULE. */
+    std::string dump_schedule_path;
+    /** If set, apply this ScheduleText instead of searching (autotuning replays measured
+     * schedules this way). SEXTANT_SCHEDULE_FILE. */
+    std::string schedule_file;
+
+    /** Parses `env` (name -> value); throws UserError on unknown SEXTANT_* keys or bad values. */
+    static Params parse(const std::map<std::string, std::string> &env);
+    /** parse() over the process environment. */
+    static Params from_environment();
+    /** One line per option with its value (for debug output). */
+    std::string describe() const;
+};
+
+} // namespace sextant

@@ -1,0 +1,26 @@
+// ScheduleApplier: applies a schedule's Directives to the pipeline's Funcs, and prints the same
+// Directives as C++ (the .schedule.h that `-e schedule` writes). Both walk one Directive list.
+#pragma once
+
+#include "plugin/search/Directives.h"
+
+#include <Halide.h>
+
+#include <map>
+#include <string>
+
+namespace sextant {
+
+/** Every Func reachable from `outputs`, by name. */
+std::map<std::string, Halide::Func> funcs_by_name(const std::vector<Halide::Internal::Function> &outputs);
+
+void apply_directives(const PipelineDag &dag, const std::vector<Directive> &directives,
+                      std::map<std::string, Halide::Func> &funcs);
+
+/** C++ source defining `inline void apply_schedule_<fn_name>(Pipeline, Target)`. The
+ * ScheduleText goes in a comment so the file also documents the decisions. */
+std::string schedule_source(const PipelineDag &dag, const std::vector<Directive> &directives,
+                            const std::string &fn_name, const std::string &schedule_text,
+                            const std::string &header_comment);
+
+} // namespace sextant

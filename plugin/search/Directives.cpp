@@ -1,0 +1,85 @@
+#include "Directives.h"
+
+#include "LoopNest.h"
+
+namespace sextant {
+
+std::string loop_var_name(const Stage &s, const StageSched &sched, int stage_loop,
+                          bool outer_part) {
+    const std::string &n = s.loops[stage_loop].name;
+    if (sched.loops[stage_loop].mode != LoopMode::Split) return n;
+    return n + (outer_part ? "_o" : "_i");
+}
+
+std::vector<Directive> make_directives(const PipelineDag &dag, const Decisions &d) {
+    std::vector<Directive> out;
+    for (const FuncNode &f : dag.funcs) {
+        const FuncSched &fs = d[f.id];
+        if (f.is_input_wrapper) continue;
+        if (fs.placement == Placement::Inline) {
+            out.push_back({Directive::Kind::ComputeInline, f.id, 0, {}});
+            continue;
+        }
+        if (fs.placement == Placement::Root) {
+            out.push_back({Directive::Kind::ComputeRoot, f.id, 0, {}});
+        } else {
+            const FuncNode &c = dag.funcs[fs.at_func];
+            const StageSched &cs = d[fs.at_func].stages[0];
+            StageNest cn = make_stage_nest(c.stages[0], cs, c.stages[0].full_loop_box());
+            const ConcreteLoop &l = cn.order[fs.at_level];
+            Directive at{Directive::Kind::ComputeAt, f.id, 0, {}};
+            at.at_func = fs.at_func;
+            at.vars.push_back({loop_var_name(c.stages[0], cs, l.stage_loop, l.outer_part),
+                               c.stages[0].loops[l.stage_loop].is_rvar});
+            out.push_back(at);
+        }
+        for (size_t si = 0; si < f.stages.size(); si++) {
+            const Stage &s = f.stages[si];
+            const StageSched &ss = fs.stages[si];
+            bool guard = si > 0;
+            for (size_t i = 0; i < s.loops.size(); i++) {
+                if (ss.loops[i].mode != LoopMode::Split) continue;
+                Directive sp{Directive::Kind::Split, f.id, int(si), {}};
+                bool rv = s.loops[i].is_rvar;
+                sp.vars = {{s.loops[i].name, rv},
+                           {loop_var_name(s, ss, int(i), true), rv},
+                           {loop_var_name(s, ss, int(i), false), rv}};
+                sp.factor = ss.loops[i].tile;
+                sp.guard = guard;
+                out.push_back(sp);
+            }
+            StageNest n = make_stage_nest(s, ss, s.full_loop_box());
+            Directive re{Directive::Kind::Reorder, f.id, int(si), {}};
+            for (auto it = n.order.rbegin(); it != n.order.rend(); ++it)
+                re.vars.push_back({loop_var_name(s, ss, it->stage_loop, it->outer_part),
+                                   s.loops[it->stage_loop].is_rvar});
+            // A one-loop reorder is a no-op, but marks the stage as scheduled for Halide.
+            if (!re.vars.empty()) out.push_back(re);
+            if (n.order.empty()) continue;
+            const ConcreteLoop &inner = n.order.back();
+            LoopVar iv{loop_var_name(s, ss, inner.stage_loop, inner.outer_part),
+                       s.loops[inner.stage_loop].is_rvar};
+            if (ss.vector_width > 1) {
+                Directive v{Directive::Kind::Vectorize, f.id, int(si), {iv}};
+                v.factor = ss.vector_width;
+                v.guard = guard;
+                out.push_back(v);
+            }
+            if (ss.unroll > 1) {
+                Directive u{Directive::Kind::Unroll, f.id, int(si), {iv}};
+                u.factor = ss.unroll;
+                u.guard = guard;
+                out.push_back(u);
+            }
+            for (int p = 0; p < ss.parallel && p < int(n.order.size()); p++) {
+                const ConcreteLoop &l = n.order[p];
+                out.push_back({Directive::Kind::Parallel, f.id, int(si),
+                               {{loop_var_name(s, ss, l.stage_loop, l.outer_part),
+                                 s.loops[l.stage_loop].is_rvar}}});
+            }
+        }
+    }
+    return out;
+}
+
+} // namespace sextant

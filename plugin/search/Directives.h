@@ -1,0 +1,37 @@
+// Directives: a schedule as the list of Halide scheduling calls that realise it, in the order
+// they must be made. Plain data, so both the Halide applier and the schedule-source printer
+// consume the same list (they cannot disagree), and tests need no Halide.
+#pragma once
+
+#include "plugin/dag/PipelineDag.h"
+#include "plugin/search/Schedule.h"
+
+#include <string>
+#include <vector>
+
+namespace sextant {
+
+struct LoopVar {
+    std::string name;
+    bool is_rvar = false;
+};
+
+struct Directive {
+    enum class Kind { ComputeInline, ComputeRoot, ComputeAt, Split, Reorder, Vectorize, Unroll, Parallel };
+    Kind kind;
+    int func = -1;
+    int stage = 0;
+    /** Split: {old, outer, inner}; Reorder: innermost first; others: the loop. */
+    std::vector<LoopVar> vars;
+    int at_func = -1; // ComputeAt: the consumer
+    int64_t factor = 0;
+    bool guard = false; // tail strategy GuardWithIf (updates), else Halide's default
+};
+
+/** Name of a concrete loop as the directives create it. */
+std::string loop_var_name(const Stage &s, const StageSched &sched, int stage_loop, bool outer_part);
+
+/** The calls that apply `d` (complete) to the pipeline, producers first. */
+std::vector<Directive> make_directives(const PipelineDag &dag, const Decisions &d);
+
+} // namespace sextant

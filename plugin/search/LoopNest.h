@@ -1,0 +1,81 @@
+// LoopNest: the concrete loops a schedule gives each stage — realization counts, the region
+// computed per realization, and the final loop order with extents and loop kinds. Derived from
+// Decisions (never edited directly); built Func by Func, consumers before producers, so a
+// child state shares every FuncNest of its parent but the one it decides.
+#pragma once
+
+#include "plugin/dag/PipelineDag.h"
+#include "plugin/search/Schedule.h"
+
+#include <memory>
+#include <utility>
+
+namespace sextant {
+
+struct ConcreteLoop {
+    int stage_loop = -1;     // index into Stage::loops
+    bool outer_part = false; // the outer part of a split, or an Outer-mode loop
+    int64_t extent = 1;      // iterations
+    int64_t span = 1;        // points of the stage loop covered by one iteration
+    bool parallel = false;
+    bool vectorized = false; // the innermost loop; iterations are vectors of `vector_width`
+};
+
+struct StageNest {
+    int func = -1, stage = -1;
+    Box64 loop_box;           // stage loop iterations per realization (innermost first)
+    std::vector<ConcreteLoop> order; // outermost first
+    int vector_width = 1;
+    int unroll = 1;
+    int64_t parallel_tasks = 1; // product of this stage's parallel loop extents
+};
+
+struct FuncNest {
+    int func = -1;
+    Box64 region;            // storage region per realization
+    double realizations = 1; // how many times the region is computed
+    bool inside_parallel = false; // computed inside a consumer's parallel loop
+    /** Iterations of the consumer loops enclosing one realization, outermost first (empty at
+     * root). Used for working-set and reuse features. */
+    std::vector<int64_t> enclosing_extents;
+    std::vector<StageNest> stages;
+};
+
+using NestPtr = std::shared_ptr<const FuncNest>;
+/** One entry per Func id; null for inlined or undecided Funcs. */
+using Nests = std::vector<NestPtr>;
+
+/** A (func, stage) pair. */
+using StageRef = std::pair<int, int>;
+
+/** True if the Func is inlined in this schedule (input wrappers always are). */
+bool is_inlined(const PipelineDag &dag, const Decisions &d, int func);
+
+/** The non-inlined stages that read `func`, directly or through inlined Funcs. */
+std::vector<StageRef> effective_consumers(const PipelineDag &dag, const Decisions &d, int func);
+
+/** Adds to `acc` the region of `target` needed by `consumer` stage iterating over
+ * `loop_box`, looking through inlined Funcs. `target` may be a Func or an input. */
+void required_region(const PipelineDag &dag, const Decisions &d, StageRef consumer,
+                     const Box64 &loop_box, ProducerKind kind, int target, Box64 *acc);
+
+/** Stage loop box when the stage's Func region is `region` (RVars keep their full range). */
+Box64 stage_loop_box(const Stage &s, const Box64 &region);
+
+/** Loop order of a stage under `sched` for a realization with loop box `loop_box`. */
+StageNest make_stage_nest(const Stage &s, const StageSched &sched, const Box64 &loop_box);
+
+/** Consumer loop box covered by one iteration of `consumer.order[level]`. */
+Box64 box_at_level(const StageNest &consumer, int level);
+
+/** Builds the nest of a Root/At Func; its consumer's nest must be in `nests` already. */
+NestPtr build_func_nest(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func);
+
+/** All nests of a complete schedule (consumers built before producers). */
+Nests build_all_nests(const PipelineDag &dag, const Decisions &d);
+
+/** Region of `func` per realization if it were computed inside `level` of `at_func`. */
+Box64 region_at(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func,
+                int at_func, int level);
+
+} // namespace sextant

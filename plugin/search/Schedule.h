@@ -1,0 +1,57 @@
+// Schedule decisions: what the search decides for each Func. Plain data, no Halide.
+//
+// A Func is inlined, computed at root, or computed inside one loop of its (single, non-inlined)
+// consumer's pure stage. Each stage of a non-inlined Func is then tiled: every loop is either
+// kept whole in the inner group, moved whole to the outer group, or split into an outer and an
+// inner part. The loop order is: outer group (outermost storage dim first), then inner group
+// (likewise); the innermost inner loop may be vectorized and unrolled; a prefix of the order
+// may be parallel. See docs/SEARCH.md.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace sextant {
+
+enum class Placement : uint8_t { Undecided, Inline, Root, At };
+
+enum class LoopMode : uint8_t {
+    Inner, // whole loop, in the inner group
+    Outer, // whole loop, in the outer group
+    Split, // outer part in the outer group, inner part (`tile` iterations) in the inner group
+};
+
+struct LoopTiling {
+    LoopMode mode = LoopMode::Inner;
+    int64_t tile = 0; // inner extent when mode == Split
+    bool operator==(const LoopTiling &o) const { return mode == o.mode && tile == o.tile; }
+};
+
+struct StageSched {
+    /** One entry per stage loop, in the stage's loop order (innermost first). */
+    std::vector<LoopTiling> loops;
+    int vector_width = 1; // lanes of the innermost loop; 1 = scalar
+    int unroll = 1;       // vectors (or scalars) unrolled in the innermost loop
+    int parallel = 0;     // number of outermost loops of the final order marked parallel
+    bool operator==(const StageSched &o) const {
+        return loops == o.loops && vector_width == o.vector_width && unroll == o.unroll &&
+               parallel == o.parallel;
+    }
+};
+
+struct FuncSched {
+    Placement placement = Placement::Undecided;
+    int at_func = -1;  // Placement::At: the consumer Func
+    int at_level = -1; // Placement::At: index in the consumer's pure-stage loop order
+    std::vector<StageSched> stages; // empty unless Root or At
+    bool operator==(const FuncSched &o) const {
+        return placement == o.placement && at_func == o.at_func && at_level == o.at_level &&
+               stages == o.stages;
+    }
+};
+
+/** A complete or partial schedule: one FuncSched per Func of the DAG (by id). */
+using Decisions = std::vector<FuncSched>;
+
+} // namespace sextant

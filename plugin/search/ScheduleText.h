@@ -1,0 +1,27 @@
+// ScheduleText: a stable, human-readable serialization of a schedule's decisions. Samples store
+// it, so a new featurizer can re-featurize old measurements; parsing it against the same
+// PipelineDag gives back the identical Decisions (and so the identical LoopNest).
+//
+//   sextant-schedule 1
+//   func blur_y root
+//     stage 0 loops y:split8 x:split64 vector 8 unroll 1 parallel 1
+//   func blur_x at blur_y 1
+//     stage 0 loops y:inner x:inner vector 8 unroll 1 parallel 0
+//   func clamped inline
+//
+// Loops are listed innermost first (x before y), as `name:inner|outer|splitN`.
+#pragma once
+
+#include "plugin/dag/PipelineDag.h"
+#include "plugin/search/Schedule.h"
+
+#include <string>
+
+namespace sextant {
+
+std::string to_schedule_text(const PipelineDag &dag, const Decisions &d);
+
+/** Throws UserError naming the line if the text does not fit `dag`. */
+Decisions parse_schedule_text(const PipelineDag &dag, const std::string &text);
+
+} // namespace sextant

@@ -1,0 +1,251 @@
+#include "SearchSpace.h"
+
+#include <algorithm>
+#include <functional>
+
+namespace sextant {
+
+uint64_t hash_mix(uint64_t h, uint64_t v) {
+    // splitmix64 finalizer over the combination.
+    uint64_t z = h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+uint64_t placement_key(const FuncSched &fs) {
+    return uint64_t(fs.placement) * 4096 + uint64_t(fs.at_func + 1) * 64 + uint64_t(fs.at_level + 1);
+}
+
+namespace {
+
+uint64_t hash_sched(const FuncSched &fs) {
+    uint64_t h = hash_mix(uint64_t(fs.placement), uint64_t(fs.at_func + 1) * 131 + fs.at_level);
+    for (const StageSched &s : fs.stages) {
+        for (const LoopTiling &t : s.loops) h = hash_mix(h, uint64_t(t.mode) * 1000003 + t.tile);
+        h = hash_mix(h, uint64_t(s.vector_width) * 7919 + s.unroll * 31 + s.parallel);
+    }
+    return h;
+}
+
+/** Evenly thins `v` to at most `cap` entries, keeping the first. */
+template <typename T> void thin(std::vector<T> *v, size_t cap) {
+    if (v->size() <= cap) return;
+    std::vector<T> out;
+    double step = double(v->size()) / double(cap);
+    for (size_t i = 0; i < cap; i++) out.push_back((*v)[size_t(i * step)]);
+    *v = std::move(out);
+}
+
+} // namespace
+
+SearchSpace::SearchSpace(const PipelineDag &dag) : dag_(dag) {
+    for (int f = int(dag.funcs.size()) - 1; f >= 0; f--) {
+        if (!dag.funcs[f].is_input_wrapper) order_.push_back(f);
+    }
+}
+
+StatePtr SearchSpace::initial_state() const {
+    auto s = std::make_shared<State>();
+    s->decisions.resize(dag_.funcs.size());
+    s->nests.resize(dag_.funcs.size());
+    s->func_cost.assign(dag_.funcs.size(), 0.0);
+    for (const FuncNode &f : dag_.funcs)
+        if (f.is_input_wrapper) s->decisions[f.id].placement = Placement::Inline;
+    return s;
+}
+
+int SearchSpace::vector_lanes(int func) const {
+    // Halide's natural width for the Func's narrowest value type.
+    int lanes = 1;
+    for (TypeClass t : dag_.funcs[func].value_types)
+        lanes = std::max(lanes, dag_.machine.natural_vector_lanes(t));
+    return std::min(lanes, 32);
+}
+
+std::vector<StageSched> SearchSpace::tilings(const Stage &s, const Box64 &box, bool may_par,
+                                             bool coarse) const {
+    const int V = vector_lanes(s.func);
+    const int k = int(s.loops.size());
+    bool has_vector_dim = false;
+    for (const LoopDim &l : s.loops) has_vector_dim |= l.func_dim == 0 && l.parallel_safe;
+
+    std::vector<std::vector<LoopTiling>> opts(k);
+    int pure_seen = 0;
+    for (int i = 0; i < k; i++) {
+        const LoopDim &l = s.loops[i];
+        int64_t E = box[i].extent();
+        std::vector<LoopTiling> &o = opts[i];
+        o.push_back({LoopMode::Inner, 0});
+        if (E <= 1) continue;
+        if (l.is_rvar || l.func_dim < 0) {
+            // RVars stay whole; moving them out lets the pure loops vectorize.
+            if (has_vector_dim) o.push_back({LoopMode::Outer, 0});
+            continue;
+        }
+        int rank = pure_seen++;
+        if (l.func_dim == 0 && l.parallel_safe) {
+            std::vector<int64_t> sizes = coarse ? std::vector<int64_t>{int64_t(V) * 8}
+                                                : std::vector<int64_t>{int64_t(V) * 2, int64_t(V) * 4,
+                                                                       int64_t(V) * 8, int64_t(V) * 16,
+                                                                       int64_t(V) * 32};
+            for (int64_t t : sizes)
+                if (t < E) o.push_back({LoopMode::Split, t});
+        } else if (rank <= 1 || l.func_dim == 1) {
+            o.push_back({LoopMode::Outer, 0});
+            std::vector<int64_t> sizes = coarse ? std::vector<int64_t>{8}
+                                                : std::vector<int64_t>{2, 4, 8, 16, 32, 64};
+            for (int64_t t : sizes)
+                if (t < E) o.push_back({LoopMode::Split, t});
+        } else {
+            if (coarse) o[0] = {E > 8 ? LoopMode::Outer : LoopMode::Inner, 0};
+            else o.push_back({LoopMode::Outer, 0});
+        }
+    }
+
+    std::vector<StageSched> out;
+    std::vector<LoopTiling> cur(k);
+    const int P = std::max(1, dag_.machine.parallelism);
+    std::function<void(int)> rec = [&](int i) {
+        if (i < 0) {
+            StageSched base;
+            base.loops = cur;
+            StageNest n = make_stage_nest(s, base, box);
+            if (n.order.empty()) return;
+            const ConcreteLoop &inner = n.order.back();
+            const LoopDim &il = s.loops[inner.stage_loop];
+            std::vector<int> widths = {1};
+            if (il.func_dim == 0 && il.parallel_safe && inner.extent >= V) {
+                widths = {V};
+                if (!coarse && inner.extent >= 2 * V) widths.push_back(2 * V);
+            }
+            for (int w : widths) {
+                std::vector<int> unrolls = {1};
+                if (!coarse && w > 1 && inner.extent >= 2 * w) unrolls.push_back(2);
+                for (int u : unrolls) {
+                    StageSched sc = base;
+                    sc.vector_width = w;
+                    sc.unroll = u;
+                    if (may_par) {
+                        int64_t tasks = 1;
+                        int p = 0;
+                        for (size_t j = 0; j + 1 < n.order.size() || (j < n.order.size() && w == 1);
+                             j++) {
+                            const ConcreteLoop &c = n.order[j];
+                            const LoopDim &cl = s.loops[c.stage_loop];
+                            if (!cl.parallel_safe || cl.is_rvar) break;
+                            if (tasks >= 8 * P) break;
+                            tasks *= c.extent;
+                            p++;
+                        }
+                        sc.parallel = tasks >= 2 ? p : 0;
+                    }
+                    out.push_back(sc);
+                }
+            }
+            return;
+        }
+        for (const LoopTiling &t : opts[i]) {
+            cur[i] = t;
+            rec(i - 1);
+        }
+    };
+    rec(k - 1);
+    thin(&out, coarse ? 8 : 96);
+    return out;
+}
+
+std::vector<FuncSched> SearchSpace::placements(const State &s, int func) const {
+    const FuncNode &f = dag_.funcs[func];
+    std::vector<FuncSched> out;
+    if (f.can_inline && !f.is_output) out.push_back({Placement::Inline, -1, -1, {}});
+    out.push_back({Placement::Root, -1, -1, {}});
+    if (f.is_output) return out;
+    std::vector<StageRef> cons = effective_consumers(dag_, s.decisions, func);
+    if (cons.empty()) return out;
+    int c = cons[0].first;
+    for (const StageRef &r : cons)
+        if (r.first != c || r.second != 0) return out;
+    if (!s.nests[c]) return out;
+    const StageNest &cn = s.nests[c]->stages[0];
+    for (int level = 0; level < int(cn.order.size()); level++) {
+        if (cn.order[level].vectorized) break;
+        out.push_back({Placement::At, c, level, {}});
+    }
+    return out;
+}
+
+StatePtr SearchSpace::make_child(const State &parent, const FuncSched &fs) const {
+    int func = order_[parent.num_decided];
+    auto c = std::make_shared<State>(parent);
+    c->decisions[func] = fs;
+    c->num_decided++;
+    c->dirty.clear();
+    c->hash = hash_mix(parent.hash, hash_sched(fs));
+    c->placement_hash = hash_mix(parent.placement_hash, placement_key(fs));
+    if (fs.placement == Placement::Root || fs.placement == Placement::At) {
+        c->nests[func] = build_func_nest(dag_, c->decisions, c->nests, func);
+        c->dirty.push_back(func);
+        if (fs.placement == Placement::Root)
+            c->root_bytes += double(box_volume(dag_.funcs[func].bounds)) *
+                             dag_.funcs[func].bytes_per_point;
+    } else {
+        c->func_cost[func] = 0;
+    }
+    for (const StageRef &r : effective_consumers(dag_, c->decisions, func)) {
+        if (std::find(c->dirty.begin(), c->dirty.end(), r.first) == c->dirty.end())
+            c->dirty.push_back(r.first);
+    }
+    return c;
+}
+
+void SearchSpace::children(const State &s, const SearchSpaceOptions &opt,
+                           std::vector<StatePtr> *out) const {
+    if (is_complete(s)) return;
+    int func = order_[s.num_decided];
+    const FuncNode &f = dag_.funcs[func];
+    size_t first = out->size();
+    for (FuncSched p : placements(s, func)) {
+        if (p.placement == Placement::Inline) {
+            out->push_back(make_child(s, p));
+            continue;
+        }
+        Box64 region = p.placement == Placement::Root
+                           ? f.bounds
+                           : region_at(dag_, s.decisions, s.nests, func, p.at_func, p.at_level);
+        bool empty = std::any_of(region.begin(), region.end(),
+                                 [](const Interval64 &i) { return i.empty(); });
+        if (empty) continue;
+        bool may_par = p.placement == Placement::Root;
+        std::vector<std::vector<StageSched>> per_stage;
+        for (const Stage &st : f.stages)
+            per_stage.push_back(tilings(st, stage_loop_box(st, region), may_par, opt.coarse));
+        // Updates get fewer variants: the pure stage dominates the choice.
+        for (size_t i = 1; i < per_stage.size(); i++) thin(&per_stage[i], opt.coarse ? 2 : 6);
+        std::vector<std::vector<StageSched>> combos = {{}};
+        for (const auto &v : per_stage) {
+            std::vector<std::vector<StageSched>> next;
+            for (const auto &prefix : combos) {
+                for (const StageSched &sc : v) {
+                    next.push_back(prefix);
+                    next.back().push_back(sc);
+                }
+            }
+            combos = std::move(next);
+        }
+        thin(&combos, opt.coarse ? 16 : 192);
+        for (auto &combo : combos) {
+            p.stages = combo;
+            out->push_back(make_child(s, p));
+        }
+    }
+    if (opt.memory_limit_bytes > 0) {
+        // Drop children over the limit, unless that would leave none.
+        auto over = [&](const StatePtr &c) { return c->root_bytes > opt.memory_limit_bytes; };
+        bool any_ok = std::any_of(out->begin() + first, out->end(),
+                                  [&](const StatePtr &c) { return !over(c); });
+        if (any_ok) out->erase(std::remove_if(out->begin() + first, out->end(), over), out->end());
+    }
+}
+
+} // namespace sextant

@@ -1,0 +1,48 @@
+// SearchSpace: the legal successors of a State — every placement of the next Func in the search
+// order (outputs first) combined with every tiling of its stages. Legality is decided here:
+// inlining only where Halide allows it, compute_at only inside the pure stage of the single
+// consumer, splits never larger than the region, vectorizing and parallelizing only loops whose
+// iterations are independent. It never scores.
+#pragma once
+
+#include "plugin/dag/PipelineDag.h"
+#include "plugin/search/State.h"
+
+namespace sextant {
+
+struct SearchSpaceOptions {
+    /** Coarse mode: a handful of tilings per stage (first pass of the search). */
+    bool coarse = false;
+    /** Prune states whose root allocations exceed this many bytes (<= 0: no limit). */
+    double memory_limit_bytes = 0;
+};
+
+class SearchSpace {
+public:
+    explicit SearchSpace(const PipelineDag &dag);
+
+    /** Funcs in decision order: consumers before producers, input wrappers skipped. */
+    const std::vector<int> &order() const { return order_; }
+    StatePtr initial_state() const;
+    bool is_complete(const State &s) const { return s.num_decided == int(order_.size()); }
+
+    /** Appends all legal children of `s` (one more Func decided) to `out`. */
+    void children(const State &s, const SearchSpaceOptions &opt,
+                  std::vector<StatePtr> *out) const;
+
+    /** Tilings of stage `s` for a realization with loop box `box`. */
+    std::vector<StageSched> tilings(const Stage &s, const Box64 &box, bool may_parallelize,
+                                    bool coarse) const;
+
+    /** Builds the child of `parent` deciding its next Func as `fs`. */
+    StatePtr make_child(const State &parent, const FuncSched &fs) const;
+
+private:
+    const PipelineDag &dag_;
+    std::vector<int> order_;
+
+    int vector_lanes(int func) const;
+    std::vector<FuncSched> placements(const State &s, int func) const;
+};
+
+} // namespace sextant

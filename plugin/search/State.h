@@ -1,0 +1,41 @@
+// State: one beam-search node — a schedule with the first `num_decided` Funcs of the search
+// order decided. Owns its Decisions and shares its parent's FuncNests. Owns no features and
+// no Halide objects; its cost is set by a StateEvaluator.
+#pragma once
+
+#include "plugin/search/LoopNest.h"
+#include "plugin/search/Schedule.h"
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace sextant {
+
+struct State {
+    Decisions decisions;
+    Nests nests;
+    std::vector<double> func_cost; // predicted seconds per Func (0 while undecided/inlined)
+    int num_decided = 0;
+    std::vector<int> dirty; // Funcs whose cost the evaluator must (re)compute
+    double cost = 0;        // predicted seconds per run; lower is better
+    double root_bytes = 0;  // bytes allocated at root (for the memory limit)
+    uint64_t hash = 0;            // of all decisions so far
+    uint64_t placement_hash = 0;  // of the placements only (the coarse structure)
+};
+
+using StatePtr = std::shared_ptr<State>;
+
+/** Scores candidate states in batches. */
+class StateEvaluator {
+public:
+    virtual ~StateEvaluator() = default;
+    /** Sets `cost` (and func_cost) of every state; clears `dirty`. Deterministic. */
+    virtual void evaluate(const std::vector<State *> &states) = 0;
+};
+
+uint64_t hash_mix(uint64_t h, uint64_t v);
+/** The coarse part of a decision (placement only), as mixed into State::placement_hash. */
+uint64_t placement_key(const FuncSched &fs);
+
+} // namespace sextant
