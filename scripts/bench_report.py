@@ -1,0 +1,202 @@
+#!/usr/bin/env python3
+"""bench_report.py: collect a scripts/bench.sh results directory into results.json, a
+Markdown table (results.md, also printed) and a chart of runtime relative to Adams2019
+(runtime_vs_adams2019.png). Usage: bench_report.py RESULTS_DIR [--quiet]"""
+import json
+import math
+import os
+import sys
+
+ORDER = ["reference", "default", "sextant-learned", "sextant-analytical", "adams2019", "li2018",
+         "mullapudi2016"]
+BASELINE = "adams2019"
+
+
+def read(path, default=None):
+    try:
+        with open(path) as f:
+            return f.read().strip()
+    except OSError:
+        return default
+
+
+def collect(out):
+    config = json.loads(read(os.path.join(out, "config.json"), "{}") or "{}")
+    rows = []
+    for p in sorted(os.listdir(out)):
+        pdir = os.path.join(out, p)
+        if not os.path.isdir(pdir):
+            continue
+        timings = {}
+        for line in (read(os.path.join(pdir, "timing.jsonl"), "") or "").splitlines():
+            try:
+                t = json.loads(line)
+            except ValueError:
+                continue
+            timings[t["pipeline"].rsplit(":", 1)[1]] = t
+        scheds = [s for s in os.listdir(pdir) if os.path.isdir(os.path.join(pdir, s))]
+        scheds.sort(key=lambda s: (ORDER.index(s) if s in ORDER else len(ORDER), s))
+        for s in scheds:
+            sdir = os.path.join(pdir, s)
+            fn = read(os.path.join(sdir, "function"), "")
+            row = {"pipeline": p, "scheduler": s, "status": read(os.path.join(sdir, "status"), "fail"),
+                   "reason": read(os.path.join(sdir, "reason"), "")}
+            m = (read(os.path.join(sdir, "gen.measure"), "") or "").split()
+            if len(m) == 3:
+                row["schedule_s"] = float(m[1])
+                row["peak_mib"] = int(m[2]) / 1024.0
+            check = read(os.path.join(sdir, "check.json"))
+            if check:
+                try:
+                    row["max_rel_err"] = json.loads(check).get("max_rel_err")
+                except ValueError:
+                    pass
+            t = timings.get(fn)
+            if row["status"] == "ok":
+                if t:
+                    row["min_ms"] = t["min_ms"]
+                    row["median_ms"] = t["median_ms"]
+                    row["samples"] = t["samples"]
+                else:
+                    row["status"] = "fail"
+                    row["reason"] = row["reason"] or "no timing recorded"
+            rows.append(row)
+    # Ratios to the baseline measured in the same run.
+    base = {r["pipeline"]: r["min_ms"] for r in rows if r["scheduler"] == BASELINE and "min_ms" in r}
+    for r in rows:
+        if "min_ms" in r and r["pipeline"] in base:
+            r["vs_" + BASELINE] = r["min_ms"] / base[r["pipeline"]]
+    return config, rows
+
+
+def geomeans(rows):
+    out = {}
+    for s in sorted({r["scheduler"] for r in rows},
+                    key=lambda s: (ORDER.index(s) if s in ORDER else len(ORDER), s)):
+        vals = [r["vs_" + BASELINE] for r in rows if r["scheduler"] == s and "vs_" + BASELINE in r]
+        n_total = len({r["pipeline"] for r in rows if r["scheduler"] == s})
+        if vals:
+            out[s] = {"geomean": math.exp(sum(math.log(v) for v in vals) / len(vals)),
+                      "pipelines": len(vals), "of": n_total}
+        else:
+            out[s] = {"geomean": None, "pipelines": 0, "of": n_total}
+    return out
+
+
+def fmt(v, spec):
+    return format(v, spec) if v is not None else "-"
+
+
+def markdown(config, rows, gm):
+    lines = []
+    if config:
+        lines.append(f"Command: `{config.get('command', 'scripts/bench.sh').strip()}`  ")
+        lines.append(f"Machine: {config.get('cpu', '?')}, {config.get('cores', '?')} cores; "
+                     f"target={config.get('target')} machine_params={config.get('machine_params')} "
+                     f"HL_BEAM_SIZE={config.get('beam')} reps={config.get('reps')}; "
+                     f"{config.get('date', '')}, git {config.get('git', '')}")
+        lines.append("")
+    scheds = []
+    for r in rows:
+        if r["scheduler"] not in scheds:
+            scheds.append(r["scheduler"])
+    scheds.sort(key=lambda s: (ORDER.index(s) if s in ORDER else len(ORDER), s))
+    pipes = sorted({r["pipeline"] for r in rows})
+    cell = {(r["pipeline"], r["scheduler"]): r for r in rows}
+    lines.append("Runtime, min over repetitions, ms (ratio to Adams2019 in brackets; FAIL = see below):")
+    lines.append("")
+    lines.append("| pipeline | " + " | ".join(scheds) + " |")
+    lines.append("|---|" + "---:|" * len(scheds))
+    for p in pipes:
+        cells = []
+        for s in scheds:
+            r = cell.get((p, s))
+            if r is None:
+                cells.append("")
+            elif r["status"] != "ok":
+                cells.append("FAIL")
+            elif "vs_" + BASELINE in r and s != BASELINE:
+                cells.append(f"{r['min_ms']:.3g} ({r['vs_' + BASELINE]:.2f}x)")
+            else:
+                cells.append(f"{r['min_ms']:.3g}")
+        lines.append(f"| {p} | " + " | ".join(cells) + " |")
+    gcells = []
+    for s in scheds:
+        g = gm.get(s, {})
+        gcells.append(f"{g['geomean']:.2f}x ({g['pipelines']}/{g['of']})" if g.get("geomean") else "-")
+    lines.append("| **geomean vs Adams2019** | " + " | ".join(gcells) + " |")
+    lines.append("")
+    lines.append("All rows (autoschedule = wall time of the generator run, incl. code generation):")
+    lines.append("")
+    lines.append("| pipeline | scheduler | result | min ms | median ms | vs Adams2019 | "
+                 "autoschedule s | peak MiB |")
+    lines.append("|---|---|---|---:|---:|---:|---:|---:|")
+    for r in sorted(rows, key=lambda r: (r["pipeline"], ORDER.index(r["scheduler"])
+                                         if r["scheduler"] in ORDER else 99)):
+        result = "ok" if r["status"] == "ok" else "FAILURE: " + r["reason"].replace("|", "/")
+        lines.append(f"| {r['pipeline']} | {r['scheduler']} | {result} | "
+                     f"{fmt(r.get('min_ms'), '.4g')} | {fmt(r.get('median_ms'), '.4g')} | "
+                     f"{fmt(r.get('vs_' + BASELINE), '.2f')} | {fmt(r.get('schedule_s'), '.1f')} | "
+                     f"{fmt(r.get('peak_mib'), '.0f')} |")
+    return "\n".join(lines) + "\n"
+
+
+def chart(path, rows, gm):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    scheds = [s for s in gm if s != "reference"]
+    pipes = sorted({r["pipeline"] for r in rows}) + ["geomean"]
+    cell = {(r["pipeline"], r["scheduler"]): r for r in rows}
+    fig, ax = plt.subplots(figsize=(max(8, 0.9 * len(pipes) + 2), 5))
+    width = 0.8 / max(1, len(scheds))
+    for i, s in enumerate(scheds):
+        xs, ys, fails = [], [], []
+        for j, p in enumerate(pipes):
+            x = j - 0.4 + width * (i + 0.5)
+            v = gm[s]["geomean"] if p == "geomean" else cell.get((p, s), {}).get("vs_" + BASELINE)
+            if v:
+                xs.append(x)
+                ys.append(v)
+            elif p != "geomean" and (p, s) in cell:
+                fails.append(x)
+        ax.bar(xs, ys, width, label=s)
+        if fails:
+            ax.plot(fails, [1.0] * len(fails), "x", color="red", markersize=6)
+    ax.set_yscale("log")
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_xticks(range(len(pipes)))
+    ax.set_xticklabels(pipes, rotation=45, ha="right")
+    ax.set_ylabel("runtime / Adams2019 runtime (lower is better)")
+    ax.set_title("Runtime relative to Adams2019 (red x: scheduler failed)")
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
+def main():
+    if len(sys.argv) < 2:
+        print(__doc__)
+        return 2
+    out = sys.argv[1]
+    quiet = "--quiet" in sys.argv
+    config, rows = collect(out)
+    gm = geomeans(rows)
+    with open(os.path.join(out, "results.json"), "w") as f:
+        json.dump({"config": config, "rows": rows, "geomean_vs_" + BASELINE: gm}, f, indent=1)
+    md = markdown(config, rows, gm)
+    with open(os.path.join(out, "results.md"), "w") as f:
+        f.write(md)
+    if not quiet:
+        chart(os.path.join(out, "runtime_vs_adams2019.png"), rows, gm)
+        print(md)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
