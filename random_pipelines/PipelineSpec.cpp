@@ -1,0 +1,233 @@
+// PipelineSpec helpers: names, canonical ranges, structural hash, description.
+#include "random_pipelines/PipelineSpec.h"
+
+#include "random_pipelines/Rng.h"
+
+#include <cmath>
+#include <cstring>
+#include <sstream>
+
+namespace sextant {
+namespace random_pipelines {
+
+const char *kind_name(StageKind k) {
+    switch (k) {
+    case StageKind::InputBoundary: return "input_boundary";
+    case StageKind::Pointwise: return "pointwise";
+    case StageKind::Cast: return "cast";
+    case StageKind::Select: return "select";
+    case StageKind::Stencil1D: return "stencil_1d";
+    case StageKind::Stencil2D: return "stencil_2d";
+    case StageKind::Separable2D: return "separable_2d";
+    case StageKind::Downsample: return "downsample";
+    case StageKind::Upsample: return "upsample";
+    case StageKind::Transpose: return "transpose";
+    case StageKind::Broadcast: return "broadcast";
+    case StageKind::Slice: return "slice";
+    case StageKind::ReduceSum: return "reduce_sum";
+    case StageKind::ReduceMax: return "reduce_max";
+    case StageKind::ArgMin: return "argmin";
+    case StageKind::TuplePair: return "tuple_pair";
+    case StageKind::Histogram: return "histogram";
+    case StageKind::Scan: return "scan";
+    case StageKind::ConvLayer: return "conv_layer";
+    case StageKind::MatMul: return "matmul";
+    case StageKind::Lookup: return "lookup";
+    case StageKind::Boundary: return "boundary";
+    case StageKind::FanIn: return "fan_in";
+    case StageKind::Count: break;
+    }
+    return "unknown";
+}
+
+const char *type_name(ElemType t) {
+    switch (t) {
+    case ElemType::UInt8: return "uint8";
+    case ElemType::UInt16: return "uint16";
+    case ElemType::Int16: return "int16";
+    case ElemType::Int32: return "int32";
+    case ElemType::Float32: return "float32";
+    case ElemType::Float64: return "float64";
+    }
+    return "unknown";
+}
+
+const char *boundary_name(BoundaryKind b) {
+    switch (b) {
+    case BoundaryKind::RepeatEdge: return "repeat_edge";
+    case BoundaryKind::ConstantExterior: return "constant_exterior";
+    case BoundaryKind::MirrorImage: return "mirror_image";
+    case BoundaryKind::MirrorInterior: return "mirror_interior";
+    case BoundaryKind::RepeatImage: return "repeat_image";
+    case BoundaryKind::ClampCoords: return "clamp_coords";
+    case BoundaryKind::Count: break;
+    }
+    return "unknown";
+}
+
+bool is_float(ElemType t) { return t == ElemType::Float32 || t == ElemType::Float64; }
+
+void canonical_range(ElemType t, double &lo, double &hi) {
+    switch (t) {
+    case ElemType::UInt8: lo = 0, hi = 255; return;
+    case ElemType::UInt16: lo = 0, hi = 65535; return;
+    case ElemType::Int16: lo = -32768, hi = 32767; return;
+    case ElemType::Int32: lo = -65536, hi = 65536; return;
+    case ElemType::Float32:
+    case ElemType::Float64: lo = -65536, hi = 65536; return;
+    }
+    lo = 0, hi = 0;
+}
+
+std::vector<int> consumers_of(const PipelineSpec &spec, int i) {
+    std::vector<int> out;
+    for (size_t j = 0; j < spec.stages.size(); j++) {
+        for (int p : spec.stages[j].producers) {
+            if (p == i) {
+                out.push_back(int(j));
+                break;
+            }
+        }
+    }
+    return out;
+}
+
+namespace {
+
+// FNV-1a over 64-bit words, finished with a SplitMix64 mix.
+class Hasher {
+public:
+    void add(uint64_t v) {
+        for (int i = 0; i < 8; i++) {
+            h_ ^= (v >> (8 * i)) & 0xff;
+            h_ *= 0x100000001b3ull;
+        }
+    }
+    void add(const std::vector<int> &v) {
+        add(uint64_t(v.size()));
+        for (int x : v) {
+            add(uint64_t(int64_t(x)));
+        }
+    }
+    void add_double(double d) {
+        uint64_t bits;
+        std::memcpy(&bits, &d, sizeof bits);
+        add(bits);
+    }
+    uint64_t result() const { return mix64(h_); }
+
+private:
+    uint64_t h_ = 0xcbf29ce484222325ull;
+};
+
+std::string extents_str(const std::vector<int> &e) {
+    std::ostringstream s;
+    s << "[";
+    for (size_t i = 0; i < e.size(); i++) {
+        s << (i ? "x" : "") << e[i];
+    }
+    s << "]";
+    return s.str();
+}
+
+}  // namespace
+
+uint64_t structural_hash(const PipelineSpec &spec) {
+    Hasher h;
+    h.add(uint64_t(kGeneratorVersion));
+    h.add(uint64_t(spec.inputs.size()));
+    for (const InputSpec &in : spec.inputs) {
+        h.add(uint64_t(in.type));
+        h.add(uint64_t(in.role));
+        h.add(in.extents);
+        h.add_double(in.lo);
+        h.add_double(in.hi);
+    }
+    h.add(uint64_t(spec.scalars.size()));
+    for (const ScalarSpec &s : spec.scalars) {
+        h.add(uint64_t(s.type));
+        h.add_double(s.value);
+    }
+    h.add(uint64_t(spec.stages.size()));
+    for (const StageSpec &s : spec.stages) {
+        h.add(uint64_t(s.kind));
+        h.add(uint64_t(s.type));
+        h.add(uint64_t(s.tuple_size));
+        h.add(s.extents);
+        h.add(s.producers);
+        h.add(s.inputs);
+        h.add(s.scalars);
+        h.add(s.ints);
+    }
+    h.add(spec.outputs);
+    return h.result();
+}
+
+std::string describe(const PipelineSpec &spec) {
+    std::ostringstream s;
+    s << "random pipeline seed=" << spec.seed << " generator_version=" << kGeneratorVersion
+      << " hash=0x" << std::hex << structural_hash(spec) << std::dec << "\n";
+    s << "estimated work (default schedule): " << spec.estimated_work << " ops\n";
+    s << "inputs:\n";
+    for (const InputSpec &in : spec.inputs) {
+        const char *role = in.role == InputRole::Data ? "data" : in.role == InputRole::Weights ? "weights" : "table";
+        s << "  " << in.name << " " << type_name(in.type) << " " << in.extents.size() << "-D "
+          << extents_str(in.extents) << " " << role << " values [" << in.lo << ", " << in.hi << "]\n";
+    }
+    if (!spec.scalars.empty()) {
+        s << "scalar params:\n";
+        for (const ScalarSpec &p : spec.scalars) {
+            s << "  " << p.name << " " << type_name(p.type) << " = " << p.value << "\n";
+        }
+    }
+    s << "stages:\n";
+    for (size_t i = 0; i < spec.stages.size(); i++) {
+        const StageSpec &st = spec.stages[i];
+        s << "  " << st.name << " kind=" << kind_name(st.kind) << " type=" << type_name(st.type);
+        if (st.tuple_size > 1) {
+            s << " tuple=" << st.tuple_size;
+        }
+        s << " dims=" << st.extents.size() << " sizes=" << extents_str(st.extents);
+        s << " reads={";
+        bool first = true;
+        for (int p : st.producers) {
+            s << (first ? "" : ", ") << spec.stages[p].name;
+            first = false;
+        }
+        for (int p : st.inputs) {
+            s << (first ? "" : ", ") << spec.inputs[p].name;
+            first = false;
+        }
+        for (int p : st.scalars) {
+            s << (first ? "" : ", ") << spec.scalars[p].name;
+            first = false;
+        }
+        s << "}";
+        if (st.kind == StageKind::InputBoundary || st.kind == StageKind::Boundary) {
+            s << " boundary=" << boundary_name(BoundaryKind(st.ints[0]));
+        } else if (!st.ints.empty()) {
+            s << " params=[";
+            for (size_t k = 0; k < st.ints.size(); k++) {
+                s << (k ? "," : "") << st.ints[k];
+            }
+            s << "]";
+        }
+        s << " consumers={";
+        first = true;
+        for (int c : consumers_of(spec, int(i))) {
+            s << (first ? "" : ", ") << spec.stages[c].name;
+            first = false;
+        }
+        s << "}";
+        for (size_t o = 0; o < spec.outputs.size(); o++) {
+            if (spec.outputs[o] == int(i)) {
+                s << " OUTPUT" << o;
+            }
+        }
+        s << "\n";
+    }
+    return s.str();
+}
+
+}  // namespace random_pipelines
+}  // namespace sextant
