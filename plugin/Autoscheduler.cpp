@@ -108,8 +108,7 @@ AutoscheduleResult autoschedule(const std::vector<Halide::Internal::Function> &o
            << params.beam_size << ", " << params.num_passes << " passes, seed " << params.seed
            << ") for target " << target.to_string() << ", parallelism " << dag.machine.parallelism
            << "; predicted " << r.predicted_seconds * 1e3 << " ms per run.";
-    r.schedule_source = schedule_source(dag, directives, dag.funcs[dag.outputs[0]].name,
-                                        r.schedule_text, header.str());
+    r.schedule_source = schedule_source(dag, directives, r.schedule_text, header.str());
     r.featurization = featurization_json(dag, eval, *best, *model);
     if (!params.dump_schedule_path.empty()) write_file(params.dump_schedule_path, r.schedule_text);
     std::ostringstream done;

@@ -14,13 +14,13 @@ VarOrRVar var_of(const LoopVar &v) {
 }
 
 std::string var_src(const LoopVar &v) {
-    return std::string(v.is_rvar ? "RVar(\"" : "Var(\"") + v.name + "\")";
+    return std::string(v.is_rvar ? "::Halide::RVar(\"" : "::Halide::Var(\"") + v.name + "\")";
 }
 
 std::string identifier(const std::string &name) {
-    std::string s;
+    // Prefixed so that no Func name can clash with the surrounding function's names.
+    std::string s = "f_";
     for (char c : name) s += (std::isalnum(static_cast<unsigned char>(c)) ? c : '_');
-    if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) s = "f_" + s;
     return s;
 }
 
@@ -64,30 +64,25 @@ void apply_directives(const PipelineDag &dag, const std::vector<Directive> &dire
 }
 
 std::string schedule_source(const PipelineDag &dag, const std::vector<Directive> &directives,
-                            const std::string &fn_name, const std::string &schedule_text,
+                            const std::string &schedule_text,
                             const std::string &header_comment) {
     using K = Directive::Kind;
     std::ostringstream o;
-    std::string guard = "SEXTANT_SCHEDULE_" + identifier(fn_name) + "_H";
-    for (char &c : guard) c = char(std::toupper(static_cast<unsigned char>(c)));
+    // Halide wraps this text in `inline void apply_schedule_NAME(Pipeline pipeline, Target target)`.
     o << "// " << header_comment << "\n//\n// Decisions (ScheduleText):\n";
     std::istringstream lines(schedule_text);
     std::string line;
     while (std::getline(lines, line)) o << "//   " << line << "\n";
-    o << "#ifndef " << guard << "\n#define " << guard << "\n\n#include \"Halide.h\"\n\n"
-      << "inline void apply_schedule_" << identifier(fn_name)
-      << "(::Halide::Pipeline pipeline, ::Halide::Target target) {\n"
-      << "    using namespace ::Halide;\n"
-      << "    std::map<std::string, Func> funcs;\n"
-      << "    for (Func out : pipeline.outputs())\n"
-      << "        for (const auto &kv : Internal::find_transitive_calls(out.function()))\n"
-      << "            funcs.emplace(kv.first, Func(kv.second));\n";
+    o << "std::map<std::string, ::Halide::Func> funcs;\n"
+      << "for (::Halide::Func out : pipeline.outputs())\n"
+      << "    for (const auto &kv : ::Halide::Internal::find_transitive_calls(out.function()))\n"
+      << "        funcs.emplace(kv.first, ::Halide::Func(kv.second));\n";
     std::vector<bool> declared(dag.funcs.size(), false);
     auto fname = [&](int id) {
         std::string v = identifier(dag.funcs[id].name);
         if (!declared[id]) {
             declared[id] = true;
-            o << "    Func " << v << " = funcs.at(\"" << dag.funcs[id].name << "\");\n";
+            o << "::Halide::Func " << v << " = funcs.at(\"" << dag.funcs[id].name << "\");\n";
         }
         return v;
     };
@@ -95,8 +90,7 @@ std::string schedule_source(const PipelineDag &dag, const std::vector<Directive>
         std::string f = fname(d.func);
         if (d.kind == K::ComputeAt) fname(d.at_func);
         std::string st = d.stage == 0 ? f : f + ".update(" + std::to_string(d.stage - 1) + ")";
-        std::string tail = d.guard ? ", TailStrategy::GuardWithIf" : "";
-        o << "    ";
+        std::string tail = d.guard ? ", ::Halide::TailStrategy::GuardWithIf" : "";
         switch (d.kind) {
         case K::ComputeInline: o << f << ".compute_inline();"; break;
         case K::ComputeRoot: o << f << ".compute_root();"; break;
@@ -123,7 +117,7 @@ std::string schedule_source(const PipelineDag &dag, const std::vector<Directive>
         }
         o << "\n";
     }
-    o << "    (void)target;\n}\n\n#endif  // " << guard << "\n";
+    o << "(void)target;\n";
     return o.str();
 }
 

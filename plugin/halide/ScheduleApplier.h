@@ -17,10 +17,10 @@ std::map<std::string, Halide::Func> funcs_by_name(const std::vector<Halide::Inte
 void apply_directives(const PipelineDag &dag, const std::vector<Directive> &directives,
                       std::map<std::string, Halide::Func> &funcs);
 
-/** C++ source defining `inline void apply_schedule_<fn_name>(Pipeline, Target)`. The
- * ScheduleText goes in a comment so the file also documents the decisions. */
+/** C++ statements that re-apply the schedule: the body Halide places inside
+ * `inline void apply_schedule_NAME(::Halide::Pipeline pipeline, ::Halide::Target target)` of
+ * NAME.schedule.h. The ScheduleText goes in a comment so the file documents the decisions. */
 std::string schedule_source(const PipelineDag &dag, const std::vector<Directive> &directives,
-                            const std::string &fn_name, const std::string &schedule_text,
-                            const std::string &header_comment);
+                            const std::string &schedule_text, const std::string &header_comment);
 
 } // namespace sextant
