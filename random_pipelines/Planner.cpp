@@ -611,10 +611,20 @@ private:
                 s.inputs = {new_aux_input(InputRole::Weights, wt, {k, k, cin, cout}, -4, 4)};
                 wc = 2;
             }
-            s.ints = {k, cin, cout, w_input ? 1 : 0, int(rng_.uniform(0, 1)), int(rng_.uniform(0, 1000))};
-            s.point_cost = 2 + k * k * cin * (3 + access_cost(a) + wc);
-            s.tree_size = 1;
-            s.root_cost = points_of(s.extents) * s.point_cost;
+            int relu = int(rng_.uniform(0, 1)), wseed = int(rng_.uniform(0, 1000));
+            // Shrink (fewer output channels, 1x1, fewer input channels) until it fits.
+            for (int shrink = 0; shrink < 4; shrink++) {
+                s.extents[2] = cout;
+                s.ints = {k, cin, cout, w_input ? 1 : 0, relu, wseed};
+                s.point_cost = 2 + k * k * cin * (3 + access_cost(a) + wc);
+                s.tree_size = 1;
+                s.root_cost = points_of(s.extents) * s.point_cost;
+                if (work_with(s) <= opts_.max_work) break;
+                if (shrink == 0) cout = opts_.min_channels;
+                if (shrink == 1) k = 1;
+                if (shrink == 2) cin = std::min(cin, 2);
+            }
+            if (w_input) spec_.inputs[size_t(s.inputs[0])].extents = {k, k, cin, cout};
             if (access_tree(a) + 10 > opts_.max_tree_size) { drop_aux_inputs(s); return false; }
             if (!accept(s)) { drop_aux_inputs(s); return false; }
             return true;
@@ -640,10 +650,19 @@ private:
                 s.inputs = {new_aux_input(InputRole::Weights, wt, {n, kr}, -4, 4)};
                 wc = 2;
             }
-            s.ints = {kr, n, w_input ? 1 : 0, int(rng_.uniform(0, 1000))};
-            s.point_cost = 2 + kr * (3 + access_cost(a) + wc);
-            s.tree_size = 1;
-            s.root_cost = points_of(s.extents) * s.point_cost;
+            int wseed = int(rng_.uniform(0, 1000));
+            // Shrink (narrower result, shorter reduction) until it fits.
+            for (int shrink = 0; shrink < 6; shrink++) {
+                s.extents[0] = n;
+                s.ints = {kr, n, w_input ? 1 : 0, wseed};
+                s.point_cost = 2 + kr * (3 + access_cost(a) + wc);
+                s.tree_size = 1;
+                s.root_cost = points_of(s.extents) * s.point_cost;
+                if (work_with(s) <= opts_.max_work) break;
+                if (shrink == 0) n = opts_.min_extent;
+                else kr = std::max(8, kr / 4);
+            }
+            if (w_input) spec_.inputs[size_t(s.inputs[0])].extents = {n, kr};
             if (access_tree(a) + 10 > opts_.max_tree_size) { drop_aux_inputs(s); return false; }
             if (!accept(s)) { drop_aux_inputs(s); return false; }
             return true;
