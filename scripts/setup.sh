@@ -16,9 +16,9 @@ if [ ${#missing[@]} -gt 0 ]; then
     $sudo_cmd apt-get update -q
     DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
-build=${SEXTANT_BUILD_DIR:-$root/build}
+build=${SX_BUILD_DIR:-$root/build}
 if [ ! -f "$build/build.ninja" ]; then
     cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release
 fi
-jobs=${SEXTANT_JOBS:-$(nproc)}
+jobs=${SX_JOBS:-$(nproc)}
 cmake --build "$build" -j "$jobs" "$@"

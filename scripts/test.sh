@@ -3,6 +3,6 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/setup.sh"
-build=${SEXTANT_BUILD_DIR:-$root/build}
+build=${SX_BUILD_DIR:-$root/build}
 cd "$build"
-ctest --output-on-failure -j "${SEXTANT_JOBS:-$(nproc)}" "$@"
+ctest --output-on-failure -j "${SX_JOBS:-$(nproc)}" "$@"
