@@ -232,6 +232,7 @@ EOF
 for p in $pipelines; do
     log "== $p"
     pdir="$out_dir/$p"
+    rm -rf "$pdir"
     mkdir -p "$pdir"
 
     # Reference.

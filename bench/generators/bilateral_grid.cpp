@@ -62,6 +62,7 @@ public:
         interpolated(x, y, c) = lerp3(c);
         output(x, y) = interpolated(x, y, 0) / max(interpolated(x, y, 1), 1e-6f);
 
+        r_sigma.set_estimate(0.1f);
         input.set_estimates({{0, 1536}, {0, 2560}});
         output.set_estimates({{0, 1536}, {0, 2560}});
     }

@@ -72,6 +72,10 @@ public:
 
         output(x, y, c) = curve(corrected(x, y, c));
 
+        gamma.set_estimate(2.2f);
+        contrast.set_estimate(0.3f);
+        black_level.set_estimate(25);
+        white_level.set_estimate(1023);
         raw.set_estimates({{0, 2592}, {0, 1968}});
         matrix.set_estimates({{0, 4}, {0, 3}});
         output.set_estimates({{0, 2592}, {0, 1968}, {0, 3}});

@@ -43,6 +43,7 @@ public:
 
         output(x, y, c) = left(x, y, c);
 
+        alpha.set_estimate(0.1f);
         input.set_estimates({{0, 1536}, {0, 2560}, {0, 3}});
         output.set_estimates({{0, 1536}, {0, 2560}, {0, 3}});
     }

@@ -111,6 +111,8 @@ public:
         colour(x, y, c) = rgb(x, y, c) * out_g[0](x, y) / max(gray(x, y), 1e-4f);
         output(x, y, c) = clamp(colour(x, y, c), 0.0f, 1.0f);
 
+        detail.set_estimate(1.0f);
+        sigma.set_estimate(0.1f);
         input.set_estimates({{0, 1536}, {0, 2560}, {0, 3}});
         output.set_estimates({{0, 1536}, {0, 2560}, {0, 3}});
     }

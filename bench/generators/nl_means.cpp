@@ -45,6 +45,7 @@ public:
         blended(x, y, c) += weight(x, y, s.x, s.y) * select(c < 3, clamped(x + s.x, y + s.y, c), 1.0f);
         output(x, y, c) = blended(x, y, c) / blended(x, y, 3);
 
+        h.set_estimate(0.12f);
         input.set_estimates({{0, 614}, {0, 1024}, {0, 3}});
         output.set_estimates({{0, 614}, {0, 1024}, {0, 3}});
     }

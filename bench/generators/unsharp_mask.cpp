@@ -49,6 +49,8 @@ public:
         ratio(x, y) = (l + amount * (l - blur_y(x, y))) / max(l, 1e-3f);
         output(x, y, c) = clamp(clamped(x, y, c) * ratio(x, y), 0.0f, 1.0f);
 
+        sigma.set_estimate(1.5f);
+        amount.set_estimate(1.0f);
         input.set_estimates({{0, 1536}, {0, 2560}, {0, 3}});
         output.set_estimates({{0, 1536}, {0, 2560}, {0, 3}});
     }
