@@ -105,7 +105,7 @@ AccessPattern classify_access(const Stage &s, const Load &l) {
     bool in_order = true;
     for (int k = 0; k < l.producer_dims; k++) {
         int fd = s.loops[row_loop[k]].func_dim;
-        if (fd != k) in_order = false;
+        if (fd >= 0 && fd != k) in_order = false; // rows driven by RVars do not order
     }
     if (l.producer_dims < pure_loops) return AccessPattern::Broadcast;
     return in_order ? AccessPattern::Pointwise : AccessPattern::Transpose;

@@ -141,6 +141,11 @@ std::vector<StageSched> SearchSpace::tilings(const Stage &s, const Box64 &box, b
                         sc.parallel = tasks >= 2 ? p : 0;
                     }
                     out.push_back(sc);
+                    if (sc.parallel > 0) {
+                        // Small stages may not be worth waking the thread pool for.
+                        sc.parallel = 0;
+                        out.push_back(sc);
+                    }
                 }
             }
             return;

@@ -1,0 +1,181 @@
+// Tiny hand-built PipelineDags for layer 1-4 tests (no Halide needed).
+#pragma once
+
+#include "plugin/dag/PipelineDag.h"
+
+namespace sextant::test {
+
+inline LoopDim pure_loop(const std::string &n, int dim, int64_t lo, int64_t hi) {
+    LoopDim l;
+    l.name = n;
+    l.func_dim = dim;
+    l.range = {lo, hi};
+    l.parallel_safe = true;
+    return l;
+}
+
+inline Load simple_load(ProducerKind kind, int producer, int count, int dims,
+                        std::vector<JacobianEntry> jac) {
+    Load l;
+    l.kind = kind;
+    l.producer = producer;
+    l.count = count;
+    l.producer_dims = dims;
+    l.loop_dims = int(jac.size()) / dims;
+    l.jacobian = std::move(jac);
+    return l;
+}
+
+/** Edge whose footprint in dim d is [loop_min(d) + lo[d], loop_max(d) + hi[d]]. */
+inline Edge offset_edge(int consumer, int stage, ProducerKind kind, int producer,
+                        std::vector<int64_t> lo, std::vector<int64_t> hi, int calls) {
+    Edge e;
+    e.consumer_func = consumer;
+    e.consumer_stage = stage;
+    e.kind = kind;
+    e.producer = producer;
+    e.calls = calls;
+    for (size_t d = 0; d < lo.size(); d++) {
+        e.min.push_back(BoundExpr::binary(BoundExpr::Op::Add, BoundExpr::loop_min(int(d)),
+                                          BoundExpr::constant(lo[d])));
+        e.max.push_back(BoundExpr::binary(BoundExpr::Op::Add, BoundExpr::loop_max(int(d)),
+                                          BoundExpr::constant(hi[d])));
+    }
+    return e;
+}
+
+inline FuncNode func(int id, const std::string &name, Box64 bounds) {
+    FuncNode f;
+    f.id = id;
+    f.name = name;
+    for (size_t d = 0; d < bounds.size(); d++) f.dims.push_back(d == 0 ? "x" : d == 1 ? "y" : "c");
+    f.value_types = {TypeClass::F32};
+    f.bytes_per_point = 4;
+    f.bounds = bounds;
+    return f;
+}
+
+/** in (input, f32) -> P(x) = in(x) * 2 -> C(x) = P(x-1) + P(x) + P(x+1); C is the output,
+ * estimated over [0, 63]. 4 cores, AVX2 (8 f32 lanes), 1 MiB last-level cache. */
+inline PipelineDag stencil_1d() {
+    PipelineDag dag;
+    dag.machine.parallelism = 4;
+    dag.machine.vector_bits = 256;
+    dag.machine.last_level_cache_bytes = 1 << 20;
+    InputNode in;
+    in.id = 0;
+    in.name = "in";
+    in.type = TypeClass::F32;
+    in.dims = 1;
+    in.bounds = {{-1, 64}};
+    dag.inputs.push_back(in);
+
+    FuncNode p = func(0, "P", {{-1, 64}});
+    p.can_inline = true;
+    Stage ps;
+    ps.func = 0;
+    ps.name = "P";
+    ps.loops = {pure_loop("x", 0, -1, 64)};
+    ps.ops.at(OpKind::Mul, TypeClass::F32) = 1;
+    ps.ops.at(OpKind::InputLoad, TypeClass::F32) = 1;
+    ps.loads = {simple_load(ProducerKind::Input, 0, 1, 1, {{1, 1, true}})};
+    p.stages.push_back(ps);
+    dag.funcs.push_back(p);
+
+    FuncNode c = func(1, "C", {{0, 63}});
+    c.is_output = true;
+    Stage cs;
+    cs.func = 1;
+    cs.name = "C";
+    cs.loops = {pure_loop("x", 0, 0, 63)};
+    cs.ops.at(OpKind::Add, TypeClass::F32) = 2;
+    cs.ops.at(OpKind::FuncLoad, TypeClass::F32) = 3;
+    cs.loads = {simple_load(ProducerKind::Func, 0, 3, 1, {{1, 1, true}})};
+    c.stages.push_back(cs);
+    dag.funcs.push_back(c);
+    dag.outputs = {1};
+
+    dag.edges.push_back(offset_edge(0, 0, ProducerKind::Input, 0, {0}, {0}, 1));
+    dag.edges.push_back(offset_edge(1, 0, ProducerKind::Func, 0, {-1}, {1}, 3));
+    dag.link();
+    return dag;
+}
+
+/** A 2-D chain with a transpose and a reduction:
+ *   T(x, y) = in(y, x)                      (transpose, bounds 128 x 64)
+ *   S(x) = 0; S(x) += T(x, r), r in [0, 64) (a reduction over y)
+ * S is the output over [0, 127]. */
+inline PipelineDag transpose_reduce() {
+    PipelineDag dag;
+    dag.machine.parallelism = 2;
+    dag.machine.vector_bits = 256;
+    dag.machine.last_level_cache_bytes = 1 << 20;
+    InputNode in;
+    in.id = 0;
+    in.name = "in";
+    in.type = TypeClass::F32;
+    in.dims = 2;
+    in.bounds = {{0, 63}, {0, 127}};
+    dag.inputs.push_back(in);
+
+    FuncNode t = func(0, "T", {{0, 127}, {0, 63}});
+    t.can_inline = true;
+    Stage ts;
+    ts.func = 0;
+    ts.name = "T";
+    ts.loops = {pure_loop("x", 0, 0, 127), pure_loop("y", 1, 0, 63)};
+    ts.loads = {simple_load(ProducerKind::Input, 0, 1, 2,
+                            {{0, 1, true}, {1, 1, true}, {1, 1, true}, {0, 1, true}})};
+    t.stages.push_back(ts);
+    dag.funcs.push_back(t);
+
+    FuncNode s = func(1, "S", {{0, 127}});
+    s.is_output = true;
+    Stage s0;
+    s0.func = 1;
+    s0.name = "S";
+    s0.loops = {pure_loop("x", 0, 0, 127)};
+    Stage s1;
+    s1.func = 1;
+    s1.index = 1;
+    s1.name = "S.update(0)";
+    LoopDim r;
+    r.name = "r";
+    r.is_rvar = true;
+    r.range = {0, 63};
+    s1.loops = {r, pure_loop("x", 0, 0, 127)};
+    s1.ops.at(OpKind::Add, TypeClass::F32) = 1;
+    Load self = simple_load(ProducerKind::Func, 1, 1, 1, {{0, 1, true}, {1, 1, true}});
+    self.self = true;
+    s1.loads = {simple_load(ProducerKind::Func, 0, 1, 2,
+                            {{0, 1, true}, {1, 1, true}, {1, 1, true}, {0, 1, true}}),
+                self};
+    s.stages = {s0, s1};
+    dag.funcs.push_back(s);
+    dag.outputs = {1};
+
+    // T needs in(y, x): producer dim 0 from loop 1 (y), dim 1 from loop 0 (x).
+    Edge e;
+    e.consumer_func = 0;
+    e.consumer_stage = 0;
+    e.kind = ProducerKind::Input;
+    e.producer = 0;
+    e.calls = 1;
+    e.min = {BoundExpr::loop_min(1), BoundExpr::loop_min(0)};
+    e.max = {BoundExpr::loop_max(1), BoundExpr::loop_max(0)};
+    dag.edges.push_back(e);
+    // S.update needs T(x, r): loop 0 is r, loop 1 is x.
+    Edge f;
+    f.consumer_func = 1;
+    f.consumer_stage = 1;
+    f.kind = ProducerKind::Func;
+    f.producer = 0;
+    f.calls = 1;
+    f.min = {BoundExpr::loop_min(1), BoundExpr::loop_min(0)};
+    f.max = {BoundExpr::loop_max(1), BoundExpr::loop_max(0)};
+    dag.edges.push_back(f);
+    dag.link();
+    return dag;
+}
+
+} // namespace sextant::test

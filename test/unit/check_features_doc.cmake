@@ -1,0 +1,5 @@
+execute_process(COMMAND ${TOOL} --markdown OUTPUT_VARIABLE generated RESULT_VARIABLE rc)
+file(READ ${DOC} committed)
+if(NOT rc EQUAL 0 OR NOT generated STREQUAL committed)
+    message(FATAL_ERROR "docs/FEATURES.md is stale: regenerate it with `sextant-features --markdown > docs/FEATURES.md`")
+endif()

@@ -1,0 +1,40 @@
+#include "plugin/dag/BoundExpr.h"
+
+#include <catch2/catch.hpp>
+
+using sextant::BoundExpr;
+using Op = sextant::BoundExpr::Op;
+
+TEST_CASE("BoundExpr evaluates Halide's integer semantics", "[dag]") {
+    int64_t mins[2] = {-7, 10}, maxs[2] = {5, 20};
+    BoundExpr half = BoundExpr::binary(Op::Div, BoundExpr::loop_min(0), BoundExpr::constant(2));
+    CHECK(half.eval(mins, maxs) == -4); // floor division
+    BoundExpr mod = BoundExpr::binary(Op::Mod, BoundExpr::loop_min(0), BoundExpr::constant(3));
+    CHECK(mod.eval(mins, maxs) == 2); // Euclidean modulo
+    BoundExpr clampd = BoundExpr::binary(
+        Op::Min, BoundExpr::binary(Op::Max, BoundExpr::loop_max(1), BoundExpr::constant(0)),
+        BoundExpr::constant(15));
+    CHECK(clampd.eval(mins, maxs) == 15);
+    BoundExpr div0 = BoundExpr::binary(Op::Div, BoundExpr::loop_max(0), BoundExpr::constant(0));
+    CHECK(div0.eval(mins, maxs) == 0);
+}
+
+TEST_CASE("BoundExpr folds constants and recognises linear forms", "[dag]") {
+    BoundExpr c = BoundExpr::binary(Op::Mul, BoundExpr::constant(6), BoundExpr::constant(7));
+    CHECK(c.is_constant());
+    CHECK(c.code()[0].value == 42);
+    BoundExpr lin = BoundExpr::binary(
+        Op::Sub, BoundExpr::binary(Op::Mul, BoundExpr::loop_max(1), BoundExpr::constant(2)),
+        BoundExpr::constant(3));
+    int dim = -1;
+    bool uses_max = false;
+    int64_t coeff = 0, offset = 0;
+    REQUIRE(lin.as_linear(&dim, &uses_max, &coeff, &offset));
+    CHECK(dim == 1);
+    CHECK(uses_max);
+    CHECK(coeff == 2);
+    CHECK(offset == -3);
+    CHECK(lin.to_string() == "((max1*2) - 3)");
+    BoundExpr nonlin = BoundExpr::binary(Op::Div, BoundExpr::loop_min(0), BoundExpr::constant(2));
+    CHECK_FALSE(nonlin.as_linear(&dim, &uses_max, &coeff, &offset));
+}

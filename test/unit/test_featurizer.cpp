@@ -1,0 +1,193 @@
+// Schedule features with hand-computed values (see TinyDags.h for the pipelines).
+#include "TinyDags.h"
+#include "costmodel/CostModel.h"
+#include "featurizer/Featurizer.h"
+
+#include <catch2/catch.hpp>
+
+using namespace sextant;
+using F = ScheduleFeature;
+
+namespace {
+
+StageSched sched(std::vector<LoopTiling> loops, int vw, int par) {
+    StageSched s;
+    s.loops = std::move(loops);
+    s.vector_width = vw;
+    s.parallel = par;
+    return s;
+}
+
+double at(const ScheduleRow &r, F f) { return r[int(f)]; }
+
+/** stencil_1d with C split by 16 (parallel outer, vector 8) and P placed as given. */
+Decisions stencil(Placement p_place) {
+    Decisions d(2);
+    d[1].placement = Placement::Root;
+    d[1].stages = {sched({{LoopMode::Split, 16}}, 8, 1)};
+    d[0].placement = p_place;
+    if (p_place == Placement::At) {
+        d[0].at_func = 1;
+        d[0].at_level = 0;
+    }
+    if (p_place != Placement::Inline) d[0].stages = {sched({{LoopMode::Inner, 0}}, 8, 0)};
+    return d;
+}
+
+} // namespace
+
+TEST_CASE("stencil, producer at root: consumer features", "[features]") {
+    PipelineDag dag = test::stencil_1d();
+    Decisions d = stencil(Placement::Root);
+    Nests n = build_all_nests(dag, d);
+    Featurizer fz(dag);
+    ScheduleRow c = fz.schedule_features(d, n, 1, 0);
+    CHECK(at(c, F::realizations) == 1);
+    CHECK(at(c, F::points_per_realization) == 64);
+    CHECK(at(c, F::total_points) == 64);
+    CHECK(at(c, F::recompute_ratio) == 1);
+    CHECK(at(c, F::ops_per_point) == 2);
+    CHECK(at(c, F::num_vectors) == 8);
+    CHECK(at(c, F::vector_tail_waste) == 0);
+    CHECK(at(c, F::innermost_extent) == 16);
+    CHECK(at(c, F::inner_loop_iterations) == 4);
+    CHECK(at(c, F::parallel_tasks) == 4);
+    CHECK(at(c, F::idle_core_fraction) == 0);
+    CHECK(at(c, F::false_sharing) == 0); // a task writes 16 floats = one full line
+    CHECK(at(c, F::allocation_bytes) == 256);
+    CHECK(at(c, F::loads_per_point) == 3);
+    CHECK(at(c, F::dense_loads_per_vector) == 3);
+    CHECK(at(c, F::bytes_read_per_realization) == 66 * 4);
+    CHECK(at(c, F::bytes_read_root) == 66 * 4);
+    CHECK(at(c, F::bytes_read_local) == 0);
+    CHECK(at(c, F::working_set_inner) == 18 * 4); // one x_o tile reads P[-1, 16]
+    CHECK(at(c, F::working_set_realization) == 66 * 4 + 256);
+    CHECK(at(c, F::dram_bytes) == 66 * 4);
+}
+
+TEST_CASE("stencil, producer per consumer tile: recompute and locality", "[features]") {
+    PipelineDag dag = test::stencil_1d();
+    Decisions d = stencil(Placement::At);
+    Nests n = build_all_nests(dag, d);
+    Featurizer fz(dag);
+    ScheduleRow p = fz.schedule_features(d, n, 0, 0);
+    CHECK(at(p, F::realizations) == 4);
+    CHECK(at(p, F::points_per_realization) == 18);
+    CHECK(at(p, F::total_points) == 72);
+    CHECK(at(p, F::min_points) == 66);
+    CHECK(at(p, F::recompute_ratio) == Approx(72.0 / 66.0));
+    CHECK(at(p, F::inside_parallel) == 1);
+    CHECK(at(p, F::idle_core_fraction) == 0);
+    CHECK(at(p, F::vector_tail_waste) == 0.25); // 18 points in 3 vectors of 8
+    CHECK(at(p, F::allocation_bytes) == 72);
+    CHECK(at(p, F::num_allocations) == 4);
+    CHECK(at(p, F::bytes_read_per_realization) == 72);
+    CHECK(at(p, F::total_bytes_read) == 288);
+    CHECK(at(p, F::root_producer_bytes) == 264);
+    CHECK(at(p, F::dram_bytes) == 264); // working set fits: each input byte comes once
+    ScheduleRow c = fz.schedule_features(d, n, 1, 0);
+    CHECK(at(c, F::bytes_read_local) == 264);
+    CHECK(at(c, F::bytes_read_root) == 0);
+    CHECK(at(c, F::dram_bytes) == 0);
+}
+
+TEST_CASE("stencil, producer inlined: ops and loads move into the consumer", "[features]") {
+    PipelineDag dag = test::stencil_1d();
+    Decisions d = stencil(Placement::Inline);
+    Nests n = build_all_nests(dag, d);
+    CHECK_FALSE(n[0]);
+    Featurizer fz(dag);
+    ScheduleRow c = fz.schedule_features(d, n, 1, 0);
+    CHECK(at(c, F::ops_per_point) == 2 + 3 * 1);
+    CHECK(at(c, F::loads_per_point) == 3);
+    CHECK(at(c, F::bytes_read_per_realization) == 66 * 4); // from the input now
+    CHECK(at(c, F::root_producer_bytes) == 66 * 4);
+}
+
+TEST_CASE("transpose: vector loads along x are gathers", "[features]") {
+    PipelineDag dag = test::transpose_reduce();
+    Decisions d(2);
+    d[1].placement = Placement::Root;
+    d[1].stages = {sched({{LoopMode::Inner, 0}}, 8, 1),
+                   sched({{LoopMode::Outer, 0}, {LoopMode::Inner, 0}}, 8, 0)};
+    d[0].placement = Placement::Root;
+    d[0].stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 1)};
+    Nests n = build_all_nests(dag, d);
+    Featurizer fz(dag);
+    ScheduleRow t = fz.schedule_features(d, n, 0, 0);
+    CHECK(at(t, F::strided_loads_per_vector) == 1);
+    CHECK(at(t, F::dense_loads_per_vector) == 0);
+    CHECK(at(t, F::parallel_tasks) == 64); // y is the outermost loop
+    CHECK(at(t, F::idle_core_fraction) == 0);
+    CHECK(at(t, F::bytes_read_per_realization) == 128 * 64 * 4);
+}
+
+TEST_CASE("reduction update: points, self loads and working set", "[features]") {
+    PipelineDag dag = test::transpose_reduce();
+    Decisions d(2);
+    d[1].placement = Placement::Root;
+    d[1].stages = {sched({{LoopMode::Inner, 0}}, 8, 1),
+                   sched({{LoopMode::Outer, 0}, {LoopMode::Inner, 0}}, 8, 0)};
+    d[0].placement = Placement::Root;
+    d[0].stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 1, 0)};
+    Nests n = build_all_nests(dag, d);
+    Featurizer fz(dag);
+    ScheduleRow u = fz.schedule_features(d, n, 1, 1);
+    CHECK(at(u, F::points_per_realization) == 64 * 128);
+    CHECK(at(u, F::ops_per_point) == 1);
+    CHECK(at(u, F::loads_per_point) == 2);
+    CHECK(at(u, F::dense_loads_per_vector) == 2);
+    CHECK(at(u, F::innermost_extent) == 128);
+    CHECK(at(u, F::inner_loop_iterations) == 64);
+    CHECK(at(u, F::allocation_bytes) == 0); // the buffer belongs to the pure stage
+    CHECK(at(u, F::bytes_read_per_realization) == 128 * 64 * 4);
+    CHECK(at(u, F::working_set_inner) == 128 * 4); // one r iteration reads one row of T
+    CHECK(at(u, F::idle_core_fraction) == 0.5);      // serial on 2 cores
+    ScheduleRow t = fz.schedule_features(d, n, 0, 0);
+    CHECK(at(t, F::scalar_points) == 128 * 64);
+    CHECK(at(t, F::vector_points) == 0);
+}
+
+TEST_CASE("algorithm features classify accesses from Jacobians", "[features]") {
+    PipelineDag dag = test::transpose_reduce();
+    Featurizer fz(dag);
+    const auto &names = algorithm_schema();
+    auto value = [&](int func, int stage, const std::string &name) {
+        for (size_t i = 0; i < names.size(); i++)
+            if (names[i].name == name) return fz.algorithm_table()[fz.stage_id(func, stage)][i];
+        FAIL("no feature " << name);
+        return 0.f;
+    };
+    CHECK(value(0, 0, "access.transpose.input") == 1);
+    CHECK(value(1, 1, "access.pointwise.func") == 1); // T(x, r): r rows do not order
+    CHECK(value(1, 1, "access.pointwise.self") == 1);
+    CHECK(value(1, 1, "reduction_loops") == 1);
+    CHECK(value(1, 1, "op.add.f32") == 1);
+}
+
+TEST_CASE("the analytical model's preferences on the stencil", "[model]") {
+    PipelineDag dag = test::stencil_1d();
+    AnalyticalModel m(dag.machine.parallelism, double(dag.machine.last_level_cache_bytes));
+    Featurizer fz(dag);
+    auto cost = [&](const Decisions &d) {
+        Nests n = build_all_nests(dag, d);
+        FeatureBatch b;
+        b.num_states = 1;
+        for (int f = 0; f < 2; f++) {
+            if (!n[f]) continue;
+            b.schedule.push_back(fz.schedule_features(d, n, f, 0));
+            b.state_index.push_back(0);
+            b.stage_ids.push_back(fz.stage_id(f, 0));
+        }
+        return m.predict(b)[0];
+    };
+    // Inlining the cheap producer beats a separate pass over it.
+    CHECK(cost(stencil(Placement::Inline)) < cost(stencil(Placement::Root)));
+    // 64 points are not worth waking threads for; vectors still pay.
+    Decisions serial = stencil(Placement::Inline);
+    serial[1].stages[0].parallel = 0;
+    CHECK(cost(serial) < cost(stencil(Placement::Inline)));
+    Decisions scalar = serial;
+    scalar[1].stages[0].vector_width = 1;
+    CHECK(cost(serial) < cost(scalar));
+}

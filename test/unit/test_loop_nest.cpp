@@ -1,0 +1,65 @@
+#include "TinyDags.h"
+#include "plugin/search/LoopNest.h"
+
+#include <catch2/catch.hpp>
+
+using namespace sextant;
+
+namespace {
+
+StageSched sched(std::vector<LoopTiling> loops, int vw, int par) {
+    StageSched s;
+    s.loops = std::move(loops);
+    s.vector_width = vw;
+    s.parallel = par;
+    return s;
+}
+
+} // namespace
+
+TEST_CASE("stage nest orders outer group before inner group", "[search]") {
+    PipelineDag dag = test::transpose_reduce();
+    const Stage &t = dag.stage(0, 0); // loops x, y
+    StageNest n = make_stage_nest(t, sched({{LoopMode::Split, 32}, {LoopMode::Outer, 0}}, 8, 1),
+                                  t.full_loop_box());
+    REQUIRE(n.order.size() == 3);
+    CHECK(n.order[0].stage_loop == 1); // y (outer group, whole)
+    CHECK(n.order[0].extent == 64);
+    CHECK(n.order[1].stage_loop == 0); // x_o
+    CHECK(n.order[1].extent == 4);
+    CHECK(n.order[1].span == 32);
+    CHECK(n.order[2].extent == 32); // x_i
+    CHECK(n.order[2].vectorized);
+    CHECK(n.order[0].parallel);
+    CHECK(n.parallel_tasks == 64);
+    // One iteration of x_o covers 32 x values of one row.
+    Box64 b = box_at_level(n, 1);
+    CHECK(b[0] == Interval64{0, 31});
+    CHECK(b[1] == Interval64{0, 0});
+}
+
+TEST_CASE("compute_at region and realizations follow the consumer tile", "[search]") {
+    PipelineDag dag = test::stencil_1d();
+    Decisions d(2);
+    d[1].placement = Placement::Root;
+    d[1].stages = {sched({{LoopMode::Split, 16}}, 8, 1)};
+    d[0].placement = Placement::At;
+    d[0].at_func = 1;
+    d[0].at_level = 0;
+    d[0].stages = {sched({{LoopMode::Inner, 0}}, 8, 0)};
+    Nests nests = build_all_nests(dag, d);
+    REQUIRE(nests[0]);
+    CHECK(nests[0]->region == Box64{{-1, 16}});
+    CHECK(nests[0]->realizations == 4);
+    CHECK(nests[0]->inside_parallel);
+    CHECK(effective_consumers(dag, d, 0) == std::vector<StageRef>{{1, 0}});
+}
+
+TEST_CASE("required regions look through inlined Funcs", "[search]") {
+    PipelineDag dag = test::stencil_1d();
+    Decisions d(2);
+    d[0].placement = Placement::Inline;
+    Box64 acc(1);
+    required_region(dag, d, {1, 0}, Box64{{10, 19}}, ProducerKind::Input, 0, &acc);
+    CHECK(acc == Box64{{9, 20}});
+}

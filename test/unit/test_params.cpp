@@ -1,0 +1,33 @@
+#include "plugin/Params.h"
+#include "plugin/dag/Errors.h"
+
+#include <catch2/catch.hpp>
+
+using sextant::Params;
+
+TEST_CASE("defaults", "[params]") {
+    Params p = Params::parse({});
+    CHECK(p.beam_size == 32);
+    CHECK(p.num_passes == 5);
+    CHECK(p.random_dropout == 100);
+    CHECK(p.seed == 0);
+}
+
+TEST_CASE("Adams2019 names are accepted; SEXTANT_ names win", "[params]") {
+    Params p = Params::parse({{"HL_BEAM_SIZE", "4"}, {"HL_SEED", "9"}, {"SEXTANT_SEED", "12"},
+                              {"HL_RANDOM_DROPOUT", "50"}, {"HL_NO_SUBTILING", "1"}});
+    CHECK(p.beam_size == 4);
+    CHECK(p.seed == 12);
+    CHECK(p.random_dropout == 50);
+}
+
+TEST_CASE("unknown SEXTANT_ keys and bad values are errors", "[params]") {
+    CHECK_THROWS_WITH(Params::parse({{"SEXTANT_BEAM", "4"}}),
+                      Catch::Contains("Unknown option SEXTANT_BEAM"));
+    CHECK_THROWS_WITH(Params::parse({{"HL_BEAM_SIZE", "four"}}),
+                      Catch::Contains("HL_BEAM_SIZE=four is not an integer"));
+    CHECK_THROWS_WITH(Params::parse({{"SEXTANT_RANDOM_DROPOUT", "0"}}),
+                      Catch::Contains("[1, 100]"));
+    CHECK_THROWS_WITH(Params::parse({{"SEXTANT_COST_MODEL", "magic"}}),
+                      Catch::Contains("expected 'learned' or 'analytical'"));
+}

@@ -1,0 +1,184 @@
+#include "TinyDags.h"
+#include "costmodel/CostModel.h"
+#include "costmodel/ModelEvaluator.h"
+#include "plugin/search/BeamSearch.h"
+#include "plugin/search/Directives.h"
+#include "plugin/search/ScheduleText.h"
+
+#include <catch2/catch.hpp>
+
+#include <set>
+
+using namespace sextant;
+
+namespace {
+
+/** Trivial evaluator: cost = number of Funcs computed at root, + 0.5 per compute_at.
+ * Deterministic and model-free, as search tests need. */
+class PlacementCounter : public StateEvaluator {
+public:
+    void evaluate(const std::vector<State *> &states) override {
+        calls++;
+        for (State *s : states) {
+            s->cost = 0;
+            for (const FuncSched &f : s->decisions)
+                s->cost += f.placement == Placement::Root ? 1.0 : f.placement == Placement::At ? 0.5 : 0;
+            s->dirty.clear();
+        }
+    }
+    int calls = 0;
+};
+
+std::set<std::pair<int, int>> placements_of(const std::vector<StatePtr> &children, int func) {
+    std::set<std::pair<int, int>> out;
+    for (const StatePtr &c : children) {
+        const FuncSched &f = c->decisions[func];
+        out.insert({int(f.placement), f.at_level});
+    }
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("outputs are decided first and only at root", "[search]") {
+    PipelineDag dag = test::stencil_1d();
+    SearchSpace space(dag);
+    CHECK(space.order() == std::vector<int>{1, 0});
+    std::vector<StatePtr> kids;
+    space.children(*space.initial_state(), {}, &kids);
+    REQUIRE(!kids.empty());
+    for (const StatePtr &k : kids) {
+        const FuncSched &c = k->decisions[1];
+        CHECK(c.placement == Placement::Root);
+        const LoopTiling &t = c.stages[0].loops[0];
+        if (t.mode == LoopMode::Split) CHECK(t.tile < 64); // never beyond the region
+        if (c.stages[0].vector_width > 1) CHECK(c.stages[0].vector_width % 8 == 0);
+    }
+}
+
+TEST_CASE("a single-consumer producer may be inlined, rooted or computed per tile", "[search]") {
+    PipelineDag dag = test::stencil_1d();
+    SearchSpace space(dag);
+    FuncSched c;
+    c.placement = Placement::Root;
+    StageSched s;
+    s.loops = {{LoopMode::Split, 16}};
+    s.vector_width = 8;
+    s.parallel = 1;
+    c.stages = {s};
+    StatePtr after_c = space.make_child(*space.initial_state(), c);
+    std::vector<StatePtr> kids;
+    space.children(*after_c, {}, &kids);
+    // x_o (level 0) is a legal compute_at site; x_i is vectorized, so it is not.
+    CHECK(placements_of(kids, 0) == std::set<std::pair<int, int>>{
+                                        {int(Placement::Inline), -1},
+                                        {int(Placement::Root), -1},
+                                        {int(Placement::At), 0}});
+    for (const StatePtr &k : kids) {
+        const FuncSched &p = k->decisions[0];
+        if (p.placement != Placement::At) continue;
+        // Region per realization is 18 wide: no split may exceed it, no parallel loops inside.
+        CHECK(p.stages[0].parallel == 0);
+        if (p.stages[0].loops[0].mode == LoopMode::Split) CHECK(p.stages[0].loops[0].tile < 18);
+    }
+}
+
+TEST_CASE("a producer used by an update stage is never computed inside the consumer", "[search]") {
+    PipelineDag dag = test::transpose_reduce();
+    SearchSpace space(dag);
+    std::vector<StatePtr> kids;
+    space.children(*space.initial_state(), {}, &kids);
+    REQUIRE(!kids.empty());
+    std::vector<StatePtr> grandkids;
+    space.children(*kids[0], {}, &grandkids);
+    CHECK(placements_of(grandkids, 0) ==
+          std::set<std::pair<int, int>>{{int(Placement::Inline), -1}, {int(Placement::Root), -1}});
+}
+
+TEST_CASE("update tilings never parallelize or vectorize an RVar", "[search]") {
+    PipelineDag dag = test::transpose_reduce();
+    SearchSpace space(dag);
+    const Stage &u = dag.stage(1, 1); // loops r, x
+    bool saw_vector = false;
+    for (const StageSched &s : space.tilings(u, u.full_loop_box(), true, false)) {
+        StageNest n = make_stage_nest(u, s, u.full_loop_box());
+        for (const ConcreteLoop &l : n.order)
+            if (l.parallel) CHECK_FALSE(u.loops[l.stage_loop].is_rvar);
+        if (s.vector_width > 1) {
+            saw_vector = true;
+            CHECK(u.loops[n.order.back().stage_loop].name == "x");
+            CHECK(s.loops[0].mode == LoopMode::Outer); // r moved out of the way
+        }
+    }
+    CHECK(saw_vector);
+}
+
+TEST_CASE("beam search follows its evaluator and is deterministic", "[search]") {
+    PipelineDag dag = test::stencil_1d();
+    SearchSpace space(dag);
+    PlacementCounter eval;
+    BeamSearchOptions opt;
+    opt.beam_size = 4;
+    opt.num_passes = 3;
+    SearchStats stats;
+    StatePtr best = beam_search(space, eval, opt, &stats);
+    REQUIRE(best);
+    CHECK(space.is_complete(*best));
+    CHECK(best->decisions[0].placement == Placement::Inline); // the counter's optimum
+    CHECK(best->cost == 1.0);
+    CHECK(stats.best_cost_per_pass.size() == 3);
+    CHECK(eval.calls == 3 * 2); // one batch per step per pass
+    StatePtr again = beam_search(space, eval, opt, nullptr);
+    CHECK(again->hash == best->hash);
+}
+
+TEST_CASE("dropout with a seed is reproducible; greedy is a single pass", "[search]") {
+    PipelineDag dag = test::transpose_reduce();
+    SearchSpace space(dag);
+    AnalyticalModel model(dag.machine.parallelism, double(dag.machine.last_level_cache_bytes));
+    ModelEvaluator eval(dag, model);
+    BeamSearchOptions opt;
+    opt.beam_size = 3;
+    opt.random_dropout = 40;
+    opt.seed = 11;
+    StatePtr a = beam_search(space, eval, opt, nullptr);
+    StatePtr b = beam_search(space, eval, opt, nullptr);
+    CHECK(to_schedule_text(dag, a->decisions) == to_schedule_text(dag, b->decisions));
+    opt.beam_size = 1;
+    opt.random_dropout = 100;
+    SearchStats stats;
+    StatePtr g = beam_search(space, eval, opt, &stats);
+    CHECK(stats.best_cost_per_pass.size() == 1);
+    CHECK(g->cost > 0);
+}
+
+TEST_CASE("ScheduleText round-trips and directives name the loops they create", "[search]") {
+    PipelineDag dag = test::stencil_1d();
+    Decisions d(2);
+    d[1].placement = Placement::Root;
+    StageSched s;
+    s.loops = {{LoopMode::Split, 16}};
+    s.vector_width = 8;
+    s.parallel = 1;
+    d[1].stages = {s};
+    d[0].placement = Placement::At;
+    d[0].at_func = 1;
+    d[0].at_level = 0;
+    StageSched p;
+    p.loops = {{LoopMode::Inner, 0}};
+    p.vector_width = 8;
+    d[0].stages = {p};
+    std::string text = to_schedule_text(dag, d);
+    CHECK(text == "sextant-schedule 1\n"
+                  "func C root\n"
+                  "  stage 0 loops x:split16 vector 8 unroll 1 parallel 1\n"
+                  "func P at C 0\n"
+                  "  stage 0 loops x:inner vector 8 unroll 1 parallel 0\n");
+    CHECK(parse_schedule_text(dag, text) == d);
+    std::vector<Directive> ds = make_directives(dag, d);
+    REQUIRE(ds.size() >= 4);
+    CHECK(ds[0].kind == Directive::Kind::ComputeAt);
+    CHECK(ds[0].vars[0].name == "x_o");
+    CHECK_THROWS_WITH(parse_schedule_text(dag, "sextant-schedule 1\nfunc C root\n  stage 0 loops y:inner vector 1 unroll 1 parallel 0\n"),
+                      Catch::Contains("expected loop 'x'"));
+}
