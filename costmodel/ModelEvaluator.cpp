@@ -1,11 +1,15 @@
 #include "ModelEvaluator.h"
 
+#include <chrono>
+
 namespace sextant {
 
 ModelEvaluator::ModelEvaluator(const PipelineDag &dag, CostModel &model)
     : dag_(dag), model_(model), featurizer_(dag) {}
 
 void ModelEvaluator::evaluate(const std::vector<State *> &states) {
+    using Clock = std::chrono::steady_clock;
+    auto t0 = Clock::now();
     batch_.clear();
     row_func_.clear();
     batch_.algorithm = &featurizer_.algorithm_table();
@@ -22,7 +26,13 @@ void ModelEvaluator::evaluate(const std::vector<State *> &states) {
             }
         }
     }
+    auto t1 = Clock::now();
     std::vector<double> costs = batch_.size() ? model_.predict_stages(batch_) : std::vector<double>{};
+    auto t2 = Clock::now();
+    timing_.featurize_seconds += std::chrono::duration<double>(t1 - t0).count();
+    timing_.predict_seconds += std::chrono::duration<double>(t2 - t1).count();
+    timing_.rows += int64_t(batch_.size());
+    timing_.states += int64_t(states.size());
     for (State *s : states)
         for (int f : s->dirty) s->func_cost[f] = 0;
     for (size_t r = 0; r < costs.size(); r++)

@@ -16,12 +16,22 @@ public:
     FeatureBatch featurize_all(const State &s) const;
     const Featurizer &featurizer() const { return featurizer_; }
 
+    /** Time spent so far (seconds) and stage rows featurized. */
+    struct Timing {
+        double featurize_seconds = 0;
+        double predict_seconds = 0;
+        int64_t rows = 0;
+        int64_t states = 0;
+    };
+    const Timing &timing() const { return timing_; }
+
 private:
     const PipelineDag &dag_;
     CostModel &model_;
     Featurizer featurizer_;
     FeatureBatch batch_;
     std::vector<std::pair<int, int>> row_func_; // (state, func) of each row
+    Timing timing_;
 };
 
 } // namespace sextant

@@ -111,10 +111,18 @@ AutoscheduleResult autoschedule(const std::vector<Halide::Internal::Function> &o
     r.schedule_source = schedule_source(dag, directives, r.schedule_text, header.str());
     r.featurization = featurization_json(dag, eval, *best, *model);
     if (!params.dump_schedule_path.empty()) write_file(params.dump_schedule_path, r.schedule_text);
+    const ModelEvaluator::Timing &t = eval.timing();
+    r.featurize_seconds = t.featurize_seconds;
+    r.model_seconds = t.predict_seconds;
+    r.rows_featurized = t.rows;
     std::ostringstream done;
-    done << "scheduled " << dag.funcs.size() << " Funcs in " << r.stats.seconds_total << " s ("
-         << r.stats.states_evaluated << " states, " << r.stats.seconds_evaluating
-         << " s in the cost model); predicted " << r.predicted_seconds * 1e3 << " ms";
+    done << "scheduled " << dag.funcs.size() << " Funcs in " << r.stats.seconds_total << " s: "
+         << r.stats.states_evaluated << " states, " << t.rows << " stage rows featurized in "
+         << t.featurize_seconds << " s ("
+         << (t.featurize_seconds > 0 ? double(t.states) / t.featurize_seconds : 0.0)
+         << " states/s), cost model " << t.predict_seconds << " s ("
+         << (r.stats.seconds_total > 0 ? 100.0 * t.predict_seconds / r.stats.seconds_total : 0.0)
+         << "% of search); predicted " << r.predicted_seconds * 1e3 << " ms per run";
     log(done.str());
     return r;
 }

@@ -19,6 +19,9 @@ struct AutoscheduleResult {
     double predicted_seconds = 0;
     SearchStats stats;
     std::string cost_model;
+    double featurize_seconds = 0; // featurizing candidates during the search
+    double model_seconds = 0;     // in CostModel::predict_stages
+    int64_t rows_featurized = 0;
 };
 
 /** Schedules the pipeline with outputs `outputs` and applies the schedule to its Funcs.

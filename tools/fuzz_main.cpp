@@ -1,0 +1,244 @@
+// sextant-fuzz: the scheduler's reliability check. For each random pipeline seed, schedules the
+// pipeline with Sextant under several dropout seeds, JIT-compiles and runs each schedule, and
+// compares every output with Halide's default schedule (exact for integers, 1e-4 relative for
+// floats). Each pipeline runs in a child process, so a crash is a counted failure, not the end.
+//
+// Usage: sextant-fuzz --from A --to B [--seeds 3] [--beam 8] [--passes 2] [--jobs 2] [--quiet]
+#include "plugin/Autoscheduler.h"
+#include "plugin/dag/Errors.h"
+#include "random_pipelines/RandomPipeline.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace rp = sextant::random_pipelines;
+
+namespace {
+
+struct Options {
+    uint64_t from = 0, to = 10;
+    int seeds = 3;
+    int beam = 8;
+    int passes = 2;
+    int jobs = 2;
+    bool quiet = false;
+};
+
+double load_float(const uint8_t *p, int bits) {
+    return bits == 64 ? *(const double *)p : double(*(const float *)p);
+}
+
+/** Compares two outputs; returns an empty string if they agree. Integers must match exactly;
+ * floats within 1e-4 relative to the larger of the element and the output's largest
+ * magnitude (schedules may contract a*b+c into fma differently, and long float reductions with
+ * cancellation amplify that by the terms' magnitude, not the result's). */
+std::string compare(const Halide::Buffer<> &want, const Halide::Buffer<> &got) {
+    if (want.number_of_elements() != got.number_of_elements()) return "different sizes";
+    Halide::Type t = want.type();
+    size_t n = want.number_of_elements();
+    double scale = 1.0;
+    if (t.is_float()) {
+        for (size_t i = 0; i < n; i++) {
+            double a = load_float((const uint8_t *)want.data() + i * t.bytes(), t.bits());
+            if (std::isfinite(a)) scale = std::max(scale, std::fabs(a));
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        double a, b;
+        const uint8_t *pa = (const uint8_t *)want.data() + i * t.bytes();
+        const uint8_t *pb = (const uint8_t *)got.data() + i * t.bytes();
+        if (t.is_float()) {
+            a = load_float(pa, t.bits());
+            b = load_float(pb, t.bits());
+            if (std::isnan(a) && std::isnan(b)) continue;
+            if (std::fabs(a - b) <= 1e-4 * scale) continue;
+            std::ostringstream o;
+            o << "float mismatch at element " << i << ": " << a << " vs " << b << " (scale "
+              << scale << ")";
+            return o.str();
+        }
+        if (std::memcmp(pa, pb, t.bytes()) != 0) {
+            std::ostringstream o;
+            o << "integer mismatch at element " << i;
+            return o.str();
+        }
+    }
+    return "";
+}
+
+/** Runs one pipeline seed in this (child) process; prints one line per dropout seed:
+ *  "ok <seconds>" or "fail <stage>: <reason>". */
+int run_one(uint64_t seed, const Options &opt) {
+    Halide::Target target = rp::default_run_target();
+    std::vector<Halide::Buffer<>> want;
+    try {
+        rp::RandomPipeline ref = rp::make_random_pipeline(seed);
+        want = rp::run_random_pipeline(ref, target);
+    } catch (const std::exception &e) {
+        std::printf("skip reference failed: %s\n", e.what());
+        return 0;
+    }
+    for (int k = 0; k < opt.seeds; k++) {
+        std::string stage = "schedule";
+        try {
+            rp::RandomPipeline p = rp::make_random_pipeline(seed);
+            std::vector<Halide::Internal::Function> outs;
+            for (Halide::Func &f : p.outputs) outs.push_back(f.function());
+            sextant::Params params;
+            params.beam_size = opt.beam;
+            params.num_passes = opt.passes;
+            params.random_dropout = k == 0 ? 100 : 50;
+            params.seed = uint64_t(k);
+            sextant::MachineInfo m;
+            m.parallelism = 2;
+            auto t0 = std::chrono::steady_clock::now();
+            sextant::AutoscheduleResult r = sextant::autoschedule(outs, target, m, params);
+            double secs =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            stage = "compile/run";
+            std::vector<Halide::Buffer<>> got = rp::run_random_pipeline(p, target);
+            stage = "compare";
+            std::string diff;
+            for (size_t o = 0; o < want.size() && diff.empty(); o++) diff = compare(want[o], got[o]);
+            if (!diff.empty()) {
+                std::printf("fail mismatch: %s\n", diff.c_str());
+                std::fflush(stdout);
+                if (!opt.quiet) std::fprintf(stderr, "seed %llu schedule:\n%s", (unsigned long long)seed, r.schedule_text.c_str());
+            } else {
+                std::printf("ok %.3f\n", secs);
+            }
+        } catch (const sextant::UserError &e) {
+            std::printf("fail %s (user error): %s\n", stage.c_str(), e.what());
+        } catch (const std::exception &e) {
+            std::string what = e.what();
+            for (char &c : what)
+                if (c == '\n') c = ' ';
+            std::printf("fail %s: %.200s\n", stage.c_str(), what.c_str());
+        }
+        std::fflush(stdout);
+    }
+    return 0;
+}
+
+struct Child {
+    pid_t pid;
+    uint64_t seed;
+    int fd;
+};
+
+} // namespace
+
+int main(int argc, char **argv) {
+    Options opt;
+    for (int i = 1; i < argc; i++) {
+        std::string a = argv[i];
+        auto next = [&]() -> const char * {
+            if (i + 1 >= argc) {
+                std::fprintf(stderr, "%s needs a value\n", a.c_str());
+                std::exit(2);
+            }
+            return argv[++i];
+        };
+        if (a == "--from") opt.from = std::stoull(next());
+        else if (a == "--to") opt.to = std::stoull(next());
+        else if (a == "--seeds") opt.seeds = std::stoi(next());
+        else if (a == "--beam") opt.beam = std::stoi(next());
+        else if (a == "--passes") opt.passes = std::stoi(next());
+        else if (a == "--jobs") opt.jobs = std::max(1, std::stoi(next()));
+        else if (a == "--quiet") opt.quiet = true;
+        else {
+            std::fprintf(stderr, "usage: sextant-fuzz --from A --to B [--seeds 3] [--beam 8] "
+                                 "[--passes 2] [--jobs 2] [--quiet]\n");
+            return 2;
+        }
+    }
+    int scheduled = 0, correct = 0, failed = 0, skipped = 0;
+    double search_secs = 0;
+    std::map<std::string, int> reasons;
+    std::vector<Child> running;
+    uint64_t next_seed = opt.from;
+    auto start = std::chrono::steady_clock::now();
+    auto reap = [&](Child c) {
+        std::string out;
+        char buf[4096];
+        ssize_t n;
+        while ((n = read(c.fd, buf, sizeof buf)) > 0) out.append(buf, size_t(n));
+        close(c.fd);
+        int status = 0;
+        waitpid(c.pid, &status, 0);
+        std::istringstream lines(out);
+        std::string line;
+        int seen = 0;
+        while (std::getline(lines, line)) {
+            if (line.rfind("ok ", 0) == 0) {
+                scheduled++;
+                correct++;
+                search_secs += std::stod(line.substr(3));
+                seen++;
+            } else if (line.rfind("fail ", 0) == 0) {
+                failed++;
+                seen++;
+                std::string why = line.substr(5, 60);
+                reasons[why]++;
+                std::fprintf(stderr, "seed %llu: %s\n", (unsigned long long)c.seed, line.c_str());
+            } else if (line.rfind("skip", 0) == 0) {
+                skipped++;
+                seen = opt.seeds;
+            }
+        }
+        if (seen < opt.seeds) {
+            int lost = opt.seeds - seen;
+            failed += lost;
+            std::string why = WIFSIGNALED(status) ? "crash: signal " + std::to_string(WTERMSIG(status))
+                                                  : "child exited " + std::to_string(WEXITSTATUS(status));
+            reasons[why] += lost;
+            std::fprintf(stderr, "seed %llu: %s\n", (unsigned long long)c.seed, why.c_str());
+        }
+    };
+    uint64_t total = opt.to - opt.from;
+    while (next_seed < opt.to || !running.empty()) {
+        while (next_seed < opt.to && int(running.size()) < opt.jobs) {
+            int fds[2];
+            if (pipe(fds) != 0) return 1;
+            std::fflush(nullptr);
+            pid_t pid = fork();
+            if (pid == 0) {
+                close(fds[0]);
+                dup2(fds[1], 1);
+                run_one(next_seed, opt);
+                std::fflush(nullptr);
+                _exit(0);
+            }
+            close(fds[1]);
+            running.push_back({pid, next_seed, fds[0]});
+            next_seed++;
+        }
+        Child c = running.front();
+        running.erase(running.begin());
+        reap(c);
+        uint64_t done = next_seed - opt.from - running.size();
+        if (!opt.quiet) {
+            double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            std::fprintf(stderr, "\r[%llu/%llu pipelines] correct %d failed %d skipped %d, %.0f s, ETA %.0f s   ",
+                         (unsigned long long)done, (unsigned long long)total, correct, failed,
+                         skipped, el, done ? el / done * (total - done) : 0.0);
+        }
+    }
+    if (!opt.quiet) std::fprintf(stderr, "\n");
+    std::printf("pipelines %llu x dropout seeds %d: scheduled+compiled+correct %d, failed %d, "
+                "skipped (reference failed) %d; mean search %.2f s\n",
+                (unsigned long long)total, opt.seeds, correct, failed, skipped,
+                correct ? search_secs / correct : 0.0);
+    for (const auto &kv : reasons) std::printf("  %4d  %s\n", kv.second, kv.first.c_str());
+    std::printf("%d passed, %d failed\n", correct, failed);
+    return failed == 0 ? 0 : 1;
+}
