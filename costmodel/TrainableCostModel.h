@@ -1,0 +1,85 @@
+// TrainableCostModel: a CostModel whose parameters the trainer fits to measured runtimes, and
+// that saves/loads them as a weights file. This header is Torch-free: the LibTorch
+// implementation (costmodel/torch/) hides behind the factories below, so the plugin and tools
+// include only this. See docs/COSTMODEL.md for the net, the loss and the weights format.
+#pragma once
+
+#include "costmodel/CostModel.h"
+#include "costmodel/TrainingData.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace sextant {
+
+/** Loss and optimizer settings of one training step (docs/COSTMODEL.md, "Loss"). */
+struct LossOptions {
+    /** Adam learning rate. */
+    double learning_rate = 2e-3;
+    /** Weight of the absolute term: mean squared error of log(predicted / measured) seconds. */
+    double absolute_weight = 0.1;
+    /** Logistic pairwise term: softplus(-sign * dpred / temperature), dpred in log-seconds.
+     * Smaller = sharper; 0.1 means a 10% predicted gap is one logit. */
+    double pair_temperature = 0.1;
+    /** Pairs whose measured runtimes differ by less than this log-ratio are ties (ignored). */
+    double tie_log_ratio = 0.01;
+};
+
+class TrainableCostModel : public CostModel {
+public:
+    /** Sets the input normalization (schedule feature mean/std after log1p) from training
+     * rows. Call once before the first train_step of a fresh model; stored in the weights. */
+    virtual void fit_normalization(const std::vector<const TrainingSample *> &samples) = 0;
+    /** One optimizer step on `samples`, which may mix several pipelines (pairs are formed only
+     * within a pipeline). Returns the loss before the step. Creates the optimizer on first
+     * use; its state persists across calls (save_optimizer_state/load_optimizer_state). */
+    virtual double train_step(const std::vector<const TrainingSample *> &samples,
+                              const LossOptions &options) = 0;
+    /** Weights file (docs/COSTMODEL.md, "Weights file"). Throws UserError on I/O failure. */
+    virtual void save(const std::string &path) const = 0;
+    /** Replaces the parameters with a weights file's. Throws UserError (naming the path, the
+     * field, expected and found values) for a corrupt, truncated or mismatched file; the
+     * model is unchanged then. */
+    virtual void load(const std::string &path) = 0;
+    /** Optimizer state (Adam moments, step counts) for resumable training. */
+    virtual void save_optimizer_state(const std::string &path) const = 0;
+    virtual void load_optimizer_state(const std::string &path) = 0;
+    /** Stores a JSON value under `key` in the manifest written by save() (e.g. "training",
+     * "metrics", "target"). `json_text` must parse as JSON. */
+    virtual void set_manifest_entry(const std::string &key, const std::string &json_text) = 0;
+    /** The manifest save() would write, as JSON text. */
+    virtual std::string manifest_json() const = 0;
+};
+
+/** Net sizes and run-time settings of the LibTorch model. */
+struct TorchModelConfig {
+    /** Machine the cost terms are computed for (cores, last-level cache bytes). */
+    int parallelism = 8;
+    double llc_bytes = 32.0 * 1024 * 1024;
+    /** Width of the algorithm-feature embedding (non-negative weights). */
+    int algorithm_embedding = 24;
+    /** Width of the schedule-feature embedding. */
+    int schedule_embedding = 24;
+    /** Width of the hidden layer of the head MLP. */
+    int hidden = 48;
+    /** Torch intra-op threads, set with torch::set_num_threads when the model is made.
+     * Default 1: the search is single-threaded per candidate batch and Halide's own thread
+     * pool / the generator's threads must not be oversubscribed by Torch's OpenMP pool. */
+    int num_threads = 1;
+    /** Seed of the parameter initialisation (a local generator; no global RNG). */
+    uint64_t seed = 1;
+};
+
+/** A fresh, untrained net: predictions start near AnalyticalModel's. */
+std::unique_ptr<TrainableCostModel> make_torch_cost_model(int parallelism, double llc_bytes);
+std::unique_ptr<TrainableCostModel> make_torch_cost_model(const TorchModelConfig &config);
+/** Loads a weights file. Net sizes come from the file; parallelism/llc_bytes > 0 override the
+ * training machine's recorded values (the cost terms are computed for the machine at hand).
+ * Throws UserError for a bad file (see TrainableCostModel::load). */
+std::unique_ptr<TrainableCostModel> load_torch_cost_model(const std::string &path,
+                                                          int parallelism = 0,
+                                                          double llc_bytes = 0,
+                                                          int num_threads = 1);
+
+} // namespace sextant

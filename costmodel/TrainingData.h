@@ -1,0 +1,62 @@
+// TrainingData: one measured schedule of one pipeline (a TrainingSample), its JSON-lines file
+// format, and the helpers the trainer needs (batching samples for a CostModel, the held-out
+// split by pipeline). Plain data: no Torch, no SQLite. The SampleStore converts its records to
+// TrainingSamples; until it exists, data is fed as JSON lines (see docs/COSTMODEL.md).
+#pragma once
+
+#include "costmodel/CostModel.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace sextant {
+
+/** One schedule of one pipeline and its measured runtime. Row i of the schedule is one stage
+ * (one non-inlined Func stage); algorithm[i] is that stage's algorithm feature vector
+ * (num_algorithm_features() counts) and schedule[i] its schedule features. */
+struct TrainingSample {
+    /** Pipeline identity (e.g. "random:seed=17:v3" or a user generator + args). Samples with
+     * the same id are ranked against each other. */
+    std::string pipeline;
+    std::vector<std::vector<float>> algorithm;
+    std::vector<ScheduleRow> schedule;
+    /** Measured seconds per pipeline run (e.g. the minimum over repeats); > 0. */
+    double runtime_seconds = 0;
+};
+
+/** Builds the rows of candidate `state` of `batch` into a sample. */
+TrainingSample make_training_sample(const std::string &pipeline, const FeatureBatch &batch,
+                                    int state, double runtime_seconds);
+
+/** A FeatureBatch over several samples (candidate i = samples[i]) with its own algorithm
+ * table. Not copyable: `batch.algorithm` points into `table`. */
+struct SampleBatch {
+    std::vector<std::vector<float>> table;
+    FeatureBatch batch;
+    SampleBatch() = default;
+    SampleBatch(const SampleBatch &) = delete;
+    SampleBatch &operator=(const SampleBatch &) = delete;
+};
+void build_sample_batch(const std::vector<const TrainingSample *> &samples, SampleBatch &out);
+
+/** Predicted seconds per sample: one CostModel::predict call over all of them. */
+std::vector<double> predict_samples(CostModel &model,
+                                    const std::vector<const TrainingSample *> &samples);
+
+/** JSON lines, one sample per line:
+ * {"schema_version":1,"pipeline":"...","runtime_seconds":1e-3,
+ *  "algorithm":[[...],...],"schedule":[[...],...]}
+ * read_samples throws UserError naming the file and line for a malformed line, a schema
+ * version other than kFeatureSchemaVersion or wrongly sized rows. */
+std::vector<TrainingSample> read_samples_jsonl(const std::string &path);
+void write_samples_jsonl(const std::string &path, const std::vector<TrainingSample> &samples);
+/** Appends one sample as a line (for incremental writers). */
+std::string sample_to_json_line(const TrainingSample &s);
+
+/** Stable 64-bit FNV-1a hash (identical on every platform and run). */
+uint64_t stable_hash(const std::string &s);
+/** True if `pipeline` belongs to the held-out validation set: stable_hash % 100 < percent. */
+bool is_validation_pipeline(const std::string &pipeline, int validation_percent);
+
+} // namespace sextant

@@ -1,0 +1,290 @@
+#include "Trainer.h"
+
+#include "plugin/dag/Errors.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <random>
+
+namespace sextant {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+nlohmann::json metrics_to_json(const RankingMetrics &m) {
+    return {{"pipelines", m.pipelines},
+            {"samples", m.samples},
+            {"pairs", m.pairs},
+            {"pairwise_accuracy", m.pairwise_accuracy},
+            {"kendall_tau", m.kendall_tau},
+            {"top1_regret_geomean", m.top1_regret_geomean},
+            {"top1_regret_max", m.top1_regret_max},
+            {"mean_abs_log_error", m.mean_abs_log_error}};
+}
+
+std::string format_seconds(double s) {
+    char buf[32];
+    int t = int(s + 0.5);
+    if (t >= 3600) std::snprintf(buf, sizeof buf, "%dh%02dm", t / 3600, t / 60 % 60);
+    else std::snprintf(buf, sizeof buf, "%dm%02ds", t / 60, t % 60);
+    return buf;
+}
+
+void write_text_atomically(const fs::path &path, const std::string &text) {
+    fs::path tmp = path;
+    tmp += ".tmp";
+    {
+        std::ofstream f(tmp, std::ios::trunc);
+        f << text;
+        if (!f) throw UserError("cannot write '" + tmp.string() + "'");
+    }
+    fs::rename(tmp, path);
+}
+
+struct Split {
+    std::vector<const TrainingSample *> validation;
+    std::map<std::string, std::vector<const TrainingSample *>> train; // by pipeline
+    int train_samples = 0;
+};
+
+RankingMetrics evaluate(TrainableCostModel &model, const std::vector<const TrainingSample *> &s,
+                        double tie, std::vector<double> *predicted_out = nullptr) {
+    std::vector<double> pred = predict_samples(model, s);
+    std::vector<std::string> pipe;
+    std::vector<double> meas;
+    for (const TrainingSample *x : s) {
+        pipe.push_back(x->pipeline);
+        meas.push_back(x->runtime_seconds);
+    }
+    if (predicted_out) *predicted_out = pred;
+    return ranking_metrics(pipe, pred, meas, tie);
+}
+
+/** Progress bar on one stderr line, redrawn at most ~10 times a second. */
+class Progress {
+public:
+    explicit Progress(bool on) : on_(on) {}
+    void draw(int epoch, int epochs, int step, int steps, double loss, double val_acc,
+              double eta_s, bool force) {
+        if (!on_) return;
+        auto now = Clock::now();
+        if (!force && now - last_ < std::chrono::milliseconds(100)) return;
+        last_ = now;
+        const int width = 24;
+        int filled = steps ? int(double(step) / steps * width) : width;
+        std::string bar(size_t(filled), '#');
+        bar.resize(size_t(width), '-');
+        std::fprintf(stderr, "\repoch %d/%d [%s] loss %.4f  val pair acc %s  ETA %s   ", epoch,
+                     epochs, bar.c_str(), loss,
+                     val_acc >= 0 ? std::to_string(val_acc).substr(0, 5).c_str() : "  -  ",
+                     eta_s >= 0 ? format_seconds(eta_s).c_str() : "?");
+        std::fflush(stderr);
+    }
+    void end_line() {
+        if (on_) std::fprintf(stderr, "\n");
+    }
+
+private:
+    bool on_;
+    Clock::time_point last_{};
+};
+
+} // namespace
+
+std::string metrics_json(const RankingMetrics &m) { return metrics_to_json(m).dump(); }
+
+TrainResult train_cost_model(TrainableCostModel &model, const std::vector<TrainingSample> &samples,
+                             const TrainerOptions &opt) {
+    if (samples.empty()) throw UserError("sextant-train: no training samples");
+    Split split;
+    std::map<std::string, int> per_pipeline;
+    for (const TrainingSample &s : samples) per_pipeline[s.pipeline]++;
+    for (const TrainingSample &s : samples) {
+        if (per_pipeline[s.pipeline] < 2) continue; // cannot be ranked
+        if (is_validation_pipeline(s.pipeline, opt.validation_percent)) {
+            split.validation.push_back(&s);
+        } else {
+            split.train[s.pipeline].push_back(&s);
+            split.train_samples++;
+        }
+    }
+    if (split.train.empty())
+        throw UserError("sextant-train: no training pipeline has two or more samples (" +
+                        std::to_string(samples.size()) + " samples, " +
+                        std::to_string(per_pipeline.size()) +
+                        " pipelines); measure more schedules per pipeline");
+    std::vector<const TrainingSample *> train_all;
+    std::vector<std::string> train_names;
+    for (auto &p : split.train) {
+        train_names.push_back(p.first);
+        train_all.insert(train_all.end(), p.second.begin(), p.second.end());
+    }
+    const bool have_val = !split.validation.empty();
+    const std::vector<const TrainingSample *> &val_set = have_val ? split.validation : train_all;
+    if (!have_val)
+        std::fprintf(stderr, "sextant-train: warning: no validation pipelines (%d%% held out of "
+                             "%zu); reporting metrics on the training set\n",
+                     opt.validation_percent, per_pipeline.size());
+
+    fs::path out(opt.out_dir), ckpt = fs::path(opt.out_dir) / "checkpoint";
+    fs::create_directories(ckpt);
+    const fs::path weights = out / "weights.sxw";
+    nlohmann::json history = nlohmann::json::array();
+    int start_epoch = 0, best_epoch = -1;
+    double best_acc = -1;
+    if (opt.resume) {
+        fs::path state = ckpt / "trainer.json";
+        if (!fs::exists(state))
+            throw UserError("sextant-train --resume: no checkpoint in '" + ckpt.string() +
+                            "'; run without --resume to start afresh");
+        nlohmann::json st;
+        try {
+            st = nlohmann::json::parse(std::ifstream(state));
+            start_epoch = st.at("epochs_done").get<int>();
+            best_epoch = st.at("best_epoch").get<int>();
+            best_acc = st.at("best_accuracy").get<double>();
+            history = st.at("history");
+        } catch (const nlohmann::json::exception &e) {
+            throw UserError("checkpoint '" + state.string() + "' is corrupt (" + e.what() +
+                            "); run without --resume to start afresh");
+        }
+        model.load((ckpt / "model.sxw").string());
+        model.load_optimizer_state((ckpt / "optimizer.pt").string());
+        if (opt.progress)
+            std::fprintf(stderr, "sextant-train: resuming after epoch %d of %d\n", start_epoch,
+                         opt.epochs);
+    } else if (!opt.fine_tune) {
+        model.fit_normalization(train_all);
+    }
+
+    // Steps per epoch, for the ETA.
+    const int ppstep = std::max(1, opt.pipelines_per_step);
+    const int steps = int((train_names.size() + size_t(ppstep) - 1) / size_t(ppstep));
+    Progress bar(opt.progress);
+    auto t0 = Clock::now();
+    int steps_done = 0;
+    const int total_steps = std::max(1, (opt.epochs - start_epoch) * steps);
+    double last_val = history.empty() ? -1.0 : history.back().value("val_pairwise_accuracy", -1.0);
+
+    for (int epoch = start_epoch; epoch < opt.epochs; epoch++) {
+        std::mt19937_64 rng(opt.seed + uint64_t(epoch));
+        std::vector<std::string> order = train_names;
+        std::shuffle(order.begin(), order.end(), rng);
+        double loss_sum = 0;
+        for (int s = 0; s < steps; s++) {
+            std::vector<const TrainingSample *> chunk;
+            for (int i = s * ppstep; i < std::min(int(order.size()), (s + 1) * ppstep); i++) {
+                std::vector<const TrainingSample *> v = split.train[order[size_t(i)]];
+                std::shuffle(v.begin(), v.end(), rng);
+                if (int(v.size()) > opt.max_samples_per_pipeline)
+                    v.resize(size_t(std::max(2, opt.max_samples_per_pipeline)));
+                chunk.insert(chunk.end(), v.begin(), v.end());
+            }
+            loss_sum += model.train_step(chunk, opt.loss);
+            steps_done++;
+            double el = std::chrono::duration<double>(Clock::now() - t0).count();
+            double eta = el / steps_done * (total_steps - steps_done);
+            bar.draw(epoch + 1, opt.epochs, s + 1, steps, loss_sum / (s + 1), last_val, eta, false);
+        }
+        RankingMetrics vm = evaluate(model, val_set, opt.loss.tie_log_ratio);
+        last_val = vm.pairwise_accuracy;
+        double el = std::chrono::duration<double>(Clock::now() - t0).count();
+        bar.draw(epoch + 1, opt.epochs, steps, steps, loss_sum / std::max(1, steps), last_val,
+                 el / steps_done * (total_steps - steps_done), true);
+        bar.end_line();
+        history.push_back({{"epoch", epoch + 1},
+                           {"loss", loss_sum / std::max(1, steps)},
+                           {"val_pairwise_accuracy", vm.pairwise_accuracy},
+                           {"val_kendall_tau", vm.kendall_tau},
+                           {"val_top1_regret_geomean", vm.top1_regret_geomean}});
+        if (vm.pairwise_accuracy > best_acc) {
+            best_acc = vm.pairwise_accuracy;
+            best_epoch = epoch + 1;
+            model.save(weights.string());
+        }
+        // Checkpoint; trainer.json is written last, so it only names complete files.
+        model.save((ckpt / "model.sxw").string());
+        model.save_optimizer_state((ckpt / "optimizer.pt").string());
+        nlohmann::json st = {{"epochs_done", epoch + 1},
+                             {"best_epoch", best_epoch},
+                             {"best_accuracy", best_acc},
+                             {"seed", opt.seed},
+                             {"history", history}};
+        write_text_atomically(ckpt / "trainer.json", st.dump(2));
+    }
+
+    TrainResult res;
+    res.epochs_run = opt.epochs - start_epoch;
+    res.best_epoch = best_epoch;
+    if (fs::exists(weights)) model.load(weights.string());
+    std::vector<double> val_pred, train_pred;
+    res.validation = evaluate(model, val_set, opt.loss.tie_log_ratio, &val_pred);
+    res.train = evaluate(model, train_all, opt.loss.tie_log_ratio, &train_pred);
+
+    nlohmann::json summary = {
+        {"samples", samples.size()},
+        {"pipelines", per_pipeline.size()},
+        {"train_samples", split.train_samples},
+        {"train_pipelines", split.train.size()},
+        {"validation_samples", split.validation.size()},
+        {"validation_pipelines", res.validation.pipelines},
+        {"validation_percent", opt.validation_percent},
+        {"epochs", opt.epochs},
+        {"best_epoch", best_epoch},
+        {"seed", opt.seed},
+        {"learning_rate", opt.loss.learning_rate},
+        {"absolute_weight", opt.loss.absolute_weight},
+        {"pair_temperature", opt.loss.pair_temperature},
+        {"fine_tuned", opt.fine_tune}};
+    nlohmann::json metrics = {{"validation", metrics_to_json(res.validation)},
+                              {"train", metrics_to_json(res.train)},
+                              {"validation_is_train_set", !have_val}};
+    model.set_manifest_entry("training", summary.dump());
+    model.set_manifest_entry("metrics", metrics.dump());
+    model.set_manifest_entry("target", nlohmann::json(opt.target_machine).dump());
+    model.save(weights.string());
+    res.weights_path = weights.string();
+
+    nlohmann::json report = {{"weights", weights.string()},
+                             {"data", summary},
+                             {"metrics", metrics},
+                             {"history", history}};
+    res.report_path = (out / "report.json").string();
+    write_text_atomically(res.report_path, report.dump(2) + "\n");
+
+    fs::path csv = out / "scatter.csv";
+    {
+        std::ofstream f(csv, std::ios::trunc);
+        f << "split,pipeline,measured_seconds,predicted_seconds\n";
+        auto dump = [&](const char *split_name, const std::vector<const TrainingSample *> &s,
+                        const std::vector<double> &p) {
+            for (size_t i = 0; i < s.size(); i++)
+                f << split_name << ",\"" << s[i]->pipeline << "\"," << s[i]->runtime_seconds << ","
+                  << p[i] << "\n";
+        };
+        dump("train", train_all, train_pred);
+        if (have_val) dump("validation", split.validation, val_pred);
+    }
+    if (!opt.plot_script.empty()) {
+        std::string cmd = "python3 '" + opt.plot_script + "' '" + csv.string() + "' '" +
+                          (out / "scatter.png").string() + "'";
+        if (std::system(cmd.c_str()) != 0)
+            std::fprintf(stderr, "sextant-train: warning: plotting failed (%s); scatter.csv is "
+                                 "still written\n",
+                         cmd.c_str());
+    }
+    return res;
+}
+
+} // namespace sextant

@@ -1,0 +1,60 @@
+// Trainer: fits a TrainableCostModel to measured samples — epochs of Adam steps over shuffled
+// training pipelines, validation on pipelines held out by a stable hash of their id,
+// a checkpoint each epoch (resumable), and a report (JSON + predicted-vs-measured scatter).
+// Works through the Torch-free TrainableCostModel interface. See docs/COSTMODEL.md.
+#pragma once
+
+#include "costmodel/TrainableCostModel.h"
+#include "costmodel/torch/Metrics.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace sextant {
+
+struct TrainerOptions {
+    /** Total epochs (a resumed run continues up to this count). */
+    int epochs = 30;
+    /** Pipelines per optimizer step; pairs are formed within each pipeline. */
+    int pipelines_per_step = 8;
+    /** At most this many samples of one pipeline per step (a random subset each epoch). */
+    int max_samples_per_pipeline = 64;
+    /** Percentage of pipelines held out for validation (by stable_hash of the id). */
+    int validation_percent = 15;
+    /** Seeds the shuffling (epoch e uses seed + e, so a resumed run repeats the same order). */
+    uint64_t seed = 1;
+    LossOptions loss;
+    /** Output directory: weights.sxw (the best epoch by validation pairwise accuracy),
+     * report.json, scatter.csv, scatter.png, checkpoint/. Created if missing. */
+    std::string out_dir = "train-out";
+    /** Continue from out_dir/checkpoint instead of starting afresh. */
+    bool resume = false;
+    /** Progress bar on stderr. */
+    bool progress = true;
+    /** Python script that draws scatter.png from scatter.csv; empty = no plot. */
+    std::string plot_script;
+    /** Free text recorded in the manifest (e.g. the CPU the samples were measured on). */
+    std::string target_machine;
+    /** True if the model already holds weights to fine-tune (keep its normalization). */
+    bool fine_tune = false;
+};
+
+struct TrainResult {
+    RankingMetrics train, validation;
+    int best_epoch = -1;
+    int epochs_run = 0;
+    std::string weights_path, report_path;
+};
+
+/** Trains `model` in place on `samples`; on return it holds the best epoch's weights, which
+ * are also saved (with the manifest's training summary and metrics) to out_dir/weights.sxw.
+ * Throws UserError for unusable data (no samples, no pipeline with two samples) or a
+ * missing checkpoint on resume. */
+TrainResult train_cost_model(TrainableCostModel &model, const std::vector<TrainingSample> &samples,
+                             const TrainerOptions &options);
+
+/** JSON object text of a RankingMetrics (used in reports and manifests). */
+std::string metrics_json(const RankingMetrics &m);
+
+} // namespace sextant

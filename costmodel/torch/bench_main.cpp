@@ -1,0 +1,88 @@
+// sextant-model-bench: inference time of the learned model (and of the analytical model, as a
+// reference measured in the same run) per batch and per candidate state, on synthetic rows
+// with realistic feature values. Usage: sextant-model-bench [--rows-per-state N]
+// [--threads N] [--weights FILE] [--sizes 1,32,512,4096]
+#include "costmodel/TrainableCostModel.h"
+#include "costmodel/torch/SyntheticData.h"
+
+#include <chrono>
+#include <cstdio>
+#include <sstream>
+#include <string>
+
+using namespace sextant;
+
+namespace {
+
+double time_per_call(CostModel &m, const FeatureBatch &b, double min_seconds) {
+    using Clock = std::chrono::steady_clock;
+    volatile double sink = 0;
+    for (int i = 0; i < 3; i++) sink = sink + m.predict_stages(b)[0]; // warm up
+    int iters = 0;
+    auto t0 = Clock::now();
+    double el = 0;
+    do {
+        sink = sink + m.predict_stages(b)[0];
+        iters++;
+        el = std::chrono::duration<double>(Clock::now() - t0).count();
+    } while (el < min_seconds);
+    return el / iters;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+    int rows_per_state = 2, threads = 1;
+    std::string weights, sizes_arg = "1,32,512,4096";
+    for (int i = 1; i + 1 < argc; i += 2) {
+        std::string a = argv[i];
+        if (a == "--rows-per-state") rows_per_state = std::stoi(argv[i + 1]);
+        else if (a == "--threads") threads = std::stoi(argv[i + 1]);
+        else if (a == "--weights") weights = argv[i + 1];
+        else if (a == "--sizes") sizes_arg = argv[i + 1];
+        else {
+            std::fprintf(stderr, "unknown argument %s\n", a.c_str());
+            return 2;
+        }
+    }
+    const int parallelism = 16;
+    const double llc = 32.0 * 1024 * 1024;
+    TorchModelConfig cfg;
+    cfg.parallelism = parallelism;
+    cfg.llc_bytes = llc;
+    cfg.num_threads = threads;
+    std::unique_ptr<TrainableCostModel> torch_model =
+        weights.empty() ? make_torch_cost_model(cfg)
+                        : load_torch_cost_model(weights, parallelism, llc, threads);
+    AnalyticalModel analytical(parallelism, llc);
+
+    // A 12-stage pipeline; each state contributes `rows_per_state` rows (the stages a
+    // candidate changed), as in ModelEvaluator.
+    std::mt19937_64 rng(3);
+    std::vector<std::vector<float>> table;
+    for (int s = 0; s < 12; s++) table.push_back(synthetic_algorithm_row(rng));
+    std::printf("batch_states,rows,torch_ms_per_batch,torch_us_per_state,analytical_ms_per_batch,"
+                "analytical_us_per_state\n");
+    std::stringstream ss(sizes_arg);
+    std::string tok;
+    while (std::getline(ss, tok, ',')) {
+        int states = std::stoi(tok);
+        FeatureBatch b;
+        b.algorithm = &table;
+        b.num_states = states;
+        for (int st = 0; st < states; st++) {
+            for (int r = 0; r < rows_per_state; r++) {
+                int stage = int(rng() % table.size());
+                b.stage_ids.push_back(stage);
+                b.state_index.push_back(st);
+                b.schedule.push_back(synthetic_schedule_row(rng, 1e6, 8, 3, parallelism, llc));
+            }
+        }
+        double t = time_per_call(*torch_model, b, 0.5);
+        double ta = time_per_call(analytical, b, 0.2);
+        std::printf("%d,%zu,%.4f,%.3f,%.4f,%.3f\n", states, b.size(), t * 1e3, t * 1e6 / states,
+                    ta * 1e3, ta * 1e6 / states);
+        std::fflush(stdout);
+    }
+    return 0;
+}

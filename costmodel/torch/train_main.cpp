@@ -1,0 +1,123 @@
+// sextant-train: trains the learned cost model on measured samples (JSON lines) and writes
+// weights, a report and a scatter plot. A thin main over Trainer; see docs/COSTMODEL.md.
+#include "costmodel/TrainableCostModel.h"
+#include "costmodel/torch/SyntheticData.h"
+#include "costmodel/torch/Trainer.h"
+#include "plugin/dag/Errors.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+
+using namespace sextant;
+
+namespace {
+
+const char *kUsage = R"(usage: sextant-train --data FILE.jsonl [--data ...] --out DIR [options]
+
+Trains the learned cost model. Writes DIR/weights.sxw (best epoch by validation pairwise
+accuracy), DIR/report.json, DIR/scatter.csv, DIR/scatter.png and DIR/checkpoint/.
+
+  --data FILE         samples, JSON lines (repeatable; docs/COSTMODEL.md)
+  --synthetic N       add N synthetic pipelines (smoke test; no measurements needed)
+  --out DIR           output directory (default train-out)
+  --epochs N          total epochs (default 30)
+  --lr X              Adam learning rate (default 2e-3)
+  --abs-weight X      weight of the absolute log-runtime term (default 0.1)
+  --pipelines-per-step N   (default 8)
+  --max-per-pipeline N     samples of one pipeline per step (default 64)
+  --val-percent P     pipelines held out for validation, by hash (default 15)
+  --seed N            initialisation and shuffling seed (default 1)
+  --resume            continue from DIR/checkpoint
+  --init FILE         fine-tune from these weights instead of a fresh net
+  --parallelism N     cores of the target machine (default: this machine's)
+  --llc-bytes N       last-level cache bytes of the target machine (default 32 MiB)
+  --hidden N          hidden width (default 48); --embedding N: embedding widths (default 24)
+  --threads N         Torch intra-op threads (default 1)
+  --target TEXT       target machine description recorded in the manifest
+  --no-plot, --quiet
+)";
+
+[[noreturn]] void usage_error(const std::string &msg) {
+    std::fprintf(stderr, "sextant-train: %s\n\n%s", msg.c_str(), kUsage);
+    std::exit(2);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+    std::vector<std::string> data;
+    int synthetic = 0;
+    std::string init;
+    TrainerOptions opt;
+    opt.plot_script = SEXTANT_PLOT_SCRIPT;
+    TorchModelConfig cfg;
+    cfg.parallelism = int(std::max(1u, std::thread::hardware_concurrency()));
+    try {
+        for (int i = 1; i < argc; i++) {
+            std::string a = argv[i];
+            auto next = [&]() -> std::string {
+                if (i + 1 >= argc) usage_error(a + " needs a value");
+                return argv[++i];
+            };
+            if (a == "--data") data.push_back(next());
+            else if (a == "--synthetic") synthetic = std::stoi(next());
+            else if (a == "--out") opt.out_dir = next();
+            else if (a == "--epochs") opt.epochs = std::stoi(next());
+            else if (a == "--lr") opt.loss.learning_rate = std::stod(next());
+            else if (a == "--abs-weight") opt.loss.absolute_weight = std::stod(next());
+            else if (a == "--pipelines-per-step") opt.pipelines_per_step = std::stoi(next());
+            else if (a == "--max-per-pipeline") opt.max_samples_per_pipeline = std::stoi(next());
+            else if (a == "--val-percent") opt.validation_percent = std::stoi(next());
+            else if (a == "--seed") opt.seed = cfg.seed = std::stoull(next());
+            else if (a == "--resume") opt.resume = true;
+            else if (a == "--init") init = next();
+            else if (a == "--parallelism") cfg.parallelism = std::stoi(next());
+            else if (a == "--llc-bytes") cfg.llc_bytes = std::stod(next());
+            else if (a == "--hidden") cfg.hidden = std::stoi(next());
+            else if (a == "--embedding") cfg.algorithm_embedding = cfg.schedule_embedding = std::stoi(next());
+            else if (a == "--threads") cfg.num_threads = std::stoi(next());
+            else if (a == "--target") opt.target_machine = next();
+            else if (a == "--no-plot") opt.plot_script.clear();
+            else if (a == "--quiet") opt.progress = false;
+            else if (a == "-h" || a == "--help") {
+                std::printf("%s", kUsage);
+                return 0;
+            } else usage_error("unknown argument '" + a + "'");
+        }
+    } catch (const std::logic_error &) {
+        usage_error("bad number in the arguments");
+    }
+    if (data.empty() && synthetic == 0) usage_error("give --data FILE or --synthetic N");
+    try {
+        std::vector<TrainingSample> samples;
+        for (const std::string &d : data) {
+            std::vector<TrainingSample> s = read_samples_jsonl(d);
+            samples.insert(samples.end(), s.begin(), s.end());
+        }
+        if (synthetic > 0) {
+            SyntheticOptions so;
+            so.pipelines = synthetic;
+            so.parallelism = cfg.parallelism;
+            so.llc_bytes = cfg.llc_bytes;
+            so.seed = opt.seed;
+            std::vector<TrainingSample> s = synthetic_dataset(so);
+            samples.insert(samples.end(), s.begin(), s.end());
+        }
+        std::unique_ptr<TrainableCostModel> model;
+        if (!init.empty()) {
+            model = load_torch_cost_model(init, cfg.parallelism, cfg.llc_bytes, cfg.num_threads);
+            opt.fine_tune = true;
+        } else {
+            model = make_torch_cost_model(cfg);
+        }
+        TrainResult r = train_cost_model(*model, samples, opt);
+        std::printf("weights: %s\nreport: %s\nvalidation: %s\n", r.weights_path.c_str(),
+                    r.report_path.c_str(), metrics_json(r.validation).c_str());
+    } catch (const UserError &e) {
+        std::fprintf(stderr, "sextant-train: error: %s\n", e.what());
+        return 1;
+    }
+    return 0;
+}

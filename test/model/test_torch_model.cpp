@@ -1,0 +1,190 @@
+// TorchCostModel: forward pass vs a hand computation, batching, save/load round trip.
+#include "costmodel/CostTerms.h"
+#include "costmodel/torch/SyntheticData.h"
+#include "costmodel/torch/TorchModel.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+using namespace sextant;
+
+namespace {
+
+TorchModelConfig tiny_config() {
+    TorchModelConfig c;
+    c.parallelism = 4;
+    c.llc_bytes = 8.0 * 1024 * 1024;
+    c.algorithm_embedding = 2;
+    c.schedule_embedding = 3;
+    c.hidden = 4;
+    return c;
+}
+
+struct Rows {
+    std::vector<std::vector<float>> table;
+    FeatureBatch batch;
+};
+
+/** `states` candidates of `rows_per_state` rows over a 4-stage table. */
+void make_rows(Rows &r, int states, int rows_per_state, uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    for (int s = 0; s < 4; s++) r.table.push_back(synthetic_algorithm_row(rng));
+    r.batch.algorithm = &r.table;
+    r.batch.num_states = states;
+    for (int st = 0; st < states; st++) {
+        for (int k = 0; k < rows_per_state; k++) {
+            r.batch.stage_ids.push_back(int(rng() % 4));
+            r.batch.state_index.push_back(st);
+            r.batch.schedule.push_back(synthetic_schedule_row(rng, 1e5 * (1 + st % 7), 6, 3, 4,
+                                                              8.0 * 1024 * 1024));
+        }
+    }
+}
+
+double softplus(double x) { return x > 30 ? x : std::log1p(std::exp(x)); }
+double relu(double x) { return x > 0 ? x : 0; }
+
+/** The net written out with loops, from the model's own parameters. */
+double reference_forward(const TorchCostModel &m, const std::vector<float> &alg,
+                         const ScheduleRow &row) {
+    const TorchModelConfig &c = m.config();
+    const int A = num_algorithm_features(), S = kNumScheduleFeatures, K = kNumCostTerms;
+    const int Ea = c.algorithm_embedding, Es = c.schedule_embedding, H = c.hidden;
+    auto aw = m.parameter("algorithm_embedding.weight_raw");
+    auto ab = m.parameter("algorithm_embedding.bias");
+    auto sw = m.parameter("schedule_embedding.weight");
+    auto sb = m.parameter("schedule_embedding.bias");
+    auto hw = m.parameter("hidden.weight");
+    auto hb = m.parameter("hidden.bias");
+    auto ow = m.parameter("output.weight");
+    auto ob = m.parameter("output.bias");
+    auto mean = m.parameter("schedule_mean");
+    auto sd = m.parameter("schedule_std");
+    auto scale = m.parameter("term_scale");
+    std::vector<double> cat;
+    for (int j = 0; j < Ea; j++) {
+        double v = ab[j];
+        for (int i = 0; i < A; i++) v += std::log1p(std::max(0.0f, alg[i])) * softplus(aw[i * Ea + j]);
+        cat.push_back(relu(v));
+    }
+    for (int j = 0; j < Es; j++) {
+        double v = sb[j];
+        for (int i = 0; i < S; i++)
+            v += (std::log1p(std::max(0.0, row[i])) - mean[i]) / sd[i] * sw[i * Es + j];
+        cat.push_back(relu(v));
+    }
+    std::vector<double> h(H);
+    for (int j = 0; j < H; j++) {
+        double v = hb[j];
+        for (int i = 0; i < Ea + Es; i++) v += cat[i] * hw[i * H + j];
+        h[j] = relu(v);
+    }
+    TermRow t = cost_terms(row, c.parallelism, c.llc_bytes);
+    double secs = 0;
+    for (int k = 0; k < K; k++) {
+        double z = ob[k];
+        for (int j = 0; j < H; j++) z += h[j] * ow[j * K + k];
+        secs += softplus(z) / std::log(2.0) * scale[k] * t[k];
+    }
+    return secs;
+}
+
+} // namespace
+
+TEST_CASE("untrained net with zero output weights equals the analytical model") {
+    TorchCostModel m(tiny_config());
+    m.set_parameter("output.weight", std::vector<double>(size_t(4 * kNumCostTerms), 0.0));
+    Rows r;
+    make_rows(r, 16, 3, 1);
+    AnalyticalModel a(4, 8.0 * 1024 * 1024);
+    std::vector<double> got = m.predict_stages(r.batch), want = a.predict_stages(r.batch);
+    REQUIRE(got.size() == want.size());
+    for (size_t i = 0; i < got.size(); i++) CHECK(got[i] == Approx(want[i]).epsilon(1e-12));
+}
+
+TEST_CASE("forward pass equals a hand computation with constant weights") {
+    // Every weight 0.1, biases 0, normalization identity: all multipliers are equal and
+    // computable by hand: softplus(H * relu-hidden * 0.1) / ln 2.
+    TorchCostModel m(tiny_config());
+    for (const std::string &n : m.parameter_names()) {
+        if (n == "term_scale" || n == "schedule_mean" || n == "schedule_std") continue;
+        double v = n.find("bias") != std::string::npos ? 0.0 : 0.1;
+        if (n == "algorithm_embedding.weight_raw") v = std::log(std::exp(0.1) - 1); // softplus -> 0.1
+        std::vector<int64_t> shape = m.parameter_shape(n);
+        size_t count = 1;
+        for (int64_t d : shape) count *= size_t(d);
+        m.set_parameter(n, std::vector<double>(count, v));
+    }
+    Rows r;
+    make_rows(r, 2, 1, 5);
+    const ScheduleRow &row = r.batch.schedule[0];
+    const auto &alg = r.table[size_t(r.batch.stage_ids[0])];
+    double sa = 0, ss = 0;
+    for (float x : alg) sa += std::log1p(double(x));
+    for (double x : row) ss += std::log1p(std::max(0.0, x));
+    double ea = 0.1 * sa, es = 0.1 * ss;           // each embedding unit (all positive)
+    double hid = 0.1 * (2 * ea + 3 * es);            // each hidden unit
+    double mult = std::log1p(std::exp(0.1 * 4 * hid)) / std::log(2.0);
+    TermRow t = cost_terms(row, 4, 8.0 * 1024 * 1024);
+    double want = 0;
+    for (int k = 0; k < kNumCostTerms; k++) want += mult * AnalyticalModel::coefficients()[k] * t[k];
+    CHECK(m.predict_stages(r.batch)[0] == Approx(want).epsilon(1e-9));
+}
+
+TEST_CASE("forward pass equals a loop-by-loop reference on random weights") {
+    TorchModelConfig c = tiny_config();
+    c.seed = 11;
+    TorchCostModel m(c);
+    // Move the normalization and output layer off their defaults so every path matters.
+    std::vector<double> mean(kNumScheduleFeatures), sd(kNumScheduleFeatures);
+    for (int i = 0; i < kNumScheduleFeatures; i++) {
+        mean[i] = 0.3 * i;
+        sd[i] = 1.0 + 0.1 * i;
+    }
+    m.set_parameter("schedule_mean", mean);
+    m.set_parameter("schedule_std", sd);
+    std::vector<double> ow = m.parameter("output.weight");
+    for (size_t i = 0; i < ow.size(); i++) ow[i] = 0.2 * std::sin(double(i));
+    m.set_parameter("output.weight", ow);
+    Rows r;
+    make_rows(r, 10, 2, 9);
+    std::vector<double> got = m.predict_stages(r.batch);
+    for (size_t i = 0; i < got.size(); i++) {
+        double want = reference_forward(m, r.table[size_t(r.batch.stage_ids[i])], r.batch.schedule[i]);
+        CHECK(got[i] == Approx(want).epsilon(1e-9));
+    }
+}
+
+TEST_CASE("a batch gives the same predictions as one row at a time") {
+    auto model = make_torch_cost_model(8, 32.0 * 1024 * 1024);
+    Rows r;
+    make_rows(r, 64, 3, 2);
+    std::vector<double> all = model->predict_stages(r.batch);
+    for (size_t i = 0; i < r.batch.size(); i++) {
+        FeatureBatch one;
+        one.algorithm = &r.table;
+        one.num_states = 1;
+        one.stage_ids = {r.batch.stage_ids[i]};
+        one.state_index = {0};
+        one.schedule = {r.batch.schedule[i]};
+        double single = model->predict_stages(one)[0];
+        CHECK(std::fabs(single - all[i]) <= 1e-6 * std::fabs(all[i]));
+    }
+    // predict() sums a state's rows.
+    std::vector<double> states = model->predict(r.batch);
+    REQUIRE(states.size() == 64);
+    CHECK(states[5] == Approx(all[15] + all[16] + all[17]).epsilon(1e-12));
+}
+
+TEST_CASE("predictions are positive and finite for extreme feature values") {
+    auto model = make_torch_cost_model(8, 32.0 * 1024 * 1024);
+    Rows r;
+    make_rows(r, 4, 1, 3);
+    for (double &x : r.batch.schedule[0]) x *= 1e6;
+    for (double &x : r.batch.schedule[1]) x = 0;
+    std::vector<double> p = model->predict_stages(r.batch);
+    for (double v : p) CHECK(std::isfinite(v));
+    CHECK(p[0] > 0);
+    CHECK(p[1] == 0);
+}

@@ -1,0 +1,185 @@
+// Training: samples I/O, ranking metrics, learning a known runtime function, resuming.
+#include "costmodel/torch/Metrics.h"
+#include "costmodel/torch/SyntheticData.h"
+#include "costmodel/torch/TorchModel.h"
+#include "costmodel/torch/Trainer.h"
+#include "plugin/dag/Errors.h"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+
+#include <unistd.h>
+
+using namespace sextant;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path temp_dir(const std::string &name) {
+    fs::path dir = fs::temp_directory_path() /
+                   ("sextant-test-train-" + std::to_string(::getpid())) / name;
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    return dir;
+}
+
+} // namespace
+
+TEST_CASE("samples round-trip through JSON lines") {
+    SyntheticOptions o;
+    o.pipelines = 3;
+    o.schedules_per_pipeline = 2;
+    std::vector<TrainingSample> s = synthetic_dataset(o);
+    fs::path p = temp_dir("jsonl") / "samples.jsonl";
+    write_samples_jsonl(p.string(), s);
+    std::vector<TrainingSample> back = read_samples_jsonl(p.string());
+    REQUIRE(back.size() == s.size());
+    for (size_t i = 0; i < s.size(); i++) {
+        CHECK(back[i].pipeline == s[i].pipeline);
+        CHECK(back[i].runtime_seconds == s[i].runtime_seconds);
+        CHECK(back[i].algorithm == s[i].algorithm);
+        CHECK(back[i].schedule == s[i].schedule);
+    }
+}
+
+TEST_CASE("a malformed samples line names the file and line") {
+    fs::path p = temp_dir("badjsonl") / "samples.jsonl";
+    SyntheticOptions o;
+    o.pipelines = 1;
+    o.schedules_per_pipeline = 1;
+    std::string good = sample_to_json_line(synthetic_dataset(o)[0]);
+    {
+        std::ofstream f(p);
+        f << good << "\n{\"schema_version\": 1, \"pipeline\": \n";
+    }
+    try {
+        read_samples_jsonl(p.string());
+        FAIL("no error");
+    } catch (const UserError &e) {
+        CHECK_THAT(e.what(), Catch::Contains("samples.jsonl:2") && Catch::Contains("not valid JSON"));
+    }
+    {
+        std::ofstream f(p);
+        nlohmann::json j = nlohmann::json::parse(good);
+        j["schema_version"] = 0;
+        f << j.dump() << "\n";
+    }
+    CHECK_THROWS_WITH(read_samples_jsonl(p.string()),
+                      Catch::Contains("samples.jsonl:1") &&
+                          Catch::Contains("feature schema version 0, expected"));
+}
+
+TEST_CASE("ranking metrics of a perfect and a reversed prediction") {
+    std::vector<std::string> pipe = {"a", "a", "a", "b", "b"};
+    std::vector<double> meas = {1, 2, 4, 3, 1};
+    RankingMetrics good = ranking_metrics(pipe, meas, meas);
+    CHECK(good.pipelines == 2);
+    CHECK(good.pairs == 4);
+    CHECK(good.pairwise_accuracy == 1.0);
+    CHECK(good.kendall_tau == Approx(1.0));
+    CHECK(good.top1_regret_geomean == 1.0);
+    std::vector<double> rev = {4, 2, 1, 1, 3};
+    RankingMetrics bad = ranking_metrics(pipe, rev, meas);
+    CHECK(bad.pairwise_accuracy == 0.0);
+    CHECK(bad.kendall_tau == Approx(-1.0));
+    CHECK(bad.top1_regret_geomean == Approx(std::sqrt(4.0 * 3.0)));
+    CHECK(bad.top1_regret_max == 4.0);
+}
+
+TEST_CASE("training on an exact runtime function ranks held-out pipelines near-perfectly") {
+    auto t0 = std::chrono::steady_clock::now();
+    SyntheticOptions so;
+    so.pipelines = 80;
+    so.schedules_per_pipeline = 24;
+    so.parallelism = 8;
+    std::vector<TrainingSample> samples = synthetic_dataset(so);
+    TorchModelConfig c;
+    c.parallelism = 8;
+    c.llc_bytes = so.llc_bytes;
+    auto model = make_torch_cost_model(c);
+
+    // The untrained (analytical) starting point, for reference.
+    std::vector<const TrainingSample *> held;
+    for (const TrainingSample &s : samples)
+        if (is_validation_pipeline(s.pipeline, 20)) held.push_back(&s);
+    REQUIRE(held.size() >= 5 * 24);
+
+    TrainerOptions o;
+    o.epochs = 25;
+    o.validation_percent = 20;
+    o.out_dir = temp_dir("exact").string();
+    o.progress = false;
+    TrainResult r = train_cost_model(*model, samples, o);
+    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    INFO("validation pairwise accuracy " << r.validation.pairwise_accuracy << ", tau "
+                                         << r.validation.kendall_tau << ", regret "
+                                         << r.validation.top1_regret_geomean << ", " << secs
+                                         << " s");
+    CHECK(r.validation.pipelines >= 5);
+    CHECK(r.validation.pairwise_accuracy > 0.95);
+    CHECK(r.validation.top1_regret_geomean < 1.1);
+    CHECK(secs < 60);
+    CHECK(fs::exists(fs::path(o.out_dir) / "weights.sxw"));
+    CHECK(fs::exists(fs::path(o.out_dir) / "report.json"));
+    nlohmann::json report = nlohmann::json::parse(std::ifstream(fs::path(o.out_dir) / "report.json"));
+    CHECK(report["metrics"]["validation"]["pairwise_accuracy"] == r.validation.pairwise_accuracy);
+    // The saved weights reproduce the trained model.
+    auto loaded = load_torch_cost_model(r.weights_path, 8, so.llc_bytes);
+    CHECK(predict_samples(*loaded, held) == predict_samples(*model, held));
+}
+
+TEST_CASE("a resumed run ends with the same weights as an uninterrupted one") {
+    SyntheticOptions so;
+    so.pipelines = 12;
+    so.schedules_per_pipeline = 8;
+    std::vector<TrainingSample> samples = synthetic_dataset(so);
+    TrainerOptions o;
+    o.epochs = 4;
+    o.progress = false;
+    o.out_dir = temp_dir("straight").string();
+    TorchModelConfig c;
+    auto straight = make_torch_cost_model(c);
+    train_cost_model(*straight, samples, o);
+
+    o.out_dir = temp_dir("resumed").string();
+    o.epochs = 2;
+    auto first = make_torch_cost_model(c);
+    train_cost_model(*first, samples, o);
+    o.epochs = 4;
+    o.resume = true;
+    auto second = make_torch_cost_model(c);
+    train_cost_model(*second, samples, o);
+
+    auto a = dynamic_cast<TorchCostModel *>(straight.get());
+    auto b = dynamic_cast<TorchCostModel *>(second.get());
+    REQUIRE(a);
+    REQUIRE(b);
+    // Compare the last checkpoints (the returned models hold each run's best epoch).
+    auto ca = load_torch_cost_model((fs::path(temp_dir("x").parent_path()) / "straight" /
+                                     "checkpoint" / "model.sxw")
+                                        .string());
+    auto cb = load_torch_cost_model((fs::path(o.out_dir) / "checkpoint" / "model.sxw").string());
+    auto ta = dynamic_cast<TorchCostModel *>(ca.get()), tb = dynamic_cast<TorchCostModel *>(cb.get());
+    for (const std::string &n : ta->parameter_names()) CHECK(ta->parameter(n) == tb->parameter(n));
+    nlohmann::json st = nlohmann::json::parse(
+        std::ifstream(fs::path(o.out_dir) / "checkpoint" / "trainer.json"));
+    CHECK(st["epochs_done"] == 4);
+    CHECK(st["history"].size() == 4);
+}
+
+TEST_CASE("resume without a checkpoint is a user error") {
+    SyntheticOptions so;
+    so.pipelines = 4;
+    so.schedules_per_pipeline = 3;
+    std::vector<TrainingSample> samples = synthetic_dataset(so);
+    TrainerOptions o;
+    o.resume = true;
+    o.progress = false;
+    o.out_dir = temp_dir("noresume").string();
+    auto m = make_torch_cost_model(8, 32e6);
+    CHECK_THROWS_WITH(train_cost_model(*m, samples, o), Catch::Contains("no checkpoint"));
+}
