@@ -31,7 +31,7 @@ struct RandomPipelineOptions {
     /** Bound on the estimated work of one run under Halide's default schedule, in abstract
      *  ops (about 1 ns each on a 2-core x86 host, unvectorised). Kinds that would exceed it
      *  are skipped. The default aims at 0.1..100 ms per run. */
-    double max_work = 3e7;
+    double max_work = 6e7;
     /** Bound on the size of any one stage's expression after Halide inlines its pure
      *  producers (limits JIT compile time). */
     double max_tree_size = 1500;

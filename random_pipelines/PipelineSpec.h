@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace sextant {
@@ -81,6 +82,9 @@ struct StageSpec {
     double fixed_cost = 0;  ///< extra cost per consumer point (whole-domain recompute)
     double root_cost = 0;   ///< cost of computing the nominal domain once as an output
     double tree_size = 0;   ///< expression size when inlined (compile-time guard)
+    /** Update stages this stage reaches through inlined (pure) stages, each with whether
+     *  the path remaps coordinates (scale/permute/slice/broadcast). Planner bookkeeping. */
+    std::vector<std::pair<int, bool>> inlined_updates;
 };
 
 struct PipelineSpec {

@@ -258,7 +258,48 @@ private:
         return w;
     }
 
+    static bool remaps(StageKind k) {
+        return k == StageKind::Downsample || k == StageKind::Upsample || k == StageKind::Transpose ||
+               k == StageKind::Slice || k == StageKind::Broadcast || k == StageKind::ConvLayer ||
+               k == StageKind::MatMul || k == StageKind::Histogram || k == StageKind::ReduceSum ||
+               k == StageKind::ReduceMax || k == StageKind::ArgMin;
+    }
+
+    /** Halide computes an update stage at the innermost loop of its consumer over the
+     *  bounding box of everything that consumer reads from it. If two read paths map
+     *  coordinates differently (e.g. f(x) and f(2x) via an inlined downsample), that box
+     *  grows with x, so charge the whole domain of the update stage per point. */
+    void account_update_paths(StageSpec &s) const {
+        std::vector<std::pair<int, bool>> paths;
+        bool remap = remaps(s.kind);
+        for (int p : s.producers) {
+            if (st(p).has_update) {
+                paths.emplace_back(p, remap);
+            } else {
+                for (const auto &u : st(p).inlined_updates) paths.emplace_back(u.first, u.second || remap);
+            }
+        }
+        std::vector<int> charged;
+        for (size_t i = 0; i < paths.size(); i++) {
+            for (size_t j = i + 1; j < paths.size(); j++) {
+                int u = paths[i].first;
+                if (u != paths[j].first || !(paths[i].second || paths[j].second)) continue;
+                if (std::find(charged.begin(), charged.end(), u) != charged.end()) continue;
+                charged.push_back(u);
+                double whole = (st(u).point_cost + st(u).fixed_cost) * points_of(st(u).extents);
+                s.point_cost += whole;
+                s.root_cost = s.has_update ? s.root_cost + whole * points_of(s.extents) : points_of(s.extents) * s.point_cost;
+            }
+        }
+        if (!s.has_update) {
+            std::sort(paths.begin(), paths.end());
+            paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
+            s.inlined_updates = paths;
+        }
+    }
+
     bool accept(StageSpec s) {
+        account_update_paths(s);
         if (s.tree_size > opts_.max_tree_size) {
             return false;
         }

@@ -19,7 +19,7 @@ public:
     GeneratorParam<int> min_stages{"min_stages", 2};
     GeneratorParam<int> max_stages{"max_stages", 12};
     GeneratorParam<int> max_outputs{"max_outputs", 3};
-    GeneratorParam<double> max_work{"max_work", 3e7};
+    GeneratorParam<double> max_work{"max_work", 6e7};
     GeneratorParam<int> max_extent{"max_extent", 2048};
 
     void configure() {
