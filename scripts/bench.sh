@@ -166,12 +166,13 @@ fail_cell() {
 last_error() {
     local line
     local rc="${2:-}"
+    local sig=""
     if [ -n "$rc" ] && [ "$rc" -gt 128 ] 2>/dev/null && [ "$rc" -lt 160 ]; then
-        echo "killed by signal SIG$(kill -l $((rc - 128)) 2>/dev/null || echo $((rc - 128)))"
-        return
+        sig="killed by SIG$(kill -l $((rc - 128)) 2>/dev/null || echo $((rc - 128)))"
     fi
     line="$(grep -E -m1 'Error|error:|Assertion|terminate|Segmentation|what\(\)|Unhandled' "$1" 2>/dev/null)"
     [ -n "$line" ] || line="$(grep -v '^\s*$' "$1" 2>/dev/null | tail -n 1)"
+    if [ -n "$sig" ]; then line="$sig${line:+: $line}"; fi
     echo "${line:0:300}"
 }
 

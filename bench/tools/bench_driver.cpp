@@ -262,7 +262,15 @@ int time_all(std::vector<Pipeline> &ps, int reps, double budget_s) {
 
 }  // namespace
 
+// Halide runtime errors (e.g. an allocation too large) are printed and turned into a failed
+// run, instead of the default handler's abort().
+void on_halide_error(void *, const char *msg) {
+    std::fprintf(stderr, "halide error: %s\n", msg);
+    std::fflush(stderr);
+}
+
 int main(int argc, char **argv) {
+    halide_set_error_handler(on_halide_error);
     std::string mode, file;
     int reps = 10;
     double budget = 20.0, rtol = 1e-4;

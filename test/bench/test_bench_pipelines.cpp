@@ -5,18 +5,18 @@
 
 #include "HalideBuffer.h"
 
-#include "box_blur_m16.h"
-#include "box_blur_root.h"
-#include "conv_relu_m16.h"
-#include "conv_relu_root.h"
-#include "histogram_equalize_m16.h"
-#include "histogram_equalize_root.h"
-#include "iir_blur_m16.h"
-#include "iir_blur_root.h"
-#include "matmul_m16.h"
-#include "matmul_root.h"
-#include "stencil_chain_m16.h"
-#include "stencil_chain_root.h"
+#include "bench_test_box_blur_m16.h"
+#include "bench_test_box_blur_root.h"
+#include "bench_test_conv_relu_m16.h"
+#include "bench_test_conv_relu_root.h"
+#include "bench_test_histogram_equalize_m16.h"
+#include "bench_test_histogram_equalize_root.h"
+#include "bench_test_iir_blur_m16.h"
+#include "bench_test_iir_blur_root.h"
+#include "bench_test_matmul_m16.h"
+#include "bench_test_matmul_root.h"
+#include "bench_test_stencil_chain_m16.h"
+#include "bench_test_stencil_chain_root.h"
 
 #include <algorithm>
 #include <cmath>
