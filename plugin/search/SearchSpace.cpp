@@ -111,7 +111,10 @@ std::vector<StageSched> SearchSpace::tilings(const Stage &s, const Box64 &box, b
             StageSched base;
             base.loops = cur;
             StageNest n = make_stage_nest(s, base, box);
-            if (n.order.empty()) return;
+            if (n.order.empty()) { // a zero-dimensional stage (a scalar Func)
+                out.push_back(base);
+                return;
+            }
             const ConcreteLoop &inner = n.order.back();
             const LoopDim &il = s.loops[inner.stage_loop];
             std::vector<int> widths = {1};

@@ -112,6 +112,18 @@ Built matmul() {
     return {{out}, {a, b}};
 }
 
+Built normalize_by_scalar() {
+    ImageParam in(Float(32), 1, "norm_in");
+    Var x("x");
+    RDom r(0, 300, "r");
+    Func total("total"), out("out");
+    total() = 0.f;
+    total() += in(r); // a zero-dimensional Func with an update
+    out(x) = in(x) / (total() + 1.f);
+    out.set_estimate(x, 0, 300);
+    return {{out}, {in}};
+}
+
 sextant::Params fast_params() {
     sextant::Params p;
     p.beam_size = 8;
@@ -135,6 +147,10 @@ TEST_CASE("pyramid with two outputs schedules and matches", "[e2e]") {
 
 TEST_CASE("matrix multiply schedules and matches", "[e2e]") {
     check_pipeline(matmul, {{128, 64}}, fast_params());
+}
+
+TEST_CASE("a scalar Func schedules and matches", "[e2e]") {
+    check_pipeline(normalize_by_scalar, {{300}}, fast_params());
 }
 
 TEST_CASE("greedy and dropout schedules are legal too", "[e2e]") {
