@@ -106,6 +106,10 @@ done
 mkdir -p "$out_dir" || exit 2
 out_dir="$(cd "$out_dir" && pwd)"
 
+# Debian's python3 has python3-matplotlib; a python3 earlier on PATH (pyenv) may not.
+python=python3
+[ -x /usr/bin/python3 ] && python=/usr/bin/python3
+
 log() { echo "[bench $(date +%H:%M:%S)] $*"; }
 
 # ---- Build the bench tools (a standalone CMake project over bench/) ----
@@ -297,10 +301,10 @@ for p in $pipelines; do
             [ -f "$pdir/$s/status" ] || echo ok >"$pdir/$s/status"
         done
     fi
-    python3 "$ROOT/scripts/bench_report.py" "$out_dir" --quiet || true
+    "$python" "$ROOT/scripts/bench_report.py" "$out_dir" --quiet || true
 done
 
 log "done"
-python3 "$ROOT/scripts/bench_report.py" "$out_dir"
+"$python" "$ROOT/scripts/bench_report.py" "$out_dir"
 ln -sfn "$out_dir" "$build_dir/results/latest" 2>/dev/null || true
 log "results in $out_dir (results.md, results.json, runtime_vs_adams2019.png)"

@@ -147,6 +147,7 @@ def chart(path, rows, gm):
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
+        print("bench_report.py: matplotlib not available; no chart written", file=sys.stderr)
         return False
     scheds = [s for s in gm if s != "reference"]
     pipes = sorted({r["pipeline"] for r in rows}) + ["geomean"]
