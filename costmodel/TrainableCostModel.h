@@ -58,11 +58,11 @@ struct TorchModelConfig {
     int parallelism = 8;
     double llc_bytes = 32.0 * 1024 * 1024;
     /** Width of the algorithm-feature embedding (non-negative weights). */
-    int algorithm_embedding = 24;
+    int algorithm_embedding = 16;
     /** Width of the schedule-feature embedding. */
-    int schedule_embedding = 24;
+    int schedule_embedding = 16;
     /** Width of the hidden layer of the head MLP. */
-    int hidden = 48;
+    int hidden = 32;
     /** Torch intra-op threads, set with torch::set_num_threads when the model is made.
      * Default 1: the search is single-threaded per candidate batch and Halide's own thread
      * pool / the generator's threads must not be oversubscribed by Torch's OpenMP pool. */

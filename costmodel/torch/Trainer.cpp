@@ -277,12 +277,23 @@ TrainResult train_cost_model(TrainableCostModel &model, const std::vector<Traini
         if (have_val) dump("validation", split.validation, val_pred);
     }
     if (!opt.plot_script.empty()) {
-        std::string cmd = "python3 '" + opt.plot_script + "' '" + csv.string() + "' '" +
-                          (out / "scatter.png").string() + "'";
-        if (std::system(cmd.c_str()) != 0)
-            std::fprintf(stderr, "sextant-train: warning: plotting failed (%s); scatter.csv is "
-                                 "still written\n",
-                         cmd.c_str());
+        // The first python3 on PATH may lack matplotlib (pyenv, venvs): fall back to the
+        // system interpreter, where Debian's python3-matplotlib lives.
+        bool plotted = false;
+        std::string tried;
+        for (std::string py : {opt.python, std::string("/usr/bin/python3")}) {
+            std::string cmd = "'" + py + "' '" + opt.plot_script + "' '" + csv.string() + "' '" +
+                              (out / "scatter.png").string() + "' 2>/dev/null";
+            tried += (tried.empty() ? "" : "; ") + cmd;
+            if (std::system(cmd.c_str()) == 0) {
+                plotted = true;
+                break;
+            }
+        }
+        if (!plotted)
+            std::fprintf(stderr, "sextant-train: warning: plotting failed (%s): is matplotlib "
+                                 "installed? scatter.csv is still written\n",
+                         tried.c_str());
     }
     return res;
 }

@@ -34,6 +34,8 @@ struct TrainerOptions {
     bool progress = true;
     /** Python script that draws scatter.png from scatter.csv; empty = no plot. */
     std::string plot_script;
+    /** Interpreter for plot_script (with matplotlib); /usr/bin/python3 is tried next. */
+    std::string python = "python3";
     /** Free text recorded in the manifest (e.g. the CPU the samples were measured on). */
     std::string target_machine;
     /** True if the model already holds weights to fine-tune (keep its normalization). */

@@ -33,9 +33,11 @@ accuracy), DIR/report.json, DIR/scatter.csv, DIR/scatter.png and DIR/checkpoint/
   --init FILE         fine-tune from these weights instead of a fresh net
   --parallelism N     cores of the target machine (default: this machine's)
   --llc-bytes N       last-level cache bytes of the target machine (default 32 MiB)
-  --hidden N          hidden width (default 48); --embedding N: embedding widths (default 24)
+  --hidden N          hidden width (default 32); --embedding N: embedding widths (default 16)
   --threads N         Torch intra-op threads (default 1)
   --target TEXT       target machine description recorded in the manifest
+  --python PATH       interpreter with matplotlib for the plot (default python3, then
+                      /usr/bin/python3)
   --no-plot, --quiet
 )";
 
@@ -80,6 +82,7 @@ int main(int argc, char **argv) {
             else if (a == "--threads") cfg.num_threads = std::stoi(next());
             else if (a == "--target") opt.target_machine = next();
             else if (a == "--no-plot") opt.plot_script.clear();
+            else if (a == "--python") opt.python = next();
             else if (a == "--quiet") opt.progress = false;
             else if (a == "-h" || a == "--help") {
                 std::printf("%s", kUsage);

@@ -107,6 +107,13 @@ TEST_CASE("training on an exact runtime function ranks held-out pipelines near-p
     for (const TrainingSample &s : samples)
         if (is_validation_pipeline(s.pipeline, 20)) held.push_back(&s);
     REQUIRE(held.size() >= 5 * 24);
+    std::vector<std::string> pipe;
+    std::vector<double> meas;
+    for (const TrainingSample *s : held) {
+        pipe.push_back(s->pipeline);
+        meas.push_back(s->runtime_seconds);
+    }
+    RankingMetrics before = ranking_metrics(pipe, predict_samples(*model, held), meas);
 
     TrainerOptions o;
     o.epochs = 25;
@@ -115,12 +122,15 @@ TEST_CASE("training on an exact runtime function ranks held-out pipelines near-p
     o.progress = false;
     TrainResult r = train_cost_model(*model, samples, o);
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    INFO("untrained: accuracy " << before.pairwise_accuracy << ", regret "
+                                << before.top1_regret_geomean);
     INFO("validation pairwise accuracy " << r.validation.pairwise_accuracy << ", tau "
                                          << r.validation.kendall_tau << ", regret "
                                          << r.validation.top1_regret_geomean << ", " << secs
                                          << " s");
     CHECK(r.validation.pipelines >= 5);
     CHECK(r.validation.pairwise_accuracy > 0.95);
+    CHECK(r.validation.pairwise_accuracy > before.pairwise_accuracy + 0.05);
     CHECK(r.validation.top1_regret_geomean < 1.1);
     CHECK(secs < 60);
     CHECK(fs::exists(fs::path(o.out_dir) / "weights.sxw"));
