@@ -1,0 +1,120 @@
+#include "RandomWorkload.h"
+
+#include "plugin/dag/Errors.h"
+#include "random_pipelines/Planner.h"
+
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace sextant {
+
+namespace rp = random_pipelines;
+
+std::string random_identity(const RandomWorkload &w) {
+    rp::PipelineSpec spec = rp::plan_random_pipeline(w.seed, w.options);
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "random:seed=%llu:gen=%d:h=%016llx",
+                  (unsigned long long)w.seed, rp::kGeneratorVersion,
+                  (unsigned long long)rp::structural_hash(spec));
+    return buf;
+}
+
+std::string random_workload_json(const RandomWorkload &w) {
+    const rp::RandomPipelineOptions &o = w.options;
+    nlohmann::json j = {{"seed", w.seed},
+                        {"generator_version", rp::kGeneratorVersion},
+                        {"min_stages", o.min_stages},
+                        {"max_stages", o.max_stages},
+                        {"max_outputs", o.max_outputs},
+                        {"max_inputs", o.max_inputs},
+                        {"max_dims", o.max_dims},
+                        {"min_extent", o.min_extent},
+                        {"max_extent", o.max_extent},
+                        {"min_channels", o.min_channels},
+                        {"max_channels", o.max_channels},
+                        {"max_input_points", o.max_input_points},
+                        {"max_work", o.max_work},
+                        {"max_tree_size", o.max_tree_size},
+                        {"kind_weights", o.kind_weights}};
+    return j.dump();
+}
+
+RandomWorkload parse_random_workload_json(const std::string &json) {
+    try {
+        nlohmann::json j = nlohmann::json::parse(json);
+        RandomWorkload w;
+        rp::RandomPipelineOptions &o = w.options;
+        w.seed = j.at("seed").get<uint64_t>();
+        o.min_stages = j.at("min_stages").get<int>();
+        o.max_stages = j.at("max_stages").get<int>();
+        o.max_outputs = j.at("max_outputs").get<int>();
+        o.max_inputs = j.at("max_inputs").get<int>();
+        o.max_dims = j.at("max_dims").get<int>();
+        o.min_extent = j.at("min_extent").get<int>();
+        o.max_extent = j.at("max_extent").get<int>();
+        o.min_channels = j.at("min_channels").get<int>();
+        o.max_channels = j.at("max_channels").get<int>();
+        o.max_input_points = j.at("max_input_points").get<int64_t>();
+        o.max_work = j.at("max_work").get<double>();
+        o.max_tree_size = j.at("max_tree_size").get<double>();
+        o.kind_weights = j.at("kind_weights").get<std::vector<double>>();
+        return w;
+    } catch (const nlohmann::json::exception &e) {
+        throw UserError("malformed random workload options '" + json + "': " + e.what());
+    }
+}
+
+std::string machine_string(const MachineInfo &m) {
+    std::ostringstream o;
+    o << "cores=" << m.parallelism << ";llc=" << m.last_level_cache_bytes
+      << ";balance=" << m.balance;
+    return o.str();
+}
+
+MachineInfo parse_machine_string(const std::string &s) {
+    MachineInfo m;
+    std::istringstream in(s);
+    std::string item;
+    while (std::getline(in, item, ';')) {
+        size_t eq = item.find('=');
+        if (eq == std::string::npos) continue;
+        std::string k = item.substr(0, eq), v = item.substr(eq + 1);
+        try {
+            if (k == "cores") m.parallelism = std::stoi(v);
+            else if (k == "llc") m.last_level_cache_bytes = std::stoll(v);
+            else if (k == "balance") m.balance = std::stod(v);
+        } catch (const std::exception &) {
+            throw UserError("malformed machine string '" + s + "' (at '" + item + "')");
+        }
+    }
+    return m;
+}
+
+MachineInfo host_machine(int parallelism) {
+    MachineInfo m;
+    m.parallelism = parallelism > 0 ? parallelism : int(sysconf(_SC_NPROCESSORS_ONLN));
+    if (m.parallelism < 1) m.parallelism = 1;
+    // The size of the highest cache level sysfs reports for cpu0 (e.g. "32768K").
+    int best_level = 0;
+    for (int idx = 0; idx < 8; idx++) {
+        std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(idx);
+        std::ifstream lf(dir + "/level"), sf(dir + "/size");
+        int level = 0;
+        std::string size;
+        if (!(lf >> level) || !(sf >> size) || size.empty() || level <= best_level) continue;
+        int64_t n = std::atoll(size.c_str());
+        if (size.back() == 'K') n <<= 10;
+        else if (size.back() == 'M') n <<= 20;
+        if (n <= 0) continue;
+        best_level = level;
+        m.last_level_cache_bytes = n;
+    }
+    return m;
+}
+
+} // namespace sextant

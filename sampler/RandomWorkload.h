@@ -1,0 +1,37 @@
+// RandomWorkload: how a random pipeline becomes a SampleStore workload and back — its identity
+// string, the options JSON that rebuilds it, and the machine string. Plain data and the
+// planner only (no Halide objects are built here).
+#pragma once
+
+#include "plugin/dag/PipelineDag.h"
+#include "random_pipelines/Options.h"
+
+#include <cstdint>
+#include <string>
+
+namespace sextant {
+
+/** A random pipeline: a seed and the generator options it was planned with. */
+struct RandomWorkload {
+    uint64_t seed = 0;
+    random_pipelines::RandomPipelineOptions options;
+};
+
+/** "random:seed=S:gen=V:h=HASH": V = kGeneratorVersion, HASH = 16 hex digits of the plan's
+ * structural hash, so a changed generator (or options) gives a different identity. Plans the
+ * pipeline (cheap; no Halide). */
+std::string random_identity(const RandomWorkload &w);
+
+/** JSON with the seed, generator version and every generator option. */
+std::string random_workload_json(const RandomWorkload &w);
+/** Inverse of random_workload_json; throws UserError on a malformed string. */
+RandomWorkload parse_random_workload_json(const std::string &json);
+
+/** "cores=P;llc=BYTES;balance=B". */
+std::string machine_string(const MachineInfo &m);
+/** Inverse of machine_string (missing keys keep MachineInfo's defaults). */
+MachineInfo parse_machine_string(const std::string &s);
+/** This host: `parallelism` cores (<= 0: all online CPUs) and its last-level cache size. */
+MachineInfo host_machine(int parallelism);
+
+} // namespace sextant

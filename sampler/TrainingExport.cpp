@@ -1,0 +1,124 @@
+#include "TrainingExport.h"
+
+#include "featurizer/Featurizer.h"
+#include "plugin/halide/DagBuilder.h"
+#include "plugin/search/LoopNest.h"
+#include "plugin/search/ScheduleText.h"
+#include "random_pipelines/RandomPipeline.h"
+#include "sampler/ChildProcess.h"
+#include "sampler/RandomWorkload.h"
+
+#include <fstream>
+#include <sstream>
+
+namespace sextant {
+
+namespace rp = random_pipelines;
+
+std::vector<TrainingSample> workload_training_samples(const WorkloadInfo &w,
+                                                      const std::vector<SampleRecord> &records,
+                                                      TrainingExportStats &stats) {
+    if (w.kind != "random")
+        throw UserError("workload '" + w.identity + "' is of kind '" + w.kind +
+                        "'; only random workloads can be rebuilt for export");
+    RandomWorkload rw = parse_random_workload_json(w.options);
+    if (random_identity(rw) != w.identity)
+        throw UserError("workload '" + w.identity + "' no longer matches the random pipeline "
+                        "generator (now " + random_identity(rw) + "); its records cannot be "
+                        "re-featurized");
+    rp::RandomPipeline p = rp::make_random_pipeline(rw.seed, rw.options);
+    std::vector<Halide::Internal::Function> outs;
+    for (const Halide::Func &f : p.outputs) outs.push_back(f.function());
+    PipelineDag dag = build_pipeline_dag(outs, Halide::Target(w.target), parse_machine_string(w.machine));
+    Featurizer featurizer(dag);
+    std::vector<TrainingSample> out;
+    for (const SampleRecord &r : records) {
+        if (!r.ok()) {
+            stats.failed_records++;
+            continue;
+        }
+        try {
+            Decisions d = parse_schedule_text(dag, r.schedule_text);
+            Nests nests = build_all_nests(dag, d);
+            FeatureBatch b;
+            b.algorithm = &featurizer.algorithm_table();
+            b.num_states = 1;
+            for (const FuncNode &f : dag.funcs) {
+                if (!nests[f.id]) continue; // inlined
+                for (size_t st = 0; st < f.stages.size(); st++) {
+                    b.schedule.push_back(featurizer.schedule_features(d, nests, f.id, int(st)));
+                    b.stage_ids.push_back(featurizer.stage_id(f.id, int(st)));
+                    b.state_index.push_back(0);
+                }
+            }
+            out.push_back(make_training_sample(w.identity, b, 0, *r.runtime_min_s));
+        } catch (const std::exception &e) {
+            stats.skipped_records++;
+            stats.warnings.push_back("record " + std::to_string(r.id) + " of " + w.identity +
+                                     ": " + e.what());
+        }
+    }
+    return out;
+}
+
+TrainingExportStats export_training(SampleStore &store, const std::string &path) {
+    std::ofstream f(path, std::ios::trunc);
+    if (!f) throw UserError("cannot write training samples to '" + path + "'");
+    TrainingExportStats stats;
+    for (const WorkloadInfo &w : store.workloads()) {
+        std::vector<SampleRecord> records = store.records(w.id);
+        // One child per workload: Halide uniquifies Func names per process, so a second
+        // pipeline built in one process would not match its ScheduleText; a child also keeps
+        // a crash in one workload from ending the export.
+        ChildResult c = run_in_child(
+            [&](int fd) {
+                TrainingExportStats s;
+                std::string out;
+                try {
+                    for (const TrainingSample &t : workload_training_samples(w, records, s))
+                        out += "S " + sample_to_json_line(t) + "\n";
+                } catch (const std::exception &e) {
+                    s.skipped_workloads++;
+                    s.warnings.push_back(e.what());
+                }
+                for (std::string m : s.warnings) {
+                    for (char &ch : m)
+                        if (ch == '\n') ch = ' ';
+                    out += "W " + m + "\n";
+                }
+                out += "C " + std::to_string(s.failed_records) + " " +
+                       std::to_string(s.skipped_records) + " " +
+                       std::to_string(s.skipped_workloads) + "\n";
+                write_all(fd, out);
+            },
+            0);
+        std::istringstream lines(c.output);
+        std::string line;
+        bool counted = false;
+        while (std::getline(lines, line)) {
+            if (line.rfind("S ", 0) == 0) {
+                f << line.substr(2) << "\n";
+                stats.samples++;
+            } else if (line.rfind("W ", 0) == 0) {
+                stats.warnings.push_back(line.substr(2));
+            } else if (line.rfind("C ", 0) == 0) {
+                std::istringstream in(line.substr(2));
+                int64_t a = 0, b = 0, d = 0;
+                in >> a >> b >> d;
+                stats.failed_records += a;
+                stats.skipped_records += b;
+                stats.skipped_workloads += d;
+                counted = true;
+            }
+        }
+        if (!counted) {
+            stats.skipped_workloads++;
+            stats.warnings.push_back("workload '" + w.identity + "': export child failed (" +
+                                     c.failure() + ")");
+        }
+    }
+    if (!f) throw UserError("error while writing training samples to '" + path + "'");
+    return stats;
+}
+
+} // namespace sextant
