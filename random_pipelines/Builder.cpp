@@ -23,12 +23,18 @@ using Halide::Var;
 
 Type halide_type(ElemType t) {
     switch (t) {
-    case ElemType::UInt8: return Halide::UInt(8);
-    case ElemType::UInt16: return Halide::UInt(16);
-    case ElemType::Int16: return Halide::Int(16);
-    case ElemType::Int32: return Halide::Int(32);
-    case ElemType::Float32: return Halide::Float(32);
-    case ElemType::Float64: return Halide::Float(64);
+    case ElemType::UInt8:
+        return Halide::UInt(8);
+    case ElemType::UInt16:
+        return Halide::UInt(16);
+    case ElemType::Int16:
+        return Halide::Int(16);
+    case ElemType::Int32:
+        return Halide::Int(32);
+    case ElemType::Float32:
+        return Halide::Float(32);
+    case ElemType::Float64:
+        return Halide::Float(64);
     }
     return Halide::Int(32);
 }
@@ -41,7 +47,9 @@ Type acc_type(ElemType t) {
     return Halide::Int(32);
 }
 
-Expr cst(Type t, double v) { return Halide::Internal::make_const(t, v); }
+Expr cst(Type t, double v) {
+    return Halide::Internal::make_const(t, v);
+}
 
 /** Clamps e (any numeric type) to the canonical range of t and casts to t. */
 Expr finish(Expr e, ElemType t) {
@@ -60,27 +68,34 @@ Expr div_const(Expr e, int n) {
 std::vector<Var> make_vars(size_t n) {
     static const char *names[] = {"x", "y", "z", "w"};
     std::vector<Var> v;
-    for (size_t i = 0; i < n; i++) v.emplace_back(i < 4 ? names[i] : "v" + std::to_string(i));
+    for (size_t i = 0; i < n; i++)
+        v.emplace_back(i < 4 ? names[i] : "v" + std::to_string(i));
     return v;
 }
 
-std::vector<Expr> as_exprs(const std::vector<Var> &v) { return std::vector<Expr>(v.begin(), v.end()); }
+std::vector<Expr> as_exprs(const std::vector<Var> &v) {
+    return std::vector<Expr>(v.begin(), v.end());
+}
 
 Halide::Region region_of(const std::vector<int> &extents) {
     Halide::Region r;
-    for (int e : extents) r.emplace_back(0, e);
+    for (int e : extents)
+        r.emplace_back(0, e);
     return r;
 }
 
 class Builder {
 public:
-    Builder(const PipelineSpec &spec, const std::vector<Func> &inputs, const std::vector<Expr> &scalars)
+    Builder(const PipelineSpec &spec, const std::vector<Func> &inputs,
+            const std::vector<Expr> &scalars)
         : spec_(spec), inputs_(inputs), scalars_(scalars) {}
 
     std::vector<Func> build() {
-        for (size_t i = 0; i < spec_.stages.size(); i++) funcs_.push_back(build_stage(int(i)));
+        for (size_t i = 0; i < spec_.stages.size(); i++)
+            funcs_.push_back(build_stage(int(i)));
         std::vector<Func> outs;
-        for (int o : spec_.outputs) outs.push_back(funcs_[size_t(o)]);
+        for (int o : spec_.outputs)
+            outs.push_back(funcs_[size_t(o)]);
         return outs;
     }
 
@@ -110,15 +125,19 @@ private:
             return Halide::clamp(e, cst(acc, lo), cst(acc, hi));
         }
         e = Halide::cast(acc, f(args));
-        if (s.kind == StageKind::ConvLayer && s.ints[4]) e = Halide::max(e, cst(acc, 0));  // ReLU
+        if (s.kind == StageKind::ConvLayer && s.ints[4]) e = Halide::max(e, cst(acc, 0)); // ReLU
         if (s.clamp_on_access) e = Halide::clamp(e, cst(acc, lo), cst(acc, hi));
         return e;
     }
 
-    Expr load(int p, const std::vector<Expr> &args) const { return load_from(p, funcs_[size_t(p)], args); }
+    Expr load(int p, const std::vector<Expr> &args) const {
+        return load_from(p, funcs_[size_t(p)], args);
+    }
 
     /** Producer p read at args, converted to type t. */
-    Expr load_as(int p, const std::vector<Expr> &args, Type t) const { return Halide::cast(t, load(p, args)); }
+    Expr load_as(int p, const std::vector<Expr> &args, Type t) const {
+        return Halide::cast(t, load(p, args));
+    }
 
     Expr scalar_as(int i, Type t) const { return Halide::cast(t, scalars_[size_t(st_scalar(i))]); }
     int st_scalar(int i) const { return i; }
@@ -126,28 +145,37 @@ private:
     /** Reads input i at args, every coordinate clamped to its estimates. */
     Expr input_clamped(int i, std::vector<Expr> args) const {
         const InputSpec &in = spec_.inputs[size_t(i)];
-        for (size_t d = 0; d < args.size(); d++) args[d] = Halide::clamp(args[d], 0, in.extents[d] - 1);
+        for (size_t d = 0; d < args.size(); d++)
+            args[d] = Halide::clamp(args[d], 0, in.extents[d] - 1);
         return inputs_[size_t(i)](args);
     }
 
-    Func apply_boundary(BoundaryKind b, const Func &src, const std::vector<int> &extents, ElemType t) const {
+    Func apply_boundary(BoundaryKind b, const Func &src, const std::vector<int> &extents,
+                        ElemType t) const {
         Halide::Region r = region_of(extents);
         switch (b) {
-        case BoundaryKind::RepeatEdge: return Halide::BoundaryConditions::repeat_edge(src, r);
+        case BoundaryKind::RepeatEdge:
+            return Halide::BoundaryConditions::repeat_edge(src, r);
         case BoundaryKind::ConstantExterior: {
             double lo, hi;
             canonical_range(t, lo, hi);
-            return Halide::BoundaryConditions::constant_exterior(src, cst(halide_type(t), std::max(lo, 0.0)), r);
+            return Halide::BoundaryConditions::constant_exterior(
+                src, cst(halide_type(t), std::max(lo, 0.0)), r);
         }
-        case BoundaryKind::MirrorImage: return Halide::BoundaryConditions::mirror_image(src, r);
-        case BoundaryKind::MirrorInterior: return Halide::BoundaryConditions::mirror_interior(src, r);
-        case BoundaryKind::RepeatImage: return Halide::BoundaryConditions::repeat_image(src, r);
+        case BoundaryKind::MirrorImage:
+            return Halide::BoundaryConditions::mirror_image(src, r);
+        case BoundaryKind::MirrorInterior:
+            return Halide::BoundaryConditions::mirror_interior(src, r);
+        case BoundaryKind::RepeatImage:
+            return Halide::BoundaryConditions::repeat_image(src, r);
         case BoundaryKind::ClampCoords:
-        case BoundaryKind::Count: break;
+        case BoundaryKind::Count:
+            break;
         }
         std::vector<Var> v = make_vars(extents.size());
         std::vector<Expr> args;
-        for (size_t d = 0; d < v.size(); d++) args.push_back(Halide::clamp(v[d], 0, extents[d] - 1));
+        for (size_t d = 0; d < v.size(); d++)
+            args.push_back(Halide::clamp(v[d], 0, extents[d] - 1));
         Func f(src.name() + "_clamped");
         f(v) = src(args);
         return f;
@@ -172,9 +200,11 @@ private:
             Func src(s.name + "_guard");
             std::vector<Var> gv = make_vars(ext.size());
             std::vector<Expr> ga;
-            for (size_t d = 0; d < gv.size(); d++) ga.push_back(Halide::clamp(gv[d], 0, ext[d] - 1));
+            for (size_t d = 0; d < gv.size(); d++)
+                ga.push_back(Halide::clamp(gv[d], 0, ext[d] - 1));
             src(gv) = inputs_[size_t(in)](ga);
-            Func bc = apply_boundary(BoundaryKind(I[0]), src, spec_.inputs[size_t(in)].extents, s.type);
+            Func bc =
+                apply_boundary(BoundaryKind(I[0]), src, spec_.inputs[size_t(in)].extents, s.type);
             f(v) = bc(args);
             break;
         }
@@ -184,29 +214,47 @@ private:
             if (s.producers.size() == 2) {
                 Expr b = load_as(s.producers[1], args, acc);
                 switch (I[0]) {
-                case 0: e = a + b; break;
-                case 1: e = a - b; break;
+                case 0:
+                    e = a + b;
+                    break;
+                case 1:
+                    e = a - b;
+                    break;
                 case 2:
                     e = acc.is_float() ? a * b * cst(acc, 1.0 / 256)
                                        : Halide::clamp(a, -255, 255) * Halide::clamp(b, -255, 255);
                     break;
-                case 3: e = Halide::cast(acc, Halide::abs(a - b)); break;  // abs of int32 is uint32
-                case 4: e = div_const(a + b, 2); break;
-                default: e = Halide::select(a > b, a - b, b); break;
+                case 3:
+                    e = Halide::cast(acc, Halide::abs(a - b));
+                    break; // abs of int32 is uint32
+                case 4:
+                    e = div_const(a + b, 2);
+                    break;
+                default:
+                    e = Halide::select(a > b, a - b, b);
+                    break;
                 }
             } else {
                 switch (I[0]) {
-                case 10: e = a * scalar_as(s.scalars[0], acc) + scalar_as(s.scalars[1], acc); break;
+                case 10:
+                    e = a * scalar_as(s.scalars[0], acc) + scalar_as(s.scalars[1], acc);
+                    break;
                 case 11:
-                    e = acc.is_float() ? a * a * cst(acc, 1.0 / 256)
-                                       : (Halide::clamp(a, -255, 255) * Halide::clamp(a, -255, 255)) / 4;
+                    e = acc.is_float()
+                            ? a * a * cst(acc, 1.0 / 256)
+                            : (Halide::clamp(a, -255, 255) * Halide::clamp(a, -255, 255)) / 4;
                     break;
                 case 12:
-                    e = acc.is_float() ? Halide::sqrt(Halide::abs(a)) * cst(acc, 16) + Halide::sin(a * cst(acc, 0.01)) * cst(acc, 8)
+                    e = acc.is_float() ? Halide::sqrt(Halide::abs(a)) * cst(acc, 16) +
+                                             Halide::sin(a * cst(acc, 0.01)) * cst(acc, 8)
                                        : (a * 3) / 2;
                     break;
-                case 13: e = acc.is_float() ? a * cst(acc, 0.5) - cst(acc, 1) : a / 2 + 1; break;
-                default: e = cst(acc, hi) - a; break;
+                case 13:
+                    e = acc.is_float() ? a * cst(acc, 0.5) - cst(acc, 1) : a / 2 + 1;
+                    break;
+                default:
+                    e = cst(acc, hi) - a;
+                    break;
                 }
             }
             f(v) = finish(e, s.type);
@@ -224,10 +272,18 @@ private:
             Expr b = s.producers.size() > 1 ? load_as(s.producers[1], args, acc) : cst(acc, hi) - a;
             Expr e;
             switch (I[0]) {
-            case 0: e = Halide::select(a > scalar_as(s.scalars[0], acc), a, b); break;
-            case 1: e = Halide::min(a, b); break;
-            case 2: e = Halide::max(a, b); break;
-            default: e = Halide::clamp(a, scalar_as(s.scalars[0], acc), scalar_as(s.scalars[1], acc)); break;
+            case 0:
+                e = Halide::select(a > scalar_as(s.scalars[0], acc), a, b);
+                break;
+            case 1:
+                e = Halide::min(a, b);
+                break;
+            case 2:
+                e = Halide::max(a, b);
+                break;
+            default:
+                e = Halide::clamp(a, scalar_as(s.scalars[0], acc), scalar_as(s.scalars[1], acc));
+                break;
             }
             f(v) = finish(e, s.type);
             break;
@@ -307,7 +363,8 @@ private:
         }
         case StageKind::Transpose: {
             std::vector<Expr> a(args.size());
-            for (size_t j = 0; j < args.size(); j++) a[size_t(I[j])] = args[j];
+            for (size_t j = 0; j < args.size(); j++)
+                a[size_t(I[j])] = args[j];
             f(v) = finish(load_as(s.producers[0], a, acc), s.type);
             break;
         }
@@ -321,7 +378,9 @@ private:
         case StageKind::Slice: {
             int d = I[0];
             int extent = st(s.producers[0]).extents[size_t(d)];
-            Expr coord = I[2] ? Halide::clamp(scalar_as(s.scalars[0], Halide::Int(32)), 0, extent - 1) : Expr(I[1]);
+            Expr coord =
+                I[2] ? Halide::clamp(scalar_as(s.scalars[0], Halide::Int(32)), 0, extent - 1)
+                     : Expr(I[1]);
             std::vector<Expr> a = args;
             a.insert(a.begin() + d, coord);
             f(v) = finish(load_as(s.producers[0], a, acc), s.type);
@@ -350,7 +409,8 @@ private:
                 f(v) = Tuple(Expr(0), cst(halide_type(s.type), hi));
                 Expr val = finish(load(s.producers[0], a), s.type);
                 Expr better = val < f(v)[1];
-                f(v) = Tuple(Halide::select(better, r.x, f(v)[0]), Halide::select(better, val, f(v)[1]));
+                f(v) = Tuple(Halide::select(better, r.x, f(v)[0]),
+                             Halide::select(better, val, f(v)[1]));
             }
             break;
         }
@@ -364,18 +424,22 @@ private:
                 sh[0] = sh[0] + 1;
                 b = load_as(s.producers[0], sh, acc);
             }
-            if (I[0] == 0) f(v) = Tuple(Halide::min(a, b), Halide::max(a, b));
-            else f(v) = Tuple(a + b, a - b);
+            if (I[0] == 0)
+                f(v) = Tuple(Halide::min(a, b), Halide::max(a, b));
+            else
+                f(v) = Tuple(a + b, a - b);
             break;
         }
         case StageKind::Histogram: {
             int bins = I[0], rdims = I[1], where_mode = I[2];
             const StageSpec &A = st(s.producers[0]);
             Halide::Region rr;
-            for (int j = 0; j < rdims; j++) rr.emplace_back(0, A.extents[size_t(j)]);
+            for (int j = 0; j < rdims; j++)
+                rr.emplace_back(0, A.extents[size_t(j)]);
             RDom r(rr, s.name + "_r");
             std::vector<Expr> a;
-            for (int j = 0; j < int(A.extents.size()); j++) a.push_back(j < rdims ? Expr(r[j]) : Expr(0));
+            for (int j = 0; j < int(A.extents.size()); j++)
+                a.push_back(j < rdims ? Expr(r[j]) : Expr(0));
             if (where_mode == 1) r.where((rdims > 1 ? r[0] + r[1] : r[0]) % 3 != 1);
             f(v) = 0;
             f(bin_index(s.producers[0], a, bins)) += 1;
@@ -400,8 +464,10 @@ private:
             if (A.extents.size() >= 3) a.push_back(r.z);
             if (A.extents.size() == 4) a.push_back(v[3]);
             Expr co = v[2];
-            Expr w = w_input ? Halide::cast(acc, input_clamped(s.inputs[0], {r.x, r.y, r.z, co}))
-                             : Halide::cast(acc, (r.x * 3 + r.y * 5 + r.z * 7 + co * 11 + wseed) % 9 - 4);
+            Expr w =
+                w_input
+                    ? Halide::cast(acc, input_clamped(s.inputs[0], {r.x, r.y, r.z, co}))
+                    : Halide::cast(acc, (r.x * 3 + r.y * 5 + r.z * 7 + co * 11 + wseed) % 9 - 4);
             (void)cout;
             f(v) = cst(acc, 0);
             f(v) += load_as(s.producers[0], a, acc) * w;
@@ -429,9 +495,12 @@ private:
                 Var i("i");
                 Expr fi = Halide::cast(Halide::Float(32), i);
                 Expr frac;
-                if (formula == 0) frac = Halide::cast(Halide::Float(32), (i * i) % t) * (1.0f / t);
-                else if (formula == 1) frac = fi * (1.0f / t);
-                else frac = (Halide::sin(fi * 0.05f) + 1.0f) * 0.5f;
+                if (formula == 0)
+                    frac = Halide::cast(Halide::Float(32), (i * i) % t) * (1.0f / t);
+                else if (formula == 1)
+                    frac = fi * (1.0f / t);
+                else
+                    frac = (Halide::sin(fi * 0.05f) + 1.0f) * 0.5f;
                 table(i) = finish(cst(Halide::Float(32), lo) + frac * float(hi - lo), s.type);
                 f(v) = table(idx);
             }
@@ -439,7 +508,8 @@ private:
         }
         case StageKind::Boundary: {
             int p = s.producers[0];
-            Func bc = apply_boundary(BoundaryKind(I[0]), funcs_[size_t(p)], st(p).extents, st(p).type);
+            Func bc =
+                apply_boundary(BoundaryKind(I[0]), funcs_[size_t(p)], st(p).extents, st(p).type);
             f(v) = finish(load_from(p, bc, args), s.type);
             break;
         }
@@ -448,7 +518,8 @@ private:
             Expr e;
             if (I[0] == 1) {
                 e = load_as(s.producers[0], args, acc);
-                for (int j = 1; j < n; j++) e = Halide::max(e, load_as(s.producers[size_t(j)], args, acc));
+                for (int j = 1; j < n; j++)
+                    e = Halide::max(e, load_as(s.producers[size_t(j)], args, acc));
             } else {
                 e = cst(acc, 0);
                 int total = 0;
@@ -462,7 +533,8 @@ private:
             f(v) = finish(e, s.type);
             break;
         }
-        case StageKind::Count: break;
+        case StageKind::Count:
+            break;
         }
         return f;
     }
@@ -481,7 +553,8 @@ private:
         Expr val = load(p, args);
         Expr idx;
         if (val.type().is_float()) {
-            idx = Halide::cast(Halide::Int(32), (val - cst(val.type(), lo)) * cst(val.type(), bins / (hi - lo + 1)));
+            idx = Halide::cast(Halide::Int(32),
+                               (val - cst(val.type(), lo)) * cst(val.type(), bins / (hi - lo + 1)));
         } else {
             idx = ((val - int(lo)) * bins) / int(hi - lo + 1);
         }
@@ -489,7 +562,7 @@ private:
     }
 };
 
-}  // namespace
+} // namespace
 
 std::vector<Func> build_pipeline_funcs(const PipelineSpec &spec, const std::vector<Func> &inputs,
                                        const std::vector<Expr> &scalars) {
@@ -497,5 +570,5 @@ std::vector<Func> build_pipeline_funcs(const PipelineSpec &spec, const std::vect
     return b.build();
 }
 
-}  // namespace random_pipelines
-}  // namespace sextant
+} // namespace random_pipelines
+} // namespace sextant

@@ -19,8 +19,9 @@ Halide::Type halide_type(ElemType t);
 /** Builds the stages. inputs[i] is spec.inputs[i] (any Func-like of that type and
  *  dimensionality, min 0); scalars[i] is spec.scalars[i] (Int32 or Float32 Expr).
  *  Returns one Func per spec.outputs entry, named after its stage. */
-std::vector<Halide::Func> build_pipeline_funcs(const PipelineSpec &spec, const std::vector<Halide::Func> &inputs,
+std::vector<Halide::Func> build_pipeline_funcs(const PipelineSpec &spec,
+                                               const std::vector<Halide::Func> &inputs,
                                                const std::vector<Halide::Expr> &scalars);
 
-}  // namespace random_pipelines
-}  // namespace sextant
+} // namespace random_pipelines
+} // namespace sextant

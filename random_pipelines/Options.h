@@ -40,5 +40,5 @@ struct RandomPipelineOptions {
     std::vector<double> kind_weights;
 };
 
-}  // namespace random_pipelines
-}  // namespace sextant
+} // namespace random_pipelines
+} // namespace sextant

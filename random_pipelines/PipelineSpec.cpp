@@ -12,69 +12,118 @@ namespace random_pipelines {
 
 const char *kind_name(StageKind k) {
     switch (k) {
-    case StageKind::InputBoundary: return "input_boundary";
-    case StageKind::Pointwise: return "pointwise";
-    case StageKind::Cast: return "cast";
-    case StageKind::Select: return "select";
-    case StageKind::Stencil1D: return "stencil_1d";
-    case StageKind::Stencil2D: return "stencil_2d";
-    case StageKind::Separable2D: return "separable_2d";
-    case StageKind::Downsample: return "downsample";
-    case StageKind::Upsample: return "upsample";
-    case StageKind::Transpose: return "transpose";
-    case StageKind::Broadcast: return "broadcast";
-    case StageKind::Slice: return "slice";
-    case StageKind::ReduceSum: return "reduce_sum";
-    case StageKind::ReduceMax: return "reduce_max";
-    case StageKind::ArgMin: return "argmin";
-    case StageKind::TuplePair: return "tuple_pair";
-    case StageKind::Histogram: return "histogram";
-    case StageKind::Scan: return "scan";
-    case StageKind::ConvLayer: return "conv_layer";
-    case StageKind::MatMul: return "matmul";
-    case StageKind::Lookup: return "lookup";
-    case StageKind::Boundary: return "boundary";
-    case StageKind::FanIn: return "fan_in";
-    case StageKind::Count: break;
+    case StageKind::InputBoundary:
+        return "input_boundary";
+    case StageKind::Pointwise:
+        return "pointwise";
+    case StageKind::Cast:
+        return "cast";
+    case StageKind::Select:
+        return "select";
+    case StageKind::Stencil1D:
+        return "stencil_1d";
+    case StageKind::Stencil2D:
+        return "stencil_2d";
+    case StageKind::Separable2D:
+        return "separable_2d";
+    case StageKind::Downsample:
+        return "downsample";
+    case StageKind::Upsample:
+        return "upsample";
+    case StageKind::Transpose:
+        return "transpose";
+    case StageKind::Broadcast:
+        return "broadcast";
+    case StageKind::Slice:
+        return "slice";
+    case StageKind::ReduceSum:
+        return "reduce_sum";
+    case StageKind::ReduceMax:
+        return "reduce_max";
+    case StageKind::ArgMin:
+        return "argmin";
+    case StageKind::TuplePair:
+        return "tuple_pair";
+    case StageKind::Histogram:
+        return "histogram";
+    case StageKind::Scan:
+        return "scan";
+    case StageKind::ConvLayer:
+        return "conv_layer";
+    case StageKind::MatMul:
+        return "matmul";
+    case StageKind::Lookup:
+        return "lookup";
+    case StageKind::Boundary:
+        return "boundary";
+    case StageKind::FanIn:
+        return "fan_in";
+    case StageKind::Count:
+        break;
     }
     return "unknown";
 }
 
 const char *type_name(ElemType t) {
     switch (t) {
-    case ElemType::UInt8: return "uint8";
-    case ElemType::UInt16: return "uint16";
-    case ElemType::Int16: return "int16";
-    case ElemType::Int32: return "int32";
-    case ElemType::Float32: return "float32";
-    case ElemType::Float64: return "float64";
+    case ElemType::UInt8:
+        return "uint8";
+    case ElemType::UInt16:
+        return "uint16";
+    case ElemType::Int16:
+        return "int16";
+    case ElemType::Int32:
+        return "int32";
+    case ElemType::Float32:
+        return "float32";
+    case ElemType::Float64:
+        return "float64";
     }
     return "unknown";
 }
 
 const char *boundary_name(BoundaryKind b) {
     switch (b) {
-    case BoundaryKind::RepeatEdge: return "repeat_edge";
-    case BoundaryKind::ConstantExterior: return "constant_exterior";
-    case BoundaryKind::MirrorImage: return "mirror_image";
-    case BoundaryKind::MirrorInterior: return "mirror_interior";
-    case BoundaryKind::RepeatImage: return "repeat_image";
-    case BoundaryKind::ClampCoords: return "clamp_coords";
-    case BoundaryKind::Count: break;
+    case BoundaryKind::RepeatEdge:
+        return "repeat_edge";
+    case BoundaryKind::ConstantExterior:
+        return "constant_exterior";
+    case BoundaryKind::MirrorImage:
+        return "mirror_image";
+    case BoundaryKind::MirrorInterior:
+        return "mirror_interior";
+    case BoundaryKind::RepeatImage:
+        return "repeat_image";
+    case BoundaryKind::ClampCoords:
+        return "clamp_coords";
+    case BoundaryKind::Count:
+        break;
     }
     return "unknown";
 }
 
-bool is_float(ElemType t) { return t == ElemType::Float32 || t == ElemType::Float64; }
+bool is_float(ElemType t) {
+    return t == ElemType::Float32 || t == ElemType::Float64;
+}
 
 void canonical_range(ElemType t, double &lo, double &hi) {
     switch (t) {
-    case ElemType::UInt8: lo = 0, hi = 255; return;
-    case ElemType::UInt16: lo = 0, hi = 65535; return;
-    case ElemType::Int16: lo = -32768, hi = 32767; return;
-    case ElemType::Int32: lo = -65536, hi = 65536; return;
+    case ElemType::UInt8:
+        lo = 0, hi = 255;
+        return;
+    case ElemType::UInt16:
+        lo = 0, hi = 65535;
+        return;
+    case ElemType::Int16:
+        lo = -32768, hi = 32767;
+        return;
+    case ElemType::Int32:
+        lo = -65536, hi = 65536;
+        return;
     case ElemType::Float32:
-    case ElemType::Float64: lo = -65536, hi = 65536; return;
+    case ElemType::Float64:
+        lo = -65536, hi = 65536;
+        return;
     }
     lo = 0, hi = 0;
 }
@@ -130,7 +179,7 @@ std::string extents_str(const std::vector<int> &e) {
     return s.str();
 }
 
-}  // namespace
+} // namespace
 
 uint64_t structural_hash(const PipelineSpec &spec) {
     Hasher h;
@@ -170,9 +219,12 @@ std::string describe(const PipelineSpec &spec) {
     s << "estimated work (default schedule): " << spec.estimated_work << " ops\n";
     s << "inputs:\n";
     for (const InputSpec &in : spec.inputs) {
-        const char *role = in.role == InputRole::Data ? "data" : in.role == InputRole::Weights ? "weights" : "table";
+        const char *role = in.role == InputRole::Data      ? "data"
+                           : in.role == InputRole::Weights ? "weights"
+                                                           : "table";
         s << "  " << in.name << " " << type_name(in.type) << " " << in.extents.size() << "-D "
-          << extents_str(in.extents) << " " << role << " values [" << in.lo << ", " << in.hi << "]\n";
+          << extents_str(in.extents) << " " << role << " values [" << in.lo << ", " << in.hi
+          << "]\n";
     }
     if (!spec.scalars.empty()) {
         s << "scalar params:\n";
@@ -229,5 +281,5 @@ std::string describe(const PipelineSpec &spec) {
     return s.str();
 }
 
-}  // namespace random_pipelines
-}  // namespace sextant
+} // namespace random_pipelines
+} // namespace sextant

@@ -18,34 +18,42 @@ enum class ElemType : uint8_t { UInt8, UInt16, Int16, Int32, Float32, Float64 };
 
 /** Stage vocabulary; see docs/RANDOM_PIPELINES.md for what each builds. */
 enum class StageKind : uint8_t {
-    InputBoundary,  ///< a boundary condition (or coordinate clamp) on an input ImageParam
-    Pointwise,      ///< unary/binary arithmetic on one or two producers
-    Cast,           ///< saturating conversion to another element type
-    Select,         ///< select / min / max / clamp against scalar params
-    Stencil1D,      ///< 3..7-tap stencil along one dimension
-    Stencil2D,      ///< non-separable k x k stencil (k = 3, 5, 7)
-    Separable2D,    ///< two 1-D passes (two Funcs: <name>_x and <name>)
-    Downsample,     ///< factor-2 downsample (box) in one or two dimensions
-    Upsample,       ///< factor-2 upsample (linear) in one or two dimensions
-    Transpose,      ///< permutation of dimensions
-    Broadcast,      ///< adds a dimension (channels)
-    Slice,          ///< removes a dimension by fixing a coordinate
-    ReduceSum,      ///< sum over one dimension with an RDom (sometimes with where())
-    ReduceMax,      ///< max over one dimension with an RDom (sometimes with where())
-    ArgMin,         ///< Tuple-valued (index, value) arg-min over one dimension
-    TuplePair,      ///< Tuple-valued pointwise pair (min, max) or (sum, difference)
-    Histogram,      ///< scatter: counts of binned values over a whole producer
-    Scan,           ///< prefix sum along one dimension (update reads its own output)
-    ConvLayer,      ///< k x k x C_in -> C_out convolution (3-D/4-D), weights input or computed
-    MatMul,         ///< matrix-multiply-like reduction against a weights matrix
-    Lookup,         ///< data-dependent load from a lookup table (clamped index)
-    Boundary,       ///< boundary condition on an intermediate Func with explicit bounds
-    FanIn,          ///< combines two or three producers (average or max)
+    InputBoundary, ///< a boundary condition (or coordinate clamp) on an input ImageParam
+    Pointwise,     ///< unary/binary arithmetic on one or two producers
+    Cast,          ///< saturating conversion to another element type
+    Select,        ///< select / min / max / clamp against scalar params
+    Stencil1D,     ///< 3..7-tap stencil along one dimension
+    Stencil2D,     ///< non-separable k x k stencil (k = 3, 5, 7)
+    Separable2D,   ///< two 1-D passes (two Funcs: <name>_x and <name>)
+    Downsample,    ///< factor-2 downsample (box) in one or two dimensions
+    Upsample,      ///< factor-2 upsample (linear) in one or two dimensions
+    Transpose,     ///< permutation of dimensions
+    Broadcast,     ///< adds a dimension (channels)
+    Slice,         ///< removes a dimension by fixing a coordinate
+    ReduceSum,     ///< sum over one dimension with an RDom (sometimes with where())
+    ReduceMax,     ///< max over one dimension with an RDom (sometimes with where())
+    ArgMin,        ///< Tuple-valued (index, value) arg-min over one dimension
+    TuplePair,     ///< Tuple-valued pointwise pair (min, max) or (sum, difference)
+    Histogram,     ///< scatter: counts of binned values over a whole producer
+    Scan,          ///< prefix sum along one dimension (update reads its own output)
+    ConvLayer,     ///< k x k x C_in -> C_out convolution (3-D/4-D), weights input or computed
+    MatMul,        ///< matrix-multiply-like reduction against a weights matrix
+    Lookup,        ///< data-dependent load from a lookup table (clamped index)
+    Boundary,      ///< boundary condition on an intermediate Func with explicit bounds
+    FanIn,         ///< combines two or three producers (average or max)
     Count
 };
 
 /** Boundary-condition flavours for InputBoundary and Boundary stages. */
-enum class BoundaryKind : uint8_t { RepeatEdge, ConstantExterior, MirrorImage, MirrorInterior, RepeatImage, ClampCoords, Count };
+enum class BoundaryKind : uint8_t {
+    RepeatEdge,
+    ConstantExterior,
+    MirrorImage,
+    MirrorInterior,
+    RepeatImage,
+    ClampCoords,
+    Count
+};
 
 /** The role of an input buffer: data (full value range), weights (small ints) or a table. */
 enum class InputRole : uint8_t { Data, Weights, Table };
@@ -54,8 +62,8 @@ struct InputSpec {
     std::string name;
     ElemType type = ElemType::UInt8;
     InputRole role = InputRole::Data;
-    std::vector<int> extents;  ///< also the ImageParam estimates; min is always 0
-    double lo = 0, hi = 255;   ///< values the fill pattern uses (inclusive)
+    std::vector<int> extents; ///< also the ImageParam estimates; min is always 0
+    double lo = 0, hi = 255;  ///< values the fill pattern uses (inclusive)
 };
 
 /** A scalar parameter: Int32 or Float32, with the value runs use (also its estimate). */
@@ -67,21 +75,21 @@ struct ScalarSpec {
 
 struct StageSpec {
     StageKind kind = StageKind::Pointwise;
-    std::string name;            ///< unique Func name, e.g. "s3_stencil_2d"
-    ElemType type = ElemType::Int32;  ///< element type (of every Tuple element's access value)
-    std::vector<int> extents;    ///< nominal domain; min is always 0
-    std::vector<int> producers;  ///< stage indices read by this stage
-    std::vector<int> inputs;     ///< input indices read directly (InputBoundary, weights, tables)
-    std::vector<int> scalars;    ///< scalar indices read
-    std::vector<int> ints;       ///< kind-specific parameters (see Builder.cpp)
-    int tuple_size = 1;          ///< > 1 for Tuple-valued Funcs
-    bool has_update = false;     ///< has update definitions (not inlinable)
-    bool clamp_on_access = false;  ///< values may leave the type's canonical range
+    std::string name;                ///< unique Func name, e.g. "s3_stencil_2d"
+    ElemType type = ElemType::Int32; ///< element type (of every Tuple element's access value)
+    std::vector<int> extents;        ///< nominal domain; min is always 0
+    std::vector<int> producers;      ///< stage indices read by this stage
+    std::vector<int> inputs;      ///< input indices read directly (InputBoundary, weights, tables)
+    std::vector<int> scalars;     ///< scalar indices read
+    std::vector<int> ints;        ///< kind-specific parameters (see Builder.cpp)
+    int tuple_size = 1;           ///< > 1 for Tuple-valued Funcs
+    bool has_update = false;      ///< has update definitions (not inlinable)
+    bool clamp_on_access = false; ///< values may leave the type's canonical range
     // Cost model under Halide's default schedule (abstract ops; see Planner.cpp).
-    double point_cost = 0;  ///< cost per point when a consumer reads one point
-    double fixed_cost = 0;  ///< extra cost per consumer point (whole-domain recompute)
-    double root_cost = 0;   ///< cost of computing the nominal domain once as an output
-    double tree_size = 0;   ///< expression size when inlined (compile-time guard)
+    double point_cost = 0; ///< cost per point when a consumer reads one point
+    double fixed_cost = 0; ///< extra cost per consumer point (whole-domain recompute)
+    double root_cost = 0;  ///< cost of computing the nominal domain once as an output
+    double tree_size = 0;  ///< expression size when inlined (compile-time guard)
     /** Update stages this stage reaches through inlined (pure) stages, each with whether
      *  the path remaps coordinates (scale/permute/slice/broadcast). Planner bookkeeping. */
     std::vector<std::pair<int, bool>> inlined_updates;
@@ -91,9 +99,9 @@ struct PipelineSpec {
     uint64_t seed = 0;
     std::vector<InputSpec> inputs;
     std::vector<ScalarSpec> scalars;
-    std::vector<StageSpec> stages;  ///< topological order: producers before consumers
-    std::vector<int> outputs;       ///< stage indices, each a non-Tuple stage
-    double estimated_work = 0;      ///< sum of output root costs (abstract ops)
+    std::vector<StageSpec> stages; ///< topological order: producers before consumers
+    std::vector<int> outputs;      ///< stage indices, each a non-Tuple stage
+    double estimated_work = 0;     ///< sum of output root costs (abstract ops)
 };
 
 /** Version of the generator's output for a given seed; bump when plans change. */
@@ -115,5 +123,5 @@ uint64_t structural_hash(const PipelineSpec &spec);
 /** Human-readable multi-line summary (for --describe). */
 std::string describe(const PipelineSpec &spec);
 
-}  // namespace random_pipelines
-}  // namespace sextant
+} // namespace random_pipelines
+} // namespace sextant

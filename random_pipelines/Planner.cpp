@@ -80,7 +80,8 @@ public:
         int min_stages = std::max(1, opts_.min_stages);
         int max_stages = std::max(min_stages, opts_.max_stages);
         int target = int(rng_.uniform(min_stages, max_stages));
-        int n_inputs = int(rng_.uniform(1, std::max(1, std::min(opts_.max_inputs, target >= 6 ? 3 : 2))));
+        int n_inputs =
+            int(rng_.uniform(1, std::max(1, std::min(opts_.max_inputs, target >= 6 ? 3 : 2))));
         for (int i = 0; i < n_inputs && int(spec_.stages.size()) < target; i++) {
             int in = new_data_input();
             add_input_boundary(in);
@@ -113,7 +114,8 @@ private:
 
     double access_cost(int p) const {
         const StageSpec &s = st(p);
-        return s.point_cost + s.fixed_cost + (s.tuple_size > 1 ? 3 : 0) + (s.clamp_on_access ? 2 : 0);
+        return s.point_cost + s.fixed_cost + (s.tuple_size > 1 ? 3 : 0) +
+               (s.clamp_on_access ? 2 : 0);
     }
 
     double access_tree(int p) const {
@@ -133,7 +135,7 @@ private:
     }
 
     ElemType random_type() {
-        static const ElemType types[] = {ElemType::UInt8, ElemType::UInt16, ElemType::Int16,
+        static const ElemType types[] = {ElemType::UInt8, ElemType::UInt16,  ElemType::Int16,
                                          ElemType::Int32, ElemType::Float32, ElemType::Float64};
         int i = rng_.weighted({30, 15, 12, 13, 25, 5});
         return types[i];
@@ -148,7 +150,10 @@ private:
         return std::max(opts_.min_extent, std::min(opts_.max_extent, v));
     }
 
-    int random_channels() { return int(rng_.uniform(opts_.min_channels, std::max(opts_.min_channels, opts_.max_channels))); }
+    int random_channels() {
+        return int(
+            rng_.uniform(opts_.min_channels, std::max(opts_.min_channels, opts_.max_channels)));
+    }
 
     int add_scalar(ElemType t, double value, const std::string &role) {
         ScalarSpec s;
@@ -160,13 +165,14 @@ private:
     }
 
     /** A threshold-like scalar inside the canonical range of t (Int32 or Float32 param). */
-    int add_threshold(ElemType t, const std::string &role, double frac_lo = 0.2, double frac_hi = 0.8) {
+    int add_threshold(ElemType t, const std::string &role, double frac_lo = 0.2,
+                      double frac_hi = 0.8) {
         double lo, hi;
         canonical_range(t, lo, hi);
         double f = frac_lo + (frac_hi - frac_lo) * rng_.unit();
         double v = lo + f * (hi - lo);
         if (is_float(t)) {
-            v = std::floor(v * 16) / 16;  // exactly representable in float
+            v = std::floor(v * 16) / 16; // exactly representable in float
             return add_scalar(ElemType::Float32, v, role);
         }
         return add_scalar(ElemType::Int32, std::floor(v), role);
@@ -201,7 +207,8 @@ private:
         in.extents = std::move(extents);
         in.lo = lo;
         in.hi = hi;
-        in.name = "in" + std::to_string(spec_.inputs.size()) + (role == InputRole::Weights ? "_weights" : "_table");
+        in.name = "in" + std::to_string(spec_.inputs.size()) +
+                  (role == InputRole::Weights ? "_weights" : "_table");
         spec_.inputs.push_back(in);
         return int(spec_.inputs.size()) - 1;
     }
@@ -250,7 +257,8 @@ private:
     double work_with(const StageSpec &cand) const {
         double w = cand.root_cost;
         for (int i = 0; i < int(spec_.stages.size()); i++) {
-            bool consumed = std::find(cand.producers.begin(), cand.producers.end(), i) != cand.producers.end();
+            bool consumed =
+                std::find(cand.producers.begin(), cand.producers.end(), i) != cand.producers.end();
             if (!consumed && is_sink(i)) {
                 w += st(i).root_cost;
             }
@@ -259,10 +267,10 @@ private:
     }
 
     static bool remaps(StageKind k) {
-        return k == StageKind::Downsample || k == StageKind::Upsample || k == StageKind::Transpose ||
-               k == StageKind::Slice || k == StageKind::Broadcast || k == StageKind::ConvLayer ||
-               k == StageKind::MatMul || k == StageKind::Histogram || k == StageKind::ReduceSum ||
-               k == StageKind::ReduceMax || k == StageKind::ArgMin;
+        return k == StageKind::Downsample || k == StageKind::Upsample ||
+               k == StageKind::Transpose || k == StageKind::Slice || k == StageKind::Broadcast ||
+               k == StageKind::ConvLayer || k == StageKind::MatMul || k == StageKind::Histogram ||
+               k == StageKind::ReduceSum || k == StageKind::ReduceMax || k == StageKind::ArgMin;
     }
 
     /** Halide computes an update stage at the innermost loop of its consumer over the
@@ -276,7 +284,8 @@ private:
             if (st(p).has_update) {
                 paths.emplace_back(p, remap);
             } else {
-                for (const auto &u : st(p).inlined_updates) paths.emplace_back(u.first, u.second || remap);
+                for (const auto &u : st(p).inlined_updates)
+                    paths.emplace_back(u.first, u.second || remap);
             }
         }
         std::vector<int> charged;
@@ -288,7 +297,8 @@ private:
                 charged.push_back(u);
                 double whole = (st(u).point_cost + st(u).fixed_cost) * points_of(st(u).extents);
                 s.point_cost += whole;
-                s.root_cost = s.has_update ? s.root_cost + whole * points_of(s.extents) : points_of(s.extents) * s.point_cost;
+                s.root_cost = s.has_update ? s.root_cost + whole * points_of(s.extents)
+                                           : points_of(s.extents) * s.point_cost;
             }
         }
         if (!s.has_update) {
@@ -330,7 +340,7 @@ private:
         for (int i = 0; i < k; i++) {
             w[size_t(i)] = int(rng_.uniform(-1, 4));
         }
-        w[size_t(k / 2)] = int(rng_.uniform(1, 4));  // non-zero centre: norm >= 1
+        w[size_t(k / 2)] = int(rng_.uniform(1, 4)); // non-zero centre: norm >= 1
         return w;
     }
 
@@ -374,11 +384,14 @@ private:
                 s.ints = {op};
                 if (op == 10) {
                     if (is_float(s.type)) {
-                        s.scalars = {add_scalar(ElemType::Float32, 0.25 * double(rng_.uniform(1, 12)), "scale"),
-                                     add_scalar(ElemType::Float32, double(rng_.uniform(-64, 64)), "offset")};
+                        s.scalars = {
+                            add_scalar(ElemType::Float32, 0.25 * double(rng_.uniform(1, 12)),
+                                       "scale"),
+                            add_scalar(ElemType::Float32, double(rng_.uniform(-64, 64)), "offset")};
                     } else {
-                        s.scalars = {add_scalar(ElemType::Int32, double(rng_.uniform(1, 5)), "scale"),
-                                     add_scalar(ElemType::Int32, double(rng_.uniform(-64, 64)), "offset")};
+                        s.scalars = {
+                            add_scalar(ElemType::Int32, double(rng_.uniform(1, 5)), "scale"),
+                            add_scalar(ElemType::Int32, double(rng_.uniform(-64, 64)), "offset")};
                     }
                 }
             }
@@ -424,11 +437,12 @@ private:
             if (mode == 0) {
                 s.scalars = {add_threshold(s.type, "threshold")};
             } else if (mode == 3) {
-                s.scalars = {add_threshold(s.type, "lo", 0.0, 0.4), add_threshold(s.type, "hi", 0.6, 1.0)};
+                s.scalars = {add_threshold(s.type, "lo", 0.0, 0.4),
+                             add_threshold(s.type, "hi", 0.6, 1.0)};
             }
             double c = 0, t = 0;
             for (int p : s.producers) {
-                c += 2 * access_cost(p);  // select reads a twice (condition and value)
+                c += 2 * access_cost(p); // select reads a twice (condition and value)
                 t += 2 * access_tree(p);
             }
             pure_cost(s, 4, c, t);
@@ -444,13 +458,15 @@ private:
             s.type = st(a).type;
             s.extents = st(a).extents;
             s.ints = {d, k};
-            for (int w : weights_for(k)) s.ints.push_back(w);
+            for (int w : weights_for(k))
+                s.ints.push_back(w);
             pure_cost(s, 3 + k, k * access_cost(a), k * access_tree(a));
             return accept(std::move(s));
         }
         case StageKind::Stencil2D:
         case StageKind::Separable2D: {
-            int a = choose_producer([](const StageSpec &x) { return x.tuple_size == 1 && x.extents.size() >= 2; });
+            int a = choose_producer(
+                [](const StageSpec &x) { return x.tuple_size == 1 && x.extents.size() >= 2; });
             if (a < 0) return false;
             int d0 = random_spatial_dim(st(a), 8);
             if (d0 < 0) return false;
@@ -462,7 +478,8 @@ private:
             s.extents = st(a).extents;
             s.ints = {d0, d1, k};
             bool sep = kind == StageKind::Separable2D;
-            for (int w : weights_for(sep ? k : k * k)) s.ints.push_back(w);
+            for (int w : weights_for(sep ? k : k * k))
+                s.ints.push_back(w);
             pure_cost(s, 3 + (sep ? 2 * k : k * k), k * k * access_cost(a), k * k * access_tree(a));
             return accept(std::move(s));
         }
@@ -491,7 +508,8 @@ private:
             s.extents = st(a).extents;
             for (int d : {d0, d1}) {
                 if (d >= 0) {
-                    s.extents[size_t(d)] = down ? s.extents[size_t(d)] / 2 : s.extents[size_t(d)] * 2;
+                    s.extents[size_t(d)] =
+                        down ? s.extents[size_t(d)] / 2 : s.extents[size_t(d)] * 2;
                 }
             }
             s.ints = {n, d0, d1};
@@ -504,28 +522,33 @@ private:
             if (a < 0) return false;
             int nd = int(st(a).extents.size());
             std::vector<int> perm(static_cast<size_t>(nd), 0);
-            for (int i = 0; i < nd; i++) perm[size_t(i)] = i;
+            for (int i = 0; i < nd; i++)
+                perm[size_t(i)] = i;
             // Fisher-Yates with our Rng, retried until not the identity.
             for (int tries = 0; tries < 8; tries++) {
                 for (int i = nd - 1; i > 0; i--) {
                     std::swap(perm[size_t(i)], perm[size_t(rng_.uniform(0, i))]);
                 }
                 bool identity = true;
-                for (int i = 0; i < nd; i++) identity &= perm[size_t(i)] == i;
+                for (int i = 0; i < nd; i++)
+                    identity &= perm[size_t(i)] == i;
                 if (!identity) break;
             }
             bool identity = true;
-            for (int i = 0; i < nd; i++) identity &= perm[size_t(i)] == i;
+            for (int i = 0; i < nd; i++)
+                identity &= perm[size_t(i)] == i;
             if (identity) std::swap(perm[0], perm[1]);
             s.producers = {a};
             s.type = st(a).type;
-            for (int i = 0; i < nd; i++) s.extents.push_back(st(a).extents[size_t(perm[size_t(i)])]);
+            for (int i = 0; i < nd; i++)
+                s.extents.push_back(st(a).extents[size_t(perm[size_t(i)])]);
             s.ints = perm;
             pure_cost(s, 1, access_cost(a), access_tree(a));
             return accept(std::move(s));
         }
         case StageKind::Broadcast: {
-            int a = choose_producer([&](const StageSpec &x) { return int(x.extents.size()) < max_dims_; });
+            int a = choose_producer(
+                [&](const StageSpec &x) { return int(x.extents.size()) < max_dims_; });
             if (a < 0) return false;
             s.producers = {a};
             s.type = st(a).type;
@@ -581,7 +604,8 @@ private:
             int a = choose_producer(single);
             if (a < 0) return false;
             size_t nd = st(a).extents.size();
-            int b = choose_producer([&](const StageSpec &x) { return x.tuple_size == 1 && x.extents.size() == nd; }, a);
+            int b = choose_producer(
+                [&](const StageSpec &x) { return x.tuple_size == 1 && x.extents.size() == nd; }, a);
             s.producers = {a};
             if (b >= 0) s.producers.push_back(b);
             s.type = st(a).type;
@@ -599,7 +623,8 @@ private:
             int bins = 64 << int(rng_.uniform(0, 2));
             int rdims = std::min(3, int(st(a).extents.size()));
             double r = 1;
-            for (int d = 0; d < rdims; d++) r *= st(a).extents[size_t(d)];
+            for (int d = 0; d < rdims; d++)
+                r *= st(a).extents[size_t(d)];
             s.producers = {a};
             s.type = ElemType::Int32;
             s.extents = {bins};
@@ -633,7 +658,8 @@ private:
             return accept(std::move(s));
         }
         case StageKind::ConvLayer: {
-            int a = choose_producer([](const StageSpec &x) { return x.tuple_size == 1 && x.extents.size() >= 2; });
+            int a = choose_producer(
+                [](const StageSpec &x) { return x.tuple_size == 1 && x.extents.size() >= 2; });
             if (a < 0) return false;
             const StageSpec &A = st(a);
             int k = rng_.chance(0.7) ? 3 : 1;
@@ -666,8 +692,14 @@ private:
                 if (shrink == 2) cin = std::min(cin, 2);
             }
             if (w_input) spec_.inputs[size_t(s.inputs[0])].extents = {k, k, cin, cout};
-            if (access_tree(a) + 10 > opts_.max_tree_size) { drop_aux_inputs(s); return false; }
-            if (!accept(s)) { drop_aux_inputs(s); return false; }
+            if (access_tree(a) + 10 > opts_.max_tree_size) {
+                drop_aux_inputs(s);
+                return false;
+            }
+            if (!accept(s)) {
+                drop_aux_inputs(s);
+                return false;
+            }
             return true;
         }
         case StageKind::MatMul: {
@@ -677,7 +709,8 @@ private:
             if (a < 0) return false;
             const StageSpec &A = st(a);
             int kr = std::min(A.extents[0], 512);
-            int n = int(rng_.uniform(opts_.min_extent, std::max(opts_.min_extent, std::min(256, opts_.max_extent))));
+            int n = int(rng_.uniform(opts_.min_extent,
+                                     std::max(opts_.min_extent, std::min(256, opts_.max_extent))));
             bool w_input = rng_.chance(0.5);
             s.producers = {a};
             s.type = acc_elem_type(A.type);
@@ -700,18 +733,26 @@ private:
                 s.tree_size = 1;
                 s.root_cost = points_of(s.extents) * s.point_cost;
                 if (work_with(s) <= opts_.max_work) break;
-                if (shrink == 0) n = opts_.min_extent;
-                else kr = std::max(8, kr / 4);
+                if (shrink == 0)
+                    n = opts_.min_extent;
+                else
+                    kr = std::max(8, kr / 4);
             }
             if (w_input) spec_.inputs[size_t(s.inputs[0])].extents = {n, kr};
-            if (access_tree(a) + 10 > opts_.max_tree_size) { drop_aux_inputs(s); return false; }
-            if (!accept(s)) { drop_aux_inputs(s); return false; }
+            if (access_tree(a) + 10 > opts_.max_tree_size) {
+                drop_aux_inputs(s);
+                return false;
+            }
+            if (!accept(s)) {
+                drop_aux_inputs(s);
+                return false;
+            }
             return true;
         }
         case StageKind::Lookup: {
             int a = choose_producer(any);
             if (a < 0) return false;
-            int t = 64 << (2 * int(rng_.uniform(0, 2)));  // 64, 256, 1024
+            int t = 64 << (2 * int(rng_.uniform(0, 2))); // 64, 256, 1024
             bool t_input = rng_.chance(0.5);
             ElemType tt = random_type();
             s.producers = {a};
@@ -724,7 +765,10 @@ private:
             }
             s.ints = {t, t_input ? 1 : 0, int(rng_.uniform(0, 2))};
             pure_cost(s, t_input ? 6 : 10, access_cost(a), access_tree(a));
-            if (!accept(s)) { drop_aux_inputs(s); return false; }
+            if (!accept(s)) {
+                drop_aux_inputs(s);
+                return false;
+            }
             return true;
         }
         case StageKind::Boundary: {
@@ -744,10 +788,10 @@ private:
             s.producers = {a};
             int want = int(rng_.uniform(2, 3));
             for (int i = 1; i < want; i++) {
-                int b = choose_producer([&](const StageSpec &x) {
-                    return x.extents.size() == nd;
-                }, a);
-                if (b >= 0 && std::find(s.producers.begin(), s.producers.end(), b) == s.producers.end()) {
+                int b =
+                    choose_producer([&](const StageSpec &x) { return x.extents.size() == nd; }, a);
+                if (b >= 0 &&
+                    std::find(s.producers.begin(), s.producers.end(), b) == s.producers.end()) {
                     s.producers.push_back(b);
                 }
             }
@@ -783,7 +827,8 @@ private:
             int c = 0;
             for (int j = i + 1; j < n; j++) {
                 if (!live[size_t(j)]) continue;
-                for (int p : st(j).producers) c += p == i;
+                for (int p : st(j).producers)
+                    c += p == i;
             }
             return c;
         };
@@ -797,11 +842,17 @@ private:
             // then the oldest sinks beyond max_outputs.
             int victim = -1;
             for (int i : sinks) {
-                if (st(i).tuple_size > 1) { victim = i; break; }
+                if (st(i).tuple_size > 1) {
+                    victim = i;
+                    break;
+                }
             }
             if (victim < 0 && int(sinks.size()) > 1) {
                 for (int i : sinks) {
-                    if (st(i).kind == StageKind::InputBoundary) { victim = i; break; }
+                    if (st(i).kind == StageKind::InputBoundary) {
+                        victim = i;
+                        break;
+                    }
                 }
             }
             if (victim < 0 && int(sinks.size()) > max_outputs) victim = sinks.front();
@@ -813,20 +864,24 @@ private:
         }
         compact(live);
         spec_.estimated_work = 0;
-        for (int o : spec_.outputs) spec_.estimated_work += st(o).root_cost;
+        for (int o : spec_.outputs)
+            spec_.estimated_work += st(o).root_cost;
     }
 
     /** Removes dead stages and unused inputs/scalars; renumbers and renames. */
     void compact(const std::vector<bool> &live) {
         std::vector<int> stage_map(spec_.stages.size(), -1);
         std::vector<StageSpec> stages;
-        std::vector<bool> input_used(spec_.inputs.size(), false), scalar_used(spec_.scalars.size(), false);
+        std::vector<bool> input_used(spec_.inputs.size(), false),
+            scalar_used(spec_.scalars.size(), false);
         for (size_t i = 0; i < spec_.stages.size(); i++) {
             if (!live[i]) continue;
             stage_map[i] = int(stages.size());
             stages.push_back(spec_.stages[i]);
-            for (int in : spec_.stages[i].inputs) input_used[size_t(in)] = true;
-            for (int p : spec_.stages[i].scalars) scalar_used[size_t(p)] = true;
+            for (int in : spec_.stages[i].inputs)
+                input_used[size_t(in)] = true;
+            for (int p : spec_.stages[i].scalars)
+                scalar_used[size_t(p)] = true;
         }
         std::vector<int> input_map(spec_.inputs.size(), -1), scalar_map(spec_.scalars.size(), -1);
         std::vector<InputSpec> inputs;
@@ -836,7 +891,9 @@ private:
             input_map[i] = int(inputs.size());
             InputSpec in = spec_.inputs[i];
             in.name = "in" + std::to_string(inputs.size()) +
-                      (in.role == InputRole::Weights ? "_weights" : in.role == InputRole::Table ? "_table" : "");
+                      (in.role == InputRole::Weights ? "_weights"
+                       : in.role == InputRole::Table ? "_table"
+                                                     : "");
             inputs.push_back(in);
         }
         for (size_t i = 0; i < spec_.scalars.size(); i++) {
@@ -848,24 +905,28 @@ private:
         }
         for (size_t i = 0; i < stages.size(); i++) {
             StageSpec &s = stages[i];
-            for (int &p : s.producers) p = stage_map[size_t(p)];
-            for (int &p : s.inputs) p = input_map[size_t(p)];
-            for (int &p : s.scalars) p = scalar_map[size_t(p)];
+            for (int &p : s.producers)
+                p = stage_map[size_t(p)];
+            for (int &p : s.inputs)
+                p = input_map[size_t(p)];
+            for (int &p : s.scalars)
+                p = scalar_map[size_t(p)];
             s.name = "s" + std::to_string(i) + "_" + kind_name(s.kind);
         }
-        for (int &o : spec_.outputs) o = stage_map[size_t(o)];
+        for (int &o : spec_.outputs)
+            o = stage_map[size_t(o)];
         spec_.stages = std::move(stages);
         spec_.inputs = std::move(inputs);
         spec_.scalars = std::move(scalars);
     }
 };
 
-}  // namespace
+} // namespace
 
 PipelineSpec plan_random_pipeline(uint64_t seed, const RandomPipelineOptions &options) {
     Planner planner(seed, options);
     return planner.run();
 }
 
-}  // namespace random_pipelines
-}  // namespace sextant
+} // namespace random_pipelines
+} // namespace sextant

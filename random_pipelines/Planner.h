@@ -11,5 +11,5 @@ namespace random_pipelines {
 /** Plans a valid pipeline for this seed. Deterministic for (seed, options). */
 PipelineSpec plan_random_pipeline(uint64_t seed, const RandomPipelineOptions &options);
 
-}  // namespace random_pipelines
-}  // namespace sextant
+} // namespace random_pipelines
+} // namespace sextant

@@ -24,7 +24,8 @@ RandomPipeline make_random_pipeline_from_spec(const PipelineSpec &spec) {
     for (const InputSpec &in : spec.inputs) {
         Halide::ImageParam p(halide_type(in.type), int(in.extents.size()), in.name);
         Halide::Region est;
-        for (int e : in.extents) est.emplace_back(0, e);
+        for (int e : in.extents)
+            est.emplace_back(0, e);
         p.set_estimates(est);
         rp.inputs.push_back(p);
         in_funcs.push_back(p);
@@ -45,7 +46,8 @@ RandomPipeline make_random_pipeline_from_spec(const PipelineSpec &spec) {
     rp.outputs = build_pipeline_funcs(spec, in_funcs, scalars);
     for (size_t o = 0; o < rp.outputs.size(); o++) {
         Halide::Region est;
-        for (int e : spec.stages[size_t(spec.outputs[o])].extents) est.emplace_back(0, e);
+        for (int e : spec.stages[size_t(spec.outputs[o])].extents)
+            est.emplace_back(0, e);
         rp.outputs[o].set_estimates(est);
     }
     rp.pipeline = Halide::Pipeline(rp.outputs);
@@ -57,9 +59,12 @@ RandomPipeline make_random_pipeline_from_spec(const PipelineSpec &spec) {
         info.type = type_name(s.type);
         info.tuple_size = s.tuple_size;
         info.extents = s.extents;
-        for (int p : s.producers) info.producers.push_back(spec.stages[size_t(p)].name);
-        for (int c : consumers_of(spec, int(i))) info.consumers.push_back(spec.stages[size_t(c)].name);
-        info.is_output = std::find(spec.outputs.begin(), spec.outputs.end(), int(i)) != spec.outputs.end();
+        for (int p : s.producers)
+            info.producers.push_back(spec.stages[size_t(p)].name);
+        for (int c : consumers_of(spec, int(i)))
+            info.consumers.push_back(spec.stages[size_t(c)].name);
+        info.is_output =
+            std::find(spec.outputs.begin(), spec.outputs.end(), int(i)) != spec.outputs.end();
         rp.stages.push_back(info);
     }
     return rp;
@@ -67,8 +72,7 @@ RandomPipeline make_random_pipeline_from_spec(const PipelineSpec &spec) {
 
 namespace {
 
-template<typename T>
-void fill_pattern(Halide::Buffer<> &buf, uint64_t key, double lo, double hi) {
+template <typename T> void fill_pattern(Halide::Buffer<> &buf, uint64_t key, double lo, double hi) {
     Halide::Buffer<T> b(buf);
     T *data = b.data();
     size_t n = b.number_of_elements();
@@ -85,19 +89,31 @@ void fill_pattern(Halide::Buffer<> &buf, uint64_t key, double lo, double hi) {
     }
 }
 
-}  // namespace
+} // namespace
 
 Halide::Buffer<> make_input_buffer(const PipelineSpec &spec, int i) {
     const InputSpec &in = spec.inputs[size_t(i)];
     Halide::Buffer<> buf(halide_type(in.type), in.extents);
     uint64_t key = mix64(spec.seed * 0x100000001b3ull + uint64_t(i) + 1);
     switch (in.type) {
-    case ElemType::UInt8: fill_pattern<uint8_t>(buf, key, in.lo, in.hi); break;
-    case ElemType::UInt16: fill_pattern<uint16_t>(buf, key, in.lo, in.hi); break;
-    case ElemType::Int16: fill_pattern<int16_t>(buf, key, in.lo, in.hi); break;
-    case ElemType::Int32: fill_pattern<int32_t>(buf, key, in.lo, in.hi); break;
-    case ElemType::Float32: fill_pattern<float>(buf, key, in.lo, in.hi); break;
-    case ElemType::Float64: fill_pattern<double>(buf, key, in.lo, in.hi); break;
+    case ElemType::UInt8:
+        fill_pattern<uint8_t>(buf, key, in.lo, in.hi);
+        break;
+    case ElemType::UInt16:
+        fill_pattern<uint16_t>(buf, key, in.lo, in.hi);
+        break;
+    case ElemType::Int16:
+        fill_pattern<int16_t>(buf, key, in.lo, in.hi);
+        break;
+    case ElemType::Int32:
+        fill_pattern<int32_t>(buf, key, in.lo, in.hi);
+        break;
+    case ElemType::Float32:
+        fill_pattern<float>(buf, key, in.lo, in.hi);
+        break;
+    case ElemType::Float64:
+        fill_pattern<double>(buf, key, in.lo, in.hi);
+        break;
     }
     return buf;
 }
@@ -111,8 +127,9 @@ std::vector<Halide::Buffer<>> make_output_buffers(const RandomPipeline &rp) {
     return outs;
 }
 
-std::vector<Halide::Buffer<>> run_random_pipeline(const RandomPipeline &rp, const Halide::Target &target,
-                                                  RunTimings *timings, int repeats) {
+std::vector<Halide::Buffer<>> run_random_pipeline(const RandomPipeline &rp,
+                                                  const Halide::Target &target, RunTimings *timings,
+                                                  int repeats) {
     using Clock = std::chrono::steady_clock;
     for (size_t i = 0; i < rp.inputs.size(); i++) {
         Halide::ImageParam p = rp.inputs[i];
@@ -165,7 +182,7 @@ uint64_t buffer_checksum(const Halide::Buffer<> &b) {
         add(uint64_t(int64_t(b.dim(d).extent())));
     }
     size_t elem = size_t(b.type().bytes());
-    Halide::Buffer<> copy = b.copy();  // dense, in order
+    Halide::Buffer<> copy = b.copy(); // dense, in order
     const uint8_t *p = static_cast<const uint8_t *>(copy.data());
     size_t n = copy.number_of_elements() * elem;
     uint64_t word = 0;
@@ -180,5 +197,5 @@ uint64_t buffer_checksum(const Halide::Buffer<> &b) {
     return h;
 }
 
-}  // namespace random_pipelines
-}  // namespace sextant
+} // namespace random_pipelines
+} // namespace sextant

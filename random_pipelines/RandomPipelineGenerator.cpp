@@ -31,7 +31,8 @@ public:
         opts.max_extent = max_extent;
         spec_ = plan_random_pipeline(seed, opts);
         for (const InputSpec &in : spec_.inputs) {
-            buffer_inputs_.push_back(add_input<Halide::Buffer<>>(in.name, halide_type(in.type), int(in.extents.size())));
+            buffer_inputs_.push_back(
+                add_input<Halide::Buffer<>>(in.name, halide_type(in.type), int(in.extents.size())));
         }
         for (const ScalarSpec &s : spec_.scalars) {
             if (s.type == ElemType::Int32) {
@@ -42,8 +43,8 @@ public:
         }
         for (size_t o = 0; o < spec_.outputs.size(); o++) {
             const StageSpec &st = spec_.stages[size_t(spec_.outputs[o])];
-            outputs_.push_back(add_output<Halide::Buffer<>>("output" + std::to_string(o), halide_type(st.type),
-                                                             int(st.extents.size())));
+            outputs_.push_back(add_output<Halide::Buffer<>>(
+                "output" + std::to_string(o), halide_type(st.type), int(st.extents.size())));
         }
     }
 
@@ -51,7 +52,8 @@ public:
         std::vector<Halide::Func> in_funcs;
         for (size_t i = 0; i < buffer_inputs_.size(); i++) {
             Halide::Region est;
-            for (int e : spec_.inputs[i].extents) est.emplace_back(0, e);
+            for (int e : spec_.inputs[i].extents)
+                est.emplace_back(0, e);
             buffer_inputs_[i]->set_estimates(est);
             in_funcs.push_back(*buffer_inputs_[i]);
         }
@@ -70,7 +72,8 @@ public:
         for (size_t o = 0; o < outs.size(); o++) {
             *outputs_[o] = outs[o];
             Halide::Region est;
-            for (int e : spec_.stages[size_t(spec_.outputs[o])].extents) est.emplace_back(0, e);
+            for (int e : spec_.stages[size_t(spec_.outputs[o])].extents)
+                est.emplace_back(0, e);
             outputs_[o]->set_estimates(est);
         }
     }
@@ -83,7 +86,7 @@ private:
     std::vector<Output<Halide::Buffer<>> *> outputs_;
 };
 
-}  // namespace random_pipelines
-}  // namespace sextant
+} // namespace random_pipelines
+} // namespace sextant
 
 HALIDE_REGISTER_GENERATOR(sextant::random_pipelines::RandomPipelineGenerator, random_pipeline)

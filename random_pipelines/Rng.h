@@ -68,12 +68,13 @@ public:
     }
 
     /** An element of a non-empty vector, uniformly. */
-    template<typename T>
-    const T &pick(const std::vector<T> &v) { return v[size_t(uniform(0, int64_t(v.size()) - 1))]; }
+    template <typename T> const T &pick(const std::vector<T> &v) {
+        return v[size_t(uniform(0, int64_t(v.size()) - 1))];
+    }
 
 private:
     uint64_t state_;
 };
 
-}  // namespace random_pipelines
-}  // namespace sextant
+} // namespace random_pipelines
+} // namespace sextant

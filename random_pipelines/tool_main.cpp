@@ -17,9 +17,10 @@ using namespace sextant::random_pipelines;
 namespace {
 
 void usage() {
-    std::fprintf(stderr,
-                 "usage: sextant-random-pipeline [--seed N] (--describe | --run [--repeats R] | --coverage FROM TO)\n"
-                 "       [--min-stages N] [--max-stages N] [--max-outputs N] [--max-work OPS] [--max-extent N]\n");
+    std::fprintf(stderr, "usage: sextant-random-pipeline [--seed N] (--describe | --run [--repeats "
+                         "R] | --coverage FROM TO)\n"
+                         "       [--min-stages N] [--max-stages N] [--max-outputs N] [--max-work "
+                         "OPS] [--max-extent N]\n");
 }
 
 bool parse_u64(const char *s, uint64_t &out) {
@@ -40,23 +41,27 @@ int coverage(uint64_t from, uint64_t to, const RandomPipelineOptions &opts) {
             seen[size_t(s.kind)] = true;
             stage_count[size_t(s.kind)]++;
         }
-        for (int k = 0; k < n_kinds; k++) pipelines_with[size_t(k)] += seen[size_t(k)];
+        for (int k = 0; k < n_kinds; k++)
+            pipelines_with[size_t(k)] += seen[size_t(k)];
         stages += double(spec.stages.size());
         outputs += double(spec.outputs.size());
         work += spec.estimated_work;
     }
-    std::printf("coverage over seeds [%llu, %llu): %llu pipelines, %.2f stages, %.2f outputs, %.3g est. ops on average\n",
-                (unsigned long long)from, (unsigned long long)to, (unsigned long long)n, stages / double(n ? n : 1),
-                outputs / double(n ? n : 1), work / double(n ? n : 1));
+    std::printf("coverage over seeds [%llu, %llu): %llu pipelines, %.2f stages, %.2f outputs, %.3g "
+                "est. ops on average\n",
+                (unsigned long long)from, (unsigned long long)to, (unsigned long long)n,
+                stages / double(n ? n : 1), outputs / double(n ? n : 1), work / double(n ? n : 1));
     std::printf("| kind | pipelines with it | %% of pipelines | stages |\n|---|---:|---:|---:|\n");
     for (int k = 0; k < n_kinds; k++) {
-        std::printf("| %s | %llu | %.1f%% | %llu |\n", kind_name(StageKind(k)), (unsigned long long)pipelines_with[size_t(k)],
-                    100.0 * double(pipelines_with[size_t(k)]) / double(n ? n : 1), (unsigned long long)stage_count[size_t(k)]);
+        std::printf("| %s | %llu | %.1f%% | %llu |\n", kind_name(StageKind(k)),
+                    (unsigned long long)pipelines_with[size_t(k)],
+                    100.0 * double(pipelines_with[size_t(k)]) / double(n ? n : 1),
+                    (unsigned long long)stage_count[size_t(k)]);
     }
     return 0;
 }
 
-}  // namespace
+} // namespace
 
 int main(int argc, char **argv) {
     uint64_t seed = 0, from = 0, to = 0, repeats = 3;
@@ -72,18 +77,37 @@ int main(int argc, char **argv) {
             i++;
         };
         uint64_t v = 0;
-        if (a == "--seed") need(seed);
-        else if (a == "--describe") do_describe = true;
-        else if (a == "--run") do_run = true;
-        else if (a == "--repeats") need(repeats);
-        else if (a == "--coverage") { do_coverage = true; need(from); need(to); }
-        else if (a == "--min-stages") { need(v); opts.min_stages = int(v); }
-        else if (a == "--max-stages") { need(v); opts.max_stages = int(v); }
-        else if (a == "--max-outputs") { need(v); opts.max_outputs = int(v); }
-        else if (a == "--max-work") { need(v); opts.max_work = double(v); }
-        else if (a == "--max-extent") { need(v); opts.max_extent = int(v); }
-        else if (a == "--help" || a == "-h") { usage(); return 0; }
-        else {
+        if (a == "--seed")
+            need(seed);
+        else if (a == "--describe")
+            do_describe = true;
+        else if (a == "--run")
+            do_run = true;
+        else if (a == "--repeats")
+            need(repeats);
+        else if (a == "--coverage") {
+            do_coverage = true;
+            need(from);
+            need(to);
+        } else if (a == "--min-stages") {
+            need(v);
+            opts.min_stages = int(v);
+        } else if (a == "--max-stages") {
+            need(v);
+            opts.max_stages = int(v);
+        } else if (a == "--max-outputs") {
+            need(v);
+            opts.max_outputs = int(v);
+        } else if (a == "--max-work") {
+            need(v);
+            opts.max_work = double(v);
+        } else if (a == "--max-extent") {
+            need(v);
+            opts.max_extent = int(v);
+        } else if (a == "--help" || a == "-h") {
+            usage();
+            return 0;
+        } else {
             std::fprintf(stderr, "error: unknown argument '%s'\n", a.c_str());
             usage();
             return 2;
@@ -100,11 +124,13 @@ int main(int argc, char **argv) {
     if (do_describe) std::fputs(describe(rp.spec).c_str(), stdout);
     if (do_run) {
         RunTimings t;
-        std::vector<Halide::Buffer<>> outs = run_random_pipeline(rp, default_run_target(), &t, int(repeats));
+        std::vector<Halide::Buffer<>> outs =
+            run_random_pipeline(rp, default_run_target(), &t, int(repeats));
         double build_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
-        std::printf("seed %llu: build %.2f ms, compile %.2f ms, run %.3f ms (best of %llu), estimated work %.3g ops\n",
-                    (unsigned long long)seed, build_ms, t.compile_ms, t.run_ms, (unsigned long long)repeats,
-                    rp.spec.estimated_work);
+        std::printf("seed %llu: build %.2f ms, compile %.2f ms, run %.3f ms (best of %llu), "
+                    "estimated work %.3g ops\n",
+                    (unsigned long long)seed, build_ms, t.compile_ms, t.run_ms,
+                    (unsigned long long)repeats, rp.spec.estimated_work);
         for (size_t o = 0; o < outs.size(); o++) {
             std::printf("  output %zu %s checksum %016llx\n", o, rp.outputs[o].name().c_str(),
                         (unsigned long long)buffer_checksum(outs[o]));

@@ -24,31 +24,37 @@ RandomPipelineOptions test_options() {
     return o;
 }
 
-template<typename T>
-bool all_in_range(const Halide::Buffer<> &b, double lo, double hi) {
+template <typename T> bool all_in_range(const Halide::Buffer<> &b, double lo, double hi) {
     Halide::Buffer<T> t(b);
     bool ok = true;
-    t.for_each_value([&](T v) { ok &= std::isfinite(double(v)) && double(v) >= lo && double(v) <= hi; });
+    t.for_each_value(
+        [&](T v) { ok &= std::isfinite(double(v)) && double(v) >= lo && double(v) <= hi; });
     return ok;
 }
 
 bool buffer_in_range(const Halide::Buffer<> &b, ElemType type, double lo, double hi) {
     switch (type) {
-    case ElemType::UInt8: return all_in_range<uint8_t>(b, lo, hi);
-    case ElemType::UInt16: return all_in_range<uint16_t>(b, lo, hi);
-    case ElemType::Int16: return all_in_range<int16_t>(b, lo, hi);
-    case ElemType::Int32: return all_in_range<int32_t>(b, lo, hi);
-    case ElemType::Float32: return all_in_range<float>(b, lo, hi);
-    case ElemType::Float64: return all_in_range<double>(b, lo, hi);
+    case ElemType::UInt8:
+        return all_in_range<uint8_t>(b, lo, hi);
+    case ElemType::UInt16:
+        return all_in_range<uint16_t>(b, lo, hi);
+    case ElemType::Int16:
+        return all_in_range<int16_t>(b, lo, hi);
+    case ElemType::Int32:
+        return all_in_range<int32_t>(b, lo, hi);
+    case ElemType::Float32:
+        return all_in_range<float>(b, lo, hi);
+    case ElemType::Float64:
+        return all_in_range<double>(b, lo, hi);
     }
     return false;
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("Rng is SplitMix64 and reproducible", "[random]") {
     Rng r(0);
-    CHECK(r.next() == 0xe220a8397b1dcdafull);  // published first SplitMix64 output for seed 0
+    CHECK(r.next() == 0xe220a8397b1dcdafull); // published first SplitMix64 output for seed 0
     CHECK(r.next() == 0x6e789e6aa1b965f4ull);
     Rng a(7), b(7);
     for (int i = 0; i < 100; i++) {
@@ -86,7 +92,7 @@ TEST_CASE("plans respect the options", "[random]") {
             CHECK(int(st.extents.size()) >= 1);
             CHECK(int(st.extents.size()) <= o.max_dims);
             for (size_t i = 0; i < st.producers.size(); i++) {
-                CHECK(st.producers[i] < int(&st - &s.stages[0]));  // topological order
+                CHECK(st.producers[i] < int(&st - &s.stages[0])); // topological order
             }
         }
         CHECK(names.size() == s.stages.size());
@@ -121,11 +127,13 @@ TEST_CASE("every output, input and scalar has estimates", "[random]") {
             }
             // Halide 14 appends "$n" when a name was already used in this process.
             std::string name = rp.outputs[o].name();
-            CHECK(name.substr(0, name.find('$')) == rp.spec.stages[size_t(rp.spec.outputs[o])].name);
+            CHECK(name.substr(0, name.find('$')) ==
+                  rp.spec.stages[size_t(rp.spec.outputs[o])].name);
         }
         for (size_t i = 0; i < rp.inputs.size(); i++) {
             for (int d = 0; d < rp.inputs[i].dimensions(); d++) {
-                const int64_t *e = Halide::Internal::as_const_int(rp.inputs[i].dim(d).extent_estimate());
+                const int64_t *e =
+                    Halide::Internal::as_const_int(rp.inputs[i].dim(d).extent_estimate());
                 REQUIRE(e != nullptr);
                 CHECK(*e == rp.spec.inputs[i].extents[size_t(d)]);
             }
@@ -200,7 +208,8 @@ TEST_CASE("200 seeds compile and run with the default schedule", "[random][jit]"
         for (size_t i = 0; i < outs.size(); i++) {
             const StageSpec &st = rp.spec.stages[size_t(rp.spec.outputs[i])];
             REQUIRE(outs[i].dimensions() == int(st.extents.size()));
-            for (int d = 0; d < outs[i].dimensions(); d++) CHECK(outs[i].dim(d).extent() == st.extents[size_t(d)]);
+            for (int d = 0; d < outs[i].dimensions(); d++)
+                CHECK(outs[i].dim(d).extent() == st.extents[size_t(d)]);
             double lo, hi;
             canonical_range(st.type, lo, hi);
             if (st.clamp_on_access) {
@@ -209,7 +218,8 @@ TEST_CASE("200 seeds compile and run with the default schedule", "[random][jit]"
             }
             CHECK(buffer_in_range(outs[i], st.type, lo, hi));
         }
-        for (const StageSpec &st : rp.spec.stages) kinds_run.insert(kind_name(st.kind));
+        for (const StageSpec &st : rp.spec.stages)
+            kinds_run.insert(kind_name(st.kind));
     }
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     WARN("200 seeds built, compiled and run in " << secs << " s");
@@ -222,8 +232,10 @@ TEST_CASE("every stage kind appears in at least 2% of 1000 plans", "[random][cov
     for (uint64_t seed = 0; seed < 1000; seed++) {
         PipelineSpec s = plan_random_pipeline(seed, o);
         std::vector<bool> seen(size_t(StageKind::Count), false);
-        for (const StageSpec &st : s.stages) seen[size_t(st.kind)] = true;
-        for (size_t k = 0; k < seen.size(); k++) with[k] += seen[k];
+        for (const StageSpec &st : s.stages)
+            seen[size_t(st.kind)] = true;
+        for (size_t k = 0; k < seen.size(); k++)
+            with[k] += seen[k];
     }
     for (size_t k = 0; k < with.size(); k++) {
         INFO(kind_name(StageKind(k)) << " in " << with[k] << " of 1000");
