@@ -62,6 +62,10 @@ ChildResult run_in_child(const std::function<void(int fd)> &body, double timeout
         close(fds[0]);
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != parent) _exit(1); // the parent died before prctl
+        // A crash must end the child with its signal, whatever handlers the parent installed
+        // (a test framework's, say), so the parent can report it.
+        for (int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGPIPE, SIGTERM})
+            signal(sig, SIG_DFL);
         if (!keep_stderr) {
             int null = open("/dev/null", O_WRONLY);
             if (null >= 0) dup2(null, 2);

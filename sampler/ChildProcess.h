@@ -22,7 +22,7 @@ struct ChildResult {
 
 /** Forks; the child runs body(fd) (fd: the write end of the result pipe), then _exit(0) (1 if
  * body throws). The child dies with the parent (PR_SET_PDEATHSIG) and, unless keep_stderr,
- * writes its stderr to /dev/null. The parent reads the pipe until EOF or timeout_s (<= 0: no
+ * writes its stderr to /dev/null; crash signals get their default action. The parent reads the pipe until EOF or timeout_s (<= 0: no
  * limit), then kills the child and reaps it. */
 ChildResult run_in_child(const std::function<void(int fd)> &body, double timeout_s,
                          bool keep_stderr = false);

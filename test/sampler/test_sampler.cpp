@@ -1,0 +1,214 @@
+// sextant-sample end to end on tiny random pipelines: child isolation, failures recorded as data,
+// kill -9 at a random moment then resume without re-measuring, and the training export.
+#include "costmodel/TrainingData.h"
+#include "sampler/ChildProcess.h"
+#include "sampler/SampleStore.h"
+
+#include <catch2/catch.hpp>
+
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <fcntl.h>
+#include <map>
+#include <regex>
+#include <set>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+using namespace sextant;
+
+namespace {
+
+std::string temp_dir() {
+    char dir[] = "/tmp/sextant-sampler-test-XXXXXX";
+    REQUIRE(mkdtemp(dir) != nullptr);
+    return dir;
+}
+
+/** Tiny pipelines: a few stages, small images, so a JIT compile takes about a second. */
+const char *kTiny = " --max-stages 3 --max-work 2e5 --max-extent 128 --repeats 2 --beam 4 --passes 1";
+
+/** Runs a shell command; returns its stdout, sets *status to its exit status. */
+std::string run(const std::string &cmd, int *status = nullptr) {
+    FILE *p = popen(cmd.c_str(), "r");
+    REQUIRE(p != nullptr);
+    std::string out;
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+    int st = pclose(p);
+    if (status) *status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return out;
+}
+
+struct Summary {
+    long measured = -1, failed = -1, skipped = -1;
+};
+
+Summary parse_summary(const std::string &out) {
+    std::smatch m;
+    Summary s;
+    std::regex re("measured (\\d+) new records \\((\\d+) failed\\), skipped (\\d+) already stored");
+    if (std::regex_search(out, m, re)) {
+        s.measured = std::stol(m[1]);
+        s.failed = std::stol(m[2]);
+        s.skipped = std::stol(m[3]);
+    }
+    return s;
+}
+
+std::string sampler() { return std::string(SEXTANT_SAMPLE_EXE) + " --quiet"; }
+
+} // namespace
+
+TEST_CASE("run_in_child reports output, exit status, crashes and timeouts", "[child]") {
+    ChildResult ok = run_in_child([](int fd) { write_all(fd, "hello"); }, 10);
+    CHECK(ok.output == "hello");
+    CHECK(ok.failure().empty());
+
+    ChildResult code = run_in_child([](int) { _exit(3); }, 10);
+    CHECK(code.exit_code == 3);
+    CHECK(code.failure() == "child exited with status 3");
+
+    ChildResult crash = run_in_child([](int fd) {
+        write_all(fd, "partial");
+        std::raise(SIGSEGV);
+    }, 10);
+    CHECK(crash.output == "partial");
+    CHECK(crash.signaled);
+    CHECK(crash.signal == SIGSEGV);
+    CHECK(crash.failure().rfind("crash: signal 11", 0) == 0);
+
+    ChildResult hang = run_in_child([](int) { sleep(1000); }, 0.5);
+    CHECK(hang.timed_out);
+    CHECK(hang.wall_s < 5);
+    CHECK(hang.failure().rfind("timeout after", 0) == 0);
+}
+
+TEST_CASE("failed measurements are recorded with their error and sampling goes on", "[tool]") {
+    std::string dir = temp_dir();
+    std::string db = dir + "/s.db";
+    int status = 0;
+    std::string out = run(sampler() + " --db " + db + " --from 3 --to 5 --per-pipeline 2" + kTiny +
+                              " --timeout 8 --inject crash@0,error@1,hang@2",
+                          &status);
+    INFO(out);
+    CHECK(status == 0);
+    Summary s = parse_summary(out);
+    CHECK(s.failed == 3);
+    CHECK(s.measured == 4); // the fourth measurement ran normally after three failures
+    SampleStore store(db);
+    std::vector<std::string> errors;
+    int ok = 0;
+    store.for_each_record([&](const WorkloadInfo &, const SampleRecord &r) {
+        if (r.ok()) {
+            ok++;
+            CHECK(*r.runtime_min_s > 0);
+            CHECK(*r.runtime_median_s >= *r.runtime_min_s);
+            CHECK(r.repeats == 2);
+        } else {
+            errors.push_back(*r.error);
+        }
+    });
+    CHECK(ok == 1);
+    REQUIRE(errors.size() == 3);
+    CHECK(errors[0].rfind("crash: signal 11", 0) == 0);
+    CHECK(errors[1].find("sextant_injected_no_such_var") != std::string::npos); // Halide's message
+    CHECK(errors[2].rfind("timeout after", 0) == 0);
+}
+
+TEST_CASE("kill -9 leaves a consistent store and a rerun measures only what is missing", "[tool]") {
+    std::string dir = temp_dir();
+    std::string db = dir + "/s.db";
+    std::string args = " --db " + db + " --from 20 --to 23 --per-pipeline 2" + std::string(kTiny);
+    pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, 1);
+        dup2(null, 2);
+        execl("/bin/sh", "sh", "-c", ("exec " + sampler() + args).c_str(), (char *)nullptr);
+        _exit(127);
+    }
+    // Wait for the first record, then kill at once (most likely mid-measurement).
+    int64_t before_kill = 0;
+    for (int i = 0; i < 1200 && before_kill < 1; i++) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        if (access(db.c_str(), F_OK) != 0) continue;
+        SampleStore peek(db);
+        before_kill = peek.counts().records;
+    }
+    REQUIRE(before_kill >= 1);
+    kill(pid, SIGKILL);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CHECK(WIFSIGNALED(status));
+
+    std::map<int64_t, std::optional<double>> existing;
+    {
+        SampleStore store(db);
+        CHECK(store.integrity_check() == "ok");
+        store.for_each_record([&](const WorkloadInfo &, const SampleRecord &r) {
+            existing[r.id] = r.runtime_min_s;
+        });
+    }
+    REQUIRE(existing.size() >= 1);
+    REQUIRE(existing.size() < 6); // killed before it finished
+
+    std::string out = run(sampler() + args, &status);
+    INFO(out);
+    CHECK(status == 0);
+    Summary s = parse_summary(out);
+    SampleStore store(db);
+    int64_t total = store.counts().records;
+    CHECK(s.skipped == long(existing.size()));
+    CHECK(s.measured == long(total - int64_t(existing.size())));
+    CHECK(total >= 5); // 3 pipelines x 2 (a pipeline may have fewer distinct schedules)
+    store.for_each_record([&](const WorkloadInfo &, const SampleRecord &r) {
+        auto it = existing.find(r.id);
+        if (it != existing.end()) CHECK(it->second == r.runtime_min_s); // not re-measured
+    });
+    // A third run has nothing left to do.
+    Summary again = parse_summary(run(sampler() + args));
+    CHECK(again.measured == 0);
+    CHECK(again.skipped == long(total));
+}
+
+TEST_CASE("export-training re-featurizes every successful record", "[tool]") {
+    std::string dir = temp_dir();
+    std::string db = dir + "/s.db", train = dir + "/train.jsonl", dump = dir + "/dump.jsonl";
+    int status = 0;
+    std::string out = run(sampler() + " --db " + db + " --from 40 --to 42 --per-pipeline 2" +
+                              kTiny + " --inject error@1 --export-training " + train +
+                              " --export " + dump,
+                          &status);
+    INFO(out);
+    REQUIRE(status == 0);
+    SampleStore store(db);
+    StoreCounts c = store.counts();
+    REQUIRE(c.records >= 3);
+    CHECK(c.failed == 1);
+    std::vector<TrainingSample> samples = read_samples_jsonl(train);
+    CHECK(int64_t(samples.size()) == c.records - c.failed);
+    std::set<std::string> identities;
+    for (const WorkloadInfo &w : store.workloads()) identities.insert(w.identity);
+    std::multiset<double> runtimes;
+    store.for_each_record([&](const WorkloadInfo &, const SampleRecord &r) {
+        if (r.ok()) runtimes.insert(*r.runtime_min_s);
+    });
+    for (const TrainingSample &t : samples) {
+        CHECK(identities.count(t.pipeline) == 1);
+        CHECK(runtimes.count(t.runtime_seconds) >= 1);
+        CHECK(!t.schedule.empty());
+        CHECK(t.algorithm.size() == t.schedule.size());
+    }
+
+    // The store's own export re-imports into an empty store as the same records.
+    SampleStore copy(dir + "/copy.db");
+    CHECK(copy.import_jsonl(dump) == c.records);
+    CHECK(copy.import_jsonl(dump) == 0);
+    CHECK(copy.counts().records == c.records);
+    CHECK(copy.counts().failed == c.failed);
+}
