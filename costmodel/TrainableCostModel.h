@@ -78,8 +78,7 @@ std::unique_ptr<TrainableCostModel> make_torch_cost_model(const TorchModelConfig
  * training machine's recorded values (the cost terms are computed for the machine at hand).
  * Throws UserError for a bad file (see TrainableCostModel::load). */
 std::unique_ptr<TrainableCostModel> load_torch_cost_model(const std::string &path,
-                                                          int parallelism = 0,
-                                                          double llc_bytes = 0,
+                                                          int parallelism = 0, double llc_bytes = 0,
                                                           int num_threads = 1);
 
 } // namespace sextant

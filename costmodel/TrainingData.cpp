@@ -54,7 +54,8 @@ std::string sample_to_json_line(const TrainingSample &s) {
     j["runtime_seconds"] = s.runtime_seconds;
     j["algorithm"] = s.algorithm;
     nlohmann::json rows = nlohmann::json::array();
-    for (const ScheduleRow &r : s.schedule) rows.push_back(std::vector<double>(r.begin(), r.end()));
+    for (const ScheduleRow &r : s.schedule)
+        rows.push_back(std::vector<double>(r.begin(), r.end()));
     j["schedule"] = rows;
     return j.dump();
 }
@@ -62,7 +63,8 @@ std::string sample_to_json_line(const TrainingSample &s) {
 void write_samples_jsonl(const std::string &path, const std::vector<TrainingSample> &samples) {
     std::ofstream f(path, std::ios::trunc);
     if (!f) throw UserError("cannot write training samples to '" + path + "'");
-    for (const TrainingSample &s : samples) f << sample_to_json_line(s) << "\n";
+    for (const TrainingSample &s : samples)
+        f << sample_to_json_line(s) << "\n";
     if (!f) throw UserError("error while writing training samples to '" + path + "'");
 }
 
@@ -89,18 +91,20 @@ TrainingSample parse_sample(const nlohmann::json &j, const std::string &where) {
     s.algorithm = j["algorithm"].get<std::vector<std::vector<float>>>();
     std::vector<std::vector<double>> rows = j["schedule"].get<std::vector<std::vector<double>>>();
     if (rows.size() != s.algorithm.size())
-        fail("\"algorithm\" has " + std::to_string(s.algorithm.size()) + " rows but \"schedule\" has " +
-             std::to_string(rows.size()));
+        fail("\"algorithm\" has " + std::to_string(s.algorithm.size()) +
+             " rows but \"schedule\" has " + std::to_string(rows.size()));
     const size_t na = size_t(num_algorithm_features());
     for (size_t r = 0; r < rows.size(); r++) {
         if (s.algorithm[r].size() != na)
             fail("algorithm row " + std::to_string(r) + " has " +
-                 std::to_string(s.algorithm[r].size()) + " features, expected " + std::to_string(na));
+                 std::to_string(s.algorithm[r].size()) + " features, expected " +
+                 std::to_string(na));
         if (rows[r].size() != size_t(kNumScheduleFeatures))
             fail("schedule row " + std::to_string(r) + " has " + std::to_string(rows[r].size()) +
                  " features, expected " + std::to_string(kNumScheduleFeatures));
         ScheduleRow row{};
-        for (int k = 0; k < kNumScheduleFeatures; k++) row[k] = rows[r][k];
+        for (int k = 0; k < kNumScheduleFeatures; k++)
+            row[k] = rows[r][k];
         s.schedule.push_back(row);
     }
     return s;

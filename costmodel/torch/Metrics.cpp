@@ -13,7 +13,8 @@ RankingMetrics ranking_metrics(const std::vector<std::string> &pipeline,
     if (pipeline.size() != predicted.size() || pipeline.size() != measured.size())
         throw std::invalid_argument("ranking_metrics: inputs differ in length");
     std::map<std::string, std::vector<size_t>> groups;
-    for (size_t i = 0; i < pipeline.size(); i++) groups[pipeline[i]].push_back(i);
+    for (size_t i = 0; i < pipeline.size(); i++)
+        groups[pipeline[i]].push_back(i);
     RankingMetrics m;
     long long correct = 0;
     double tau_sum = 0, log_regret_sum = 0, abs_err = 0;
@@ -35,8 +36,10 @@ RankingMetrics ranking_metrics(const std::vector<std::string> &pipeline,
                 if (tie_t) ties_true++;
                 if (tie_p) ties_pred++;
                 if (tie_t || tie_p) continue;
-                if ((dt > 0) == (dp > 0)) concordant++;
-                else discordant++;
+                if ((dt > 0) == (dp > 0))
+                    concordant++;
+                else
+                    discordant++;
             }
         }
         // Pairs tied in the prediction but not in the measurement count as wrong.

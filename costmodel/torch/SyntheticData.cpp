@@ -15,10 +15,14 @@ double uniform(std::mt19937_64 &rng, double lo, double hi) {
 int uniform_int(std::mt19937_64 &rng, int lo, int hi) {
     return std::uniform_int_distribution<int>(lo, hi)(rng);
 }
-bool coin(std::mt19937_64 &rng, double p) { return uniform(rng, 0, 1) < p; }
+bool coin(std::mt19937_64 &rng, double p) {
+    return uniform(rng, 0, 1) < p;
+}
 
 /** Number of op-histogram features (the first block of the algorithm schema). */
-int num_op_features() { return kNumOpKinds * kNumTypeClasses; }
+int num_op_features() {
+    return kNumOpKinds * kNumTypeClasses;
+}
 
 } // namespace
 
@@ -26,11 +30,12 @@ std::vector<float> synthetic_algorithm_row(std::mt19937_64 &rng) {
     std::vector<float> v(size_t(num_algorithm_features()), 0.0f);
     int ops = num_op_features();
     int nonzero = uniform_int(rng, 3, 10);
-    for (int i = 0; i < nonzero; i++) v[size_t(uniform_int(rng, 0, ops - 1))] += float(uniform_int(rng, 1, 6));
+    for (int i = 0; i < nonzero; i++)
+        v[size_t(uniform_int(rng, 0, ops - 1))] += float(uniform_int(rng, 1, 6));
     int accesses = uniform_int(rng, 1, 6);
     for (int i = 0; i < accesses; i++)
         v[size_t(uniform_int(rng, ops, int(v.size()) - 3))] += float(uniform_int(rng, 1, 3));
-    if (coin(rng, 0.2)) v[v.size() - 2] = 1;                         // data-dependent loads
+    if (coin(rng, 0.2)) v[v.size() - 2] = 1;                             // data-dependent loads
     if (coin(rng, 0.3)) v[v.size() - 1] = float(uniform_int(rng, 1, 2)); // reduction loops
     return v;
 }
@@ -43,7 +48,8 @@ ScheduleRow synthetic_schedule_row(std::mt19937_64 &rng, double min_points, doub
     const double P = std::max(1, parallelism);
     double recompute = coin(rng, 0.5) ? 1.0 : 1.0 + std::exp(uniform(rng, -2, 1.5));
     double total = std::round(min_points * recompute);
-    double realizations = std::round(std::pow(10.0, uniform(rng, 0, std::min(4.0, std::log10(total) - 1))));
+    double realizations =
+        std::round(std::pow(10.0, uniform(rng, 0, std::min(4.0, std::log10(total) - 1))));
     realizations = std::max(1.0, realizations);
     double per = std::max(1.0, std::round(total / realizations));
     total = per * realizations;
@@ -110,21 +116,24 @@ double synthetic_stage_seconds(const std::vector<float> &algorithm, const Schedu
                                int parallelism, double llc_bytes) {
     // Fixed departures from the analytical coefficients ...
     static const double base[kNumCostTerms] = {2.0, 0.6, 1.5, 4.0, 0.5, 1.0, 3.0, 0.7,
-                                              1.0, 2.0, 0.4, 1.5, 1.0, 2.0, 0.5};
+                                               1.0, 2.0, 0.4, 1.5, 1.0, 2.0, 0.5};
     // ... and a smooth dependence on two summaries of the algorithm: arithmetic intensity
     // (op counts) and memory access count (access features).
     double ops = 0, acc = 0;
     const int nops = kNumOpKinds * kNumTypeClasses;
-    for (size_t i = 0; i < algorithm.size(); i++) (int(i) < nops ? ops : acc) += algorithm[i];
-    double heavy = std::tanh((std::log1p(ops) - 2.5) * 1.5);   // in (-1, 1)
+    for (size_t i = 0; i < algorithm.size(); i++)
+        (int(i) < nops ? ops : acc) += algorithm[i];
+    double heavy = std::tanh((std::log1p(ops) - 2.5) * 1.5);  // in (-1, 1)
     double memory = std::tanh((std::log1p(acc) - 1.5) * 1.5); // in (-1, 1)
     const auto &c = AnalyticalModel::coefficients();
     TermRow t = cost_terms(schedule, parallelism, llc_bytes);
     double s = 0;
     for (int k = 0; k < kNumCostTerms; k++) {
         double mod = 1;
-        if (k <= int(CostTerm::scalar_ops)) mod = std::exp(0.8 * heavy);
-        else if (k <= int(CostTerm::store_bytes)) mod = std::exp(0.8 * memory);
+        if (k <= int(CostTerm::scalar_ops))
+            mod = std::exp(0.8 * heavy);
+        else if (k <= int(CostTerm::store_bytes))
+            mod = std::exp(0.8 * memory);
         s += c[size_t(k)] * base[k] * mod * t[size_t(k)];
     }
     return s;
@@ -152,8 +161,9 @@ std::vector<TrainingSample> synthetic_dataset(const SyntheticOptions &o) {
             smp.pipeline = "synthetic-" + std::to_string(p);
             double secs = 0;
             for (int s = 0; s < stages; s++) {
-                ScheduleRow row = synthetic_schedule_row(rng, points[size_t(s)], ops[size_t(s)],
-                                                         loads[size_t(s)], o.parallelism, o.llc_bytes);
+                ScheduleRow row =
+                    synthetic_schedule_row(rng, points[size_t(s)], ops[size_t(s)], loads[size_t(s)],
+                                           o.parallelism, o.llc_bytes);
                 secs += synthetic_stage_seconds(alg[size_t(s)], row, o.parallelism, o.llc_bytes);
                 smp.algorithm.push_back(alg[size_t(s)]);
                 smp.schedule.push_back(row);

@@ -30,7 +30,9 @@ struct Inputs {
     torch::Tensor terms;     // [N, K]
 };
 
-double log1p_pos(double x) { return std::log1p(x > 0 ? x : 0.0); }
+double log1p_pos(double x) {
+    return std::log1p(x > 0 ? x : 0.0);
+}
 
 } // namespace
 
@@ -54,10 +56,12 @@ struct TorchCostModel::Impl {
         std::mt19937_64 rng(cfg.seed);
         auto normal = [&](std::vector<int64_t> shape, double mean, double sd) {
             int64_t n = 1;
-            for (int64_t d : shape) n *= d;
+            for (int64_t d : shape)
+                n *= d;
             std::normal_distribution<double> dist(mean, sd);
             std::vector<double> v(static_cast<size_t>(n));
-            for (double &x : v) x = dist(rng);
+            for (double &x : v)
+                x = dist(rng);
             return torch::tensor(v, torch::kDouble).reshape(shape);
         };
         const int Ea = cfg.algorithm_embedding, Es = cfg.schedule_embedding, H = cfg.hidden;
@@ -71,7 +75,8 @@ struct TorchCostModel::Impl {
         // Small output weights, zero bias: every multiplier softplus(~0)/ln2 ~ 1 at the start.
         out_w = normal({H, K}, 0.0, 0.01);
         out_b = torch::zeros({K}, torch::kDouble);
-        for (torch::Tensor *p : trained()) p->set_requires_grad(true);
+        for (torch::Tensor *p : trained())
+            p->set_requires_grad(true);
         sched_mean = torch::zeros({S}, torch::kDouble);
         sched_std = torch::ones({S}, torch::kDouble);
         const auto &coeff = AnalyticalModel::coefficients();
@@ -116,7 +121,8 @@ struct TorchCostModel::Impl {
                 throw std::logic_error("TorchCostModel: algorithm row " + std::to_string(t) +
                                        " has " + std::to_string(table[size_t(t)].size()) +
                                        " features, expected " + std::to_string(A));
-            for (int k = 0; k < A; k++) a[t * A + k] = log1p_pos(table[size_t(t)][size_t(k)]);
+            for (int k = 0; k < A; k++)
+                a[t * A + k] = log1p_pos(table[size_t(t)][size_t(k)]);
         }
         in.stage = torch::empty({int64_t(N)}, torch::kLong);
         in.schedule = torch::empty({int64_t(N), S}, torch::kDouble);
@@ -127,20 +133,24 @@ struct TorchCostModel::Impl {
         for (size_t r = 0; r < N; r++) {
             int id = batch.stage_ids[r];
             if (id < 0 || id >= T)
-                throw std::logic_error("TorchCostModel: row " + std::to_string(r) + " has stage id " +
-                                       std::to_string(id) + " outside the algorithm table");
+                throw std::logic_error("TorchCostModel: row " + std::to_string(r) +
+                                       " has stage id " + std::to_string(id) +
+                                       " outside the algorithm table");
             st[r] = id;
             const ScheduleRow &row = batch.schedule[r];
-            for (int k = 0; k < S; k++) s[r * S + k] = log1p_pos(row[size_t(k)]);
+            for (int k = 0; k < S; k++)
+                s[r * S + k] = log1p_pos(row[size_t(k)]);
             TermRow terms = cost_terms(row, cfg.parallelism, cfg.llc_bytes);
-            for (int k = 0; k < K; k++) tm[r * K + k] = terms[size_t(k)];
+            for (int k = 0; k < K; k++)
+                tm[r * K + k] = terms[size_t(k)];
         }
         return in;
     }
 
     /** Per-row predicted seconds [N]. */
     torch::Tensor forward(const Inputs &in) const {
-        torch::Tensor a = torch::relu(torch::matmul(in.algorithm, torch::softplus(alg_w_raw)) + alg_b);
+        torch::Tensor a =
+            torch::relu(torch::matmul(in.algorithm, torch::softplus(alg_w_raw)) + alg_b);
         a = a.index_select(0, in.stage);
         torch::Tensor x = (in.schedule - sched_mean) / sched_std;
         torch::Tensor s = torch::relu(torch::matmul(x, sched_w) + sched_b);
@@ -168,12 +178,14 @@ struct TorchCostModel::Impl {
 
     static std::vector<std::string> schedule_feature_names() {
         std::vector<std::string> v;
-        for (const FeatureInfo &f : schedule_schema()) v.push_back(f.name);
+        for (const FeatureInfo &f : schedule_schema())
+            v.push_back(f.name);
         return v;
     }
     static std::vector<std::string> cost_term_names() {
         std::vector<std::string> v;
-        for (int k = 0; k < kNumCostTerms; k++) v.push_back(cost_term_name(CostTerm(k)));
+        for (int k = 0; k < kNumCostTerms; k++)
+            v.push_back(cost_term_name(CostTerm(k)));
         return v;
     }
 };
@@ -185,7 +197,9 @@ TorchCostModel::TorchCostModel(const TorchModelConfig &config)
 
 TorchCostModel::~TorchCostModel() = default;
 
-const TorchModelConfig &TorchCostModel::config() const { return impl_->cfg; }
+const TorchModelConfig &TorchCostModel::config() const {
+    return impl_->cfg;
+}
 
 std::vector<double> TorchCostModel::predict_stages(const FeatureBatch &batch) {
     if (batch.size() == 0) return {};
@@ -228,7 +242,8 @@ double TorchCostModel::train_step(const std::vector<const TrainingSample *> &sam
     if (samples.empty()) return 0;
     if (!m.optimizer) {
         std::vector<torch::Tensor> params;
-        for (torch::Tensor *p : m.trained()) params.push_back(*p);
+        for (torch::Tensor *p : m.trained())
+            params.push_back(*p);
         m.optimizer = std::make_unique<torch::optim::Adam>(
             params, torch::optim::AdamOptions(opt.learning_rate));
     }
@@ -247,9 +262,9 @@ double TorchCostModel::train_step(const std::vector<const TrainingSample *> &sam
         auto it = group_of.emplace(s->pipeline, int64_t(group_of.size())).first;
         group.push_back(it->second);
     }
-    torch::Tensor state = torch::tensor(std::vector<int64_t>(sb.batch.state_index.begin(),
-                                                             sb.batch.state_index.end()),
-                                        torch::kLong);
+    torch::Tensor state = torch::tensor(
+        std::vector<int64_t>(sb.batch.state_index.begin(), sb.batch.state_index.end()),
+        torch::kLong);
     torch::Tensor rows = m.forward(in);
     torch::Tensor pred = torch::zeros({B}, torch::kDouble).index_add(0, state, rows);
     torch::Tensor lp = torch::log(pred + 1e-30);
@@ -301,12 +316,15 @@ void TorchCostModel::load(const std::string &path) {
         cfg.schedule_embedding = manifest.at("schedule_embedding").get<int>();
         cfg.hidden = manifest.at("hidden").get<int>();
     } catch (const nlohmann::json::exception &e) {
-        throw UserError("weights file '" + path + "' is truncated or corrupt: the layer sizes are "
-                        "missing (" + std::string(e.what()) + "). Retrain with sextant-train.");
+        throw UserError("weights file '" + path +
+                        "' is truncated or corrupt: the layer sizes are "
+                        "missing (" +
+                        std::string(e.what()) + "). Retrain with sextant-train.");
     }
     if (cfg.algorithm_embedding < 1 || cfg.schedule_embedding < 1 || cfg.hidden < 1 ||
         cfg.algorithm_embedding > 4096 || cfg.schedule_embedding > 4096 || cfg.hidden > 4096)
-        throw UserError("weights file '" + path + "' is truncated or corrupt: bad layer sizes. "
+        throw UserError("weights file '" + path +
+                        "' is truncated or corrupt: bad layer sizes. "
                         "Retrain with sextant-train.");
     auto fresh = std::make_unique<Impl>(cfg);
     auto named = fresh->named();
@@ -320,11 +338,12 @@ void TorchCostModel::load(const std::string &path) {
         torch::Tensor &dst = *named[i].second;
         std::vector<int64_t> want = dst.sizes().vec();
         if (t.name != named[i].first || t.shape != want)
-            throw UserError("weights file '" + path + "' does not match this Sextant build: tensor " +
-                            std::to_string(i) + " differs: expected " + named[i].first + " " +
-                            nlohmann::json(want).dump() + ", found " + t.name + " " +
-                            nlohmann::json(t.shape).dump() +
-                            ". Retrain with sextant-train or use the Sextant version that wrote it.");
+            throw UserError(
+                "weights file '" + path + "' does not match this Sextant build: tensor " +
+                std::to_string(i) + " differs: expected " + named[i].first + " " +
+                nlohmann::json(want).dump() + ", found " + t.name + " " +
+                nlohmann::json(t.shape).dump() +
+                ". Retrain with sextant-train or use the Sextant version that wrote it.");
         for (double v : t.values)
             if (!std::isfinite(v))
                 throw UserError("weights file '" + path + "' is corrupt: tensor " + t.name +
@@ -332,11 +351,11 @@ void TorchCostModel::load(const std::string &path) {
         torch::NoGradGuard no_grad;
         dst.copy_(torch::tensor(t.values, torch::kDouble).reshape(want));
     }
-    for (const char *k : {"model", "feature_schema_version", "num_algorithm_features",
-                          "num_schedule_features", "num_cost_terms", "schedule_features",
-                          "cost_terms", "algorithm_embedding", "schedule_embedding", "hidden",
-                          "cost_term_machine", "normalization", "format_version", "dtype",
-                          "tensors", "payload_bytes", "payload_fnv1a64"})
+    for (const char *k :
+         {"model", "feature_schema_version", "num_algorithm_features", "num_schedule_features",
+          "num_cost_terms", "schedule_features", "cost_terms", "algorithm_embedding",
+          "schedule_embedding", "hidden", "cost_term_machine", "normalization", "format_version",
+          "dtype", "tensors", "payload_bytes", "payload_fnv1a64"})
         manifest.erase(k);
     fresh->extra = manifest;
     impl_ = std::move(fresh);
@@ -347,14 +366,16 @@ void TorchCostModel::save_optimizer_state(const std::string &path) const {
     try {
         torch::save(*impl_->optimizer, path);
     } catch (const c10::Error &e) {
-        throw UserError("cannot write optimizer state '" + path + "': " + e.what_without_backtrace());
+        throw UserError("cannot write optimizer state '" + path +
+                        "': " + e.what_without_backtrace());
     }
 }
 
 void TorchCostModel::load_optimizer_state(const std::string &path) {
     Impl &m = *impl_;
     std::vector<torch::Tensor> params;
-    for (torch::Tensor *p : m.trained()) params.push_back(*p);
+    for (torch::Tensor *p : m.trained())
+        params.push_back(*p);
     auto opt = std::make_unique<torch::optim::Adam>(params, torch::optim::AdamOptions(1e-3));
     try {
         torch::load(*opt, path);
@@ -373,11 +394,14 @@ void TorchCostModel::set_manifest_entry(const std::string &key, const std::strin
     }
 }
 
-std::string TorchCostModel::manifest_json() const { return impl_->manifest().dump(2); }
+std::string TorchCostModel::manifest_json() const {
+    return impl_->manifest().dump(2);
+}
 
 std::vector<std::string> TorchCostModel::parameter_names() const {
     std::vector<std::string> v;
-    for (auto &p : impl_->named()) v.push_back(p.first);
+    for (auto &p : impl_->named())
+        v.push_back(p.first);
     return v;
 }
 
@@ -393,8 +417,9 @@ std::vector<double> TorchCostModel::parameter(const std::string &name) const {
 void TorchCostModel::set_parameter(const std::string &name, const std::vector<double> &values) {
     torch::Tensor &t = *impl_->find(name);
     if (int64_t(values.size()) != t.numel())
-        throw std::invalid_argument("set_parameter(" + name + "): " + std::to_string(values.size()) +
-                                    " values, expected " + std::to_string(t.numel()));
+        throw std::invalid_argument("set_parameter(" + name +
+                                    "): " + std::to_string(values.size()) + " values, expected " +
+                                    std::to_string(t.numel()));
     torch::NoGradGuard no_grad;
     t.copy_(torch::tensor(values, torch::kDouble).reshape(t.sizes()));
 }

@@ -36,8 +36,10 @@ nlohmann::json metrics_to_json(const RankingMetrics &m) {
 std::string format_seconds(double s) {
     char buf[32];
     int t = int(s + 0.5);
-    if (t >= 3600) std::snprintf(buf, sizeof buf, "%dh%02dm", t / 3600, t / 60 % 60);
-    else std::snprintf(buf, sizeof buf, "%dm%02ds", t / 60, t % 60);
+    if (t >= 3600)
+        std::snprintf(buf, sizeof buf, "%dh%02dm", t / 3600, t / 60 % 60);
+    else
+        std::snprintf(buf, sizeof buf, "%dm%02ds", t / 60, t % 60);
     return buf;
 }
 
@@ -75,8 +77,8 @@ RankingMetrics evaluate(TrainableCostModel &model, const std::vector<const Train
 class Progress {
 public:
     explicit Progress(bool on) : on_(on) {}
-    void draw(int epoch, int epochs, int step, int steps, double loss, double val_acc,
-              double eta_s, bool force) {
+    void draw(int epoch, int epochs, int step, int steps, double loss, double val_acc, double eta_s,
+              bool force) {
         if (!on_) return;
         auto now = Clock::now();
         if (!force && now - last_ < std::chrono::milliseconds(100)) return;
@@ -102,14 +104,17 @@ private:
 
 } // namespace
 
-std::string metrics_json(const RankingMetrics &m) { return metrics_to_json(m).dump(); }
+std::string metrics_json(const RankingMetrics &m) {
+    return metrics_to_json(m).dump();
+}
 
 TrainResult train_cost_model(TrainableCostModel &model, const std::vector<TrainingSample> &samples,
                              const TrainerOptions &opt) {
     if (samples.empty()) throw UserError("sextant-train: no training samples");
     Split split;
     std::map<std::string, int> per_pipeline;
-    for (const TrainingSample &s : samples) per_pipeline[s.pipeline]++;
+    for (const TrainingSample &s : samples)
+        per_pipeline[s.pipeline]++;
     for (const TrainingSample &s : samples) {
         if (per_pipeline[s.pipeline] < 2) continue; // cannot be ranked
         if (is_validation_pipeline(s.pipeline, opt.validation_percent)) {
@@ -133,8 +138,9 @@ TrainResult train_cost_model(TrainableCostModel &model, const std::vector<Traini
     const bool have_val = !split.validation.empty();
     const std::vector<const TrainingSample *> &val_set = have_val ? split.validation : train_all;
     if (!have_val)
-        std::fprintf(stderr, "sextant-train: warning: no validation pipelines (%d%% held out of "
-                             "%zu); reporting metrics on the training set\n",
+        std::fprintf(stderr,
+                     "sextant-train: warning: no validation pipelines (%d%% held out of "
+                     "%zu); reporting metrics on the training set\n",
                      opt.validation_percent, per_pipeline.size());
 
     fs::path out(opt.out_dir), ckpt = fs::path(opt.out_dir) / "checkpoint";
@@ -232,21 +238,20 @@ TrainResult train_cost_model(TrainableCostModel &model, const std::vector<Traini
     res.validation = evaluate(model, val_set, opt.loss.tie_log_ratio, &val_pred);
     res.train = evaluate(model, train_all, opt.loss.tie_log_ratio, &train_pred);
 
-    nlohmann::json summary = {
-        {"samples", samples.size()},
-        {"pipelines", per_pipeline.size()},
-        {"train_samples", split.train_samples},
-        {"train_pipelines", split.train.size()},
-        {"validation_samples", split.validation.size()},
-        {"validation_pipelines", res.validation.pipelines},
-        {"validation_percent", opt.validation_percent},
-        {"epochs", opt.epochs},
-        {"best_epoch", best_epoch},
-        {"seed", opt.seed},
-        {"learning_rate", opt.loss.learning_rate},
-        {"absolute_weight", opt.loss.absolute_weight},
-        {"pair_temperature", opt.loss.pair_temperature},
-        {"fine_tuned", opt.fine_tune}};
+    nlohmann::json summary = {{"samples", samples.size()},
+                              {"pipelines", per_pipeline.size()},
+                              {"train_samples", split.train_samples},
+                              {"train_pipelines", split.train.size()},
+                              {"validation_samples", split.validation.size()},
+                              {"validation_pipelines", res.validation.pipelines},
+                              {"validation_percent", opt.validation_percent},
+                              {"epochs", opt.epochs},
+                              {"best_epoch", best_epoch},
+                              {"seed", opt.seed},
+                              {"learning_rate", opt.loss.learning_rate},
+                              {"absolute_weight", opt.loss.absolute_weight},
+                              {"pair_temperature", opt.loss.pair_temperature},
+                              {"fine_tuned", opt.fine_tune}};
     nlohmann::json metrics = {{"validation", metrics_to_json(res.validation)},
                               {"train", metrics_to_json(res.train)},
                               {"validation_is_train_set", !have_val}};
@@ -291,8 +296,9 @@ TrainResult train_cost_model(TrainableCostModel &model, const std::vector<Traini
             }
         }
         if (!plotted)
-            std::fprintf(stderr, "sextant-train: warning: plotting failed (%s): is matplotlib "
-                                 "installed? scatter.csv is still written\n",
+            std::fprintf(stderr,
+                         "sextant-train: warning: plotting failed (%s): is matplotlib "
+                         "installed? scatter.csv is still written\n",
                          tried.c_str());
     }
     return res;

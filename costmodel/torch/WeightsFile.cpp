@@ -38,7 +38,8 @@ const char *kRetrainAdvice =
 
 int64_t element_count(const std::vector<int64_t> &shape) {
     int64_t n = 1;
-    for (int64_t d : shape) n *= d;
+    for (int64_t d : shape)
+        n *= d;
     return n;
 }
 
@@ -96,9 +97,10 @@ void read_weights_file(const std::string &path, nlohmann::json &manifest_out,
     try {
         int fv = manifest.at("format_version").get<int>();
         if (fv != kWeightsFormatVersion)
-            throw UserError("weights file '" + path + "': field \"format_version\" differs: expected " +
-                            std::to_string(kWeightsFormatVersion) + ", found " + std::to_string(fv) +
-                            ". " + kRetrainAdvice);
+            throw UserError("weights file '" + path +
+                            "': field \"format_version\" differs: expected " +
+                            std::to_string(kWeightsFormatVersion) + ", found " +
+                            std::to_string(fv) + ". " + kRetrainAdvice);
         if (manifest.at("dtype").get<std::string>() != "float64-le")
             corrupt(path, "unknown dtype " + manifest.at("dtype").dump());
         payload_bytes = manifest.at("payload_bytes").get<uint64_t>();
@@ -108,12 +110,13 @@ void read_weights_file(const std::string &path, nlohmann::json &manifest_out,
             nt.name = t.at("name").get<std::string>();
             nt.shape = t.at("shape").get<std::vector<int64_t>>();
             for (int64_t d : nt.shape)
-                if (d < 0 || d > (int64_t(1) << 28)) corrupt(path, "tensor " + nt.name + " has a bad shape");
+                if (d < 0 || d > (int64_t(1) << 28))
+                    corrupt(path, "tensor " + nt.name + " has a bad shape");
             tensors.push_back(std::move(nt));
         }
     } catch (const nlohmann::json::exception &e) {
-        corrupt(path, std::string("a manifest field is missing or has the wrong type (") + e.what() +
-                          ")");
+        corrupt(path, std::string("a manifest field is missing or has the wrong type (") +
+                          e.what() + ")");
     }
     size_t have = bytes.size() - (nl2 + 1);
     if (have != payload_bytes)

@@ -17,7 +17,8 @@ namespace {
 double time_per_call(CostModel &m, const FeatureBatch &b, double min_seconds) {
     using Clock = std::chrono::steady_clock;
     volatile double sink = 0;
-    for (int i = 0; i < 3; i++) sink = sink + m.predict_stages(b)[0]; // warm up
+    for (int i = 0; i < 3; i++)
+        sink = sink + m.predict_stages(b)[0]; // warm up
     int iters = 0;
     auto t0 = Clock::now();
     double el = 0;
@@ -36,10 +37,14 @@ int main(int argc, char **argv) {
     std::string weights, sizes_arg = "1,32,512,4096";
     for (int i = 1; i + 1 < argc; i += 2) {
         std::string a = argv[i];
-        if (a == "--rows-per-state") rows_per_state = std::stoi(argv[i + 1]);
-        else if (a == "--threads") threads = std::stoi(argv[i + 1]);
-        else if (a == "--weights") weights = argv[i + 1];
-        else if (a == "--sizes") sizes_arg = argv[i + 1];
+        if (a == "--rows-per-state")
+            rows_per_state = std::stoi(argv[i + 1]);
+        else if (a == "--threads")
+            threads = std::stoi(argv[i + 1]);
+        else if (a == "--weights")
+            weights = argv[i + 1];
+        else if (a == "--sizes")
+            sizes_arg = argv[i + 1];
         else {
             std::fprintf(stderr, "unknown argument %s\n", a.c_str());
             return 2;
@@ -60,7 +65,8 @@ int main(int argc, char **argv) {
     // candidate changed), as in ModelEvaluator.
     std::mt19937_64 rng(3);
     std::vector<std::vector<float>> table;
-    for (int s = 0; s < 12; s++) table.push_back(synthetic_algorithm_row(rng));
+    for (int s = 0; s < 12; s++)
+        table.push_back(synthetic_algorithm_row(rng));
     std::printf("batch_states,rows,torch_ms_per_batch,torch_us_per_state,analytical_ms_per_batch,"
                 "analytical_us_per_state\n");
     std::stringstream ss(sizes_arg);

@@ -63,31 +63,53 @@ int main(int argc, char **argv) {
                 if (i + 1 >= argc) usage_error(a + " needs a value");
                 return argv[++i];
             };
-            if (a == "--data") data.push_back(next());
-            else if (a == "--synthetic") synthetic = std::stoi(next());
-            else if (a == "--out") opt.out_dir = next();
-            else if (a == "--epochs") opt.epochs = std::stoi(next());
-            else if (a == "--lr") opt.loss.learning_rate = std::stod(next());
-            else if (a == "--abs-weight") opt.loss.absolute_weight = std::stod(next());
-            else if (a == "--pipelines-per-step") opt.pipelines_per_step = std::stoi(next());
-            else if (a == "--max-per-pipeline") opt.max_samples_per_pipeline = std::stoi(next());
-            else if (a == "--val-percent") opt.validation_percent = std::stoi(next());
-            else if (a == "--seed") opt.seed = cfg.seed = std::stoull(next());
-            else if (a == "--resume") opt.resume = true;
-            else if (a == "--init") init = next();
-            else if (a == "--parallelism") cfg.parallelism = std::stoi(next());
-            else if (a == "--llc-bytes") cfg.llc_bytes = std::stod(next());
-            else if (a == "--hidden") cfg.hidden = std::stoi(next());
-            else if (a == "--embedding") cfg.algorithm_embedding = cfg.schedule_embedding = std::stoi(next());
-            else if (a == "--threads") cfg.num_threads = std::stoi(next());
-            else if (a == "--target") opt.target_machine = next();
-            else if (a == "--no-plot") opt.plot_script.clear();
-            else if (a == "--python") opt.python = next();
-            else if (a == "--quiet") opt.progress = false;
+            if (a == "--data")
+                data.push_back(next());
+            else if (a == "--synthetic")
+                synthetic = std::stoi(next());
+            else if (a == "--out")
+                opt.out_dir = next();
+            else if (a == "--epochs")
+                opt.epochs = std::stoi(next());
+            else if (a == "--lr")
+                opt.loss.learning_rate = std::stod(next());
+            else if (a == "--abs-weight")
+                opt.loss.absolute_weight = std::stod(next());
+            else if (a == "--pipelines-per-step")
+                opt.pipelines_per_step = std::stoi(next());
+            else if (a == "--max-per-pipeline")
+                opt.max_samples_per_pipeline = std::stoi(next());
+            else if (a == "--val-percent")
+                opt.validation_percent = std::stoi(next());
+            else if (a == "--seed")
+                opt.seed = cfg.seed = std::stoull(next());
+            else if (a == "--resume")
+                opt.resume = true;
+            else if (a == "--init")
+                init = next();
+            else if (a == "--parallelism")
+                cfg.parallelism = std::stoi(next());
+            else if (a == "--llc-bytes")
+                cfg.llc_bytes = std::stod(next());
+            else if (a == "--hidden")
+                cfg.hidden = std::stoi(next());
+            else if (a == "--embedding")
+                cfg.algorithm_embedding = cfg.schedule_embedding = std::stoi(next());
+            else if (a == "--threads")
+                cfg.num_threads = std::stoi(next());
+            else if (a == "--target")
+                opt.target_machine = next();
+            else if (a == "--no-plot")
+                opt.plot_script.clear();
+            else if (a == "--python")
+                opt.python = next();
+            else if (a == "--quiet")
+                opt.progress = false;
             else if (a == "-h" || a == "--help") {
                 std::printf("%s", kUsage);
                 return 0;
-            } else usage_error("unknown argument '" + a + "'");
+            } else
+                usage_error("unknown argument '" + a + "'");
         }
     } catch (const std::logic_error &) {
         usage_error("bad number in the arguments");

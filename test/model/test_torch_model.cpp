@@ -29,21 +29,26 @@ struct Rows {
 /** `states` candidates of `rows_per_state` rows over a 4-stage table. */
 void make_rows(Rows &r, int states, int rows_per_state, uint64_t seed) {
     std::mt19937_64 rng(seed);
-    for (int s = 0; s < 4; s++) r.table.push_back(synthetic_algorithm_row(rng));
+    for (int s = 0; s < 4; s++)
+        r.table.push_back(synthetic_algorithm_row(rng));
     r.batch.algorithm = &r.table;
     r.batch.num_states = states;
     for (int st = 0; st < states; st++) {
         for (int k = 0; k < rows_per_state; k++) {
             r.batch.stage_ids.push_back(int(rng() % 4));
             r.batch.state_index.push_back(st);
-            r.batch.schedule.push_back(synthetic_schedule_row(rng, 1e5 * (1 + st % 7), 6, 3, 4,
-                                                              8.0 * 1024 * 1024));
+            r.batch.schedule.push_back(
+                synthetic_schedule_row(rng, 1e5 * (1 + st % 7), 6, 3, 4, 8.0 * 1024 * 1024));
         }
     }
 }
 
-double softplus(double x) { return x > 30 ? x : std::log1p(std::exp(x)); }
-double relu(double x) { return x > 0 ? x : 0; }
+double softplus(double x) {
+    return x > 30 ? x : std::log1p(std::exp(x));
+}
+double relu(double x) {
+    return x > 0 ? x : 0;
+}
 
 /** The net written out with loops, from the model's own parameters. */
 double reference_forward(const TorchCostModel &m, const std::vector<float> &alg,
@@ -65,7 +70,8 @@ double reference_forward(const TorchCostModel &m, const std::vector<float> &alg,
     std::vector<double> cat;
     for (int j = 0; j < Ea; j++) {
         double v = ab[j];
-        for (int i = 0; i < A; i++) v += std::log1p(std::max(0.0f, alg[i])) * softplus(aw[i * Ea + j]);
+        for (int i = 0; i < A; i++)
+            v += std::log1p(std::max(0.0f, alg[i])) * softplus(aw[i * Ea + j]);
         cat.push_back(relu(v));
     }
     for (int j = 0; j < Es; j++) {
@@ -77,14 +83,16 @@ double reference_forward(const TorchCostModel &m, const std::vector<float> &alg,
     std::vector<double> h(H);
     for (int j = 0; j < H; j++) {
         double v = hb[j];
-        for (int i = 0; i < Ea + Es; i++) v += cat[i] * hw[i * H + j];
+        for (int i = 0; i < Ea + Es; i++)
+            v += cat[i] * hw[i * H + j];
         h[j] = relu(v);
     }
     TermRow t = cost_terms(row, c.parallelism, c.llc_bytes);
     double secs = 0;
     for (int k = 0; k < K; k++) {
         double z = ob[k];
-        for (int j = 0; j < H; j++) z += h[j] * ow[j * K + k];
+        for (int j = 0; j < H; j++)
+            z += h[j] * ow[j * K + k];
         secs += softplus(z) / std::log(2.0) * scale[k] * t[k];
     }
     return secs;
@@ -100,7 +108,8 @@ TEST_CASE("untrained net with zero output weights equals the analytical model") 
     AnalyticalModel a(4, 8.0 * 1024 * 1024);
     std::vector<double> got = m.predict_stages(r.batch), want = a.predict_stages(r.batch);
     REQUIRE(got.size() == want.size());
-    for (size_t i = 0; i < got.size(); i++) CHECK(got[i] == Approx(want[i]).epsilon(1e-12));
+    for (size_t i = 0; i < got.size(); i++)
+        CHECK(got[i] == Approx(want[i]).epsilon(1e-12));
 }
 
 TEST_CASE("forward pass equals a hand computation with constant weights") {
@@ -110,10 +119,12 @@ TEST_CASE("forward pass equals a hand computation with constant weights") {
     for (const std::string &n : m.parameter_names()) {
         if (n == "term_scale" || n == "schedule_mean" || n == "schedule_std") continue;
         double v = n.find("bias") != std::string::npos ? 0.0 : 0.1;
-        if (n == "algorithm_embedding.weight_raw") v = std::log(std::exp(0.1) - 1); // softplus -> 0.1
+        if (n == "algorithm_embedding.weight_raw")
+            v = std::log(std::exp(0.1) - 1); // softplus -> 0.1
         std::vector<int64_t> shape = m.parameter_shape(n);
         size_t count = 1;
-        for (int64_t d : shape) count *= size_t(d);
+        for (int64_t d : shape)
+            count *= size_t(d);
         m.set_parameter(n, std::vector<double>(count, v));
     }
     Rows r;
@@ -121,14 +132,17 @@ TEST_CASE("forward pass equals a hand computation with constant weights") {
     const ScheduleRow &row = r.batch.schedule[0];
     const auto &alg = r.table[size_t(r.batch.stage_ids[0])];
     double sa = 0, ss = 0;
-    for (float x : alg) sa += std::log1p(double(x));
-    for (double x : row) ss += std::log1p(std::max(0.0, x));
-    double ea = 0.1 * sa, es = 0.1 * ss;           // each embedding unit (all positive)
-    double hid = 0.1 * (2 * ea + 3 * es);            // each hidden unit
+    for (float x : alg)
+        sa += std::log1p(double(x));
+    for (double x : row)
+        ss += std::log1p(std::max(0.0, x));
+    double ea = 0.1 * sa, es = 0.1 * ss;  // each embedding unit (all positive)
+    double hid = 0.1 * (2 * ea + 3 * es); // each hidden unit
     double mult = std::log1p(std::exp(0.1 * 4 * hid)) / std::log(2.0);
     TermRow t = cost_terms(row, 4, 8.0 * 1024 * 1024);
     double want = 0;
-    for (int k = 0; k < kNumCostTerms; k++) want += mult * AnalyticalModel::coefficients()[k] * t[k];
+    for (int k = 0; k < kNumCostTerms; k++)
+        want += mult * AnalyticalModel::coefficients()[k] * t[k];
     CHECK(m.predict_stages(r.batch)[0] == Approx(want).epsilon(1e-9));
 }
 
@@ -145,13 +159,15 @@ TEST_CASE("forward pass equals a loop-by-loop reference on random weights") {
     m.set_parameter("schedule_mean", mean);
     m.set_parameter("schedule_std", sd);
     std::vector<double> ow = m.parameter("output.weight");
-    for (size_t i = 0; i < ow.size(); i++) ow[i] = 0.2 * std::sin(double(i));
+    for (size_t i = 0; i < ow.size(); i++)
+        ow[i] = 0.2 * std::sin(double(i));
     m.set_parameter("output.weight", ow);
     Rows r;
     make_rows(r, 10, 2, 9);
     std::vector<double> got = m.predict_stages(r.batch);
     for (size_t i = 0; i < got.size(); i++) {
-        double want = reference_forward(m, r.table[size_t(r.batch.stage_ids[i])], r.batch.schedule[i]);
+        double want =
+            reference_forward(m, r.table[size_t(r.batch.stage_ids[i])], r.batch.schedule[i]);
         CHECK(got[i] == Approx(want).epsilon(1e-9));
     }
 }
@@ -181,10 +197,13 @@ TEST_CASE("predictions are positive and finite for extreme feature values") {
     auto model = make_torch_cost_model(8, 32.0 * 1024 * 1024);
     Rows r;
     make_rows(r, 4, 1, 3);
-    for (double &x : r.batch.schedule[0]) x *= 1e6;
-    for (double &x : r.batch.schedule[1]) x = 0;
+    for (double &x : r.batch.schedule[0])
+        x *= 1e6;
+    for (double &x : r.batch.schedule[1])
+        x = 0;
     std::vector<double> p = model->predict_stages(r.batch);
-    for (double v : p) CHECK(std::isfinite(v));
+    for (double v : p)
+        CHECK(std::isfinite(v));
     CHECK(p[0] > 0);
     CHECK(p[1] == 0);
 }

@@ -20,8 +20,8 @@ namespace fs = std::filesystem;
 namespace {
 
 fs::path temp_dir(const std::string &name) {
-    fs::path dir = fs::temp_directory_path() /
-                   ("sextant-test-train-" + std::to_string(::getpid())) / name;
+    fs::path dir =
+        fs::temp_directory_path() / ("sextant-test-train-" + std::to_string(::getpid())) / name;
     fs::remove_all(dir);
     fs::create_directories(dir);
     return dir;
@@ -60,7 +60,8 @@ TEST_CASE("a malformed samples line names the file and line") {
         read_samples_jsonl(p.string());
         FAIL("no error");
     } catch (const UserError &e) {
-        CHECK_THAT(e.what(), Catch::Contains("samples.jsonl:2") && Catch::Contains("not valid JSON"));
+        CHECK_THAT(e.what(),
+                   Catch::Contains("samples.jsonl:2") && Catch::Contains("not valid JSON"));
     }
     {
         std::ofstream f(p);
@@ -124,10 +125,9 @@ TEST_CASE("training on an exact runtime function ranks held-out pipelines near-p
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     INFO("untrained: accuracy " << before.pairwise_accuracy << ", regret "
                                 << before.top1_regret_geomean);
-    INFO("validation pairwise accuracy " << r.validation.pairwise_accuracy << ", tau "
-                                         << r.validation.kendall_tau << ", regret "
-                                         << r.validation.top1_regret_geomean << ", " << secs
-                                         << " s");
+    INFO("validation pairwise accuracy "
+         << r.validation.pairwise_accuracy << ", tau " << r.validation.kendall_tau << ", regret "
+         << r.validation.top1_regret_geomean << ", " << secs << " s");
     CHECK(r.validation.pipelines >= 5);
     CHECK(r.validation.pairwise_accuracy > 0.95);
     CHECK(r.validation.pairwise_accuracy > before.pairwise_accuracy + 0.05);
@@ -135,7 +135,8 @@ TEST_CASE("training on an exact runtime function ranks held-out pipelines near-p
     CHECK(secs < 60);
     CHECK(fs::exists(fs::path(o.out_dir) / "weights.sxw"));
     CHECK(fs::exists(fs::path(o.out_dir) / "report.json"));
-    nlohmann::json report = nlohmann::json::parse(std::ifstream(fs::path(o.out_dir) / "report.json"));
+    nlohmann::json report =
+        nlohmann::json::parse(std::ifstream(fs::path(o.out_dir) / "report.json"));
     CHECK(report["metrics"]["validation"]["pairwise_accuracy"] == r.validation.pairwise_accuracy);
     // The saved weights reproduce the trained model.
     auto loaded = load_torch_cost_model(r.weights_path, 8, so.llc_bytes);
@@ -169,14 +170,15 @@ TEST_CASE("a resumed run ends with the same weights as an uninterrupted one") {
     REQUIRE(a);
     REQUIRE(b);
     // Compare the last checkpoints (the returned models hold each run's best epoch).
-    auto ca = load_torch_cost_model((fs::path(temp_dir("x").parent_path()) / "straight" /
-                                     "checkpoint" / "model.sxw")
-                                        .string());
+    auto ca = load_torch_cost_model(
+        (fs::path(temp_dir("x").parent_path()) / "straight" / "checkpoint" / "model.sxw").string());
     auto cb = load_torch_cost_model((fs::path(o.out_dir) / "checkpoint" / "model.sxw").string());
-    auto ta = dynamic_cast<TorchCostModel *>(ca.get()), tb = dynamic_cast<TorchCostModel *>(cb.get());
-    for (const std::string &n : ta->parameter_names()) CHECK(ta->parameter(n) == tb->parameter(n));
-    nlohmann::json st = nlohmann::json::parse(
-        std::ifstream(fs::path(o.out_dir) / "checkpoint" / "trainer.json"));
+    auto ta = dynamic_cast<TorchCostModel *>(ca.get()),
+         tb = dynamic_cast<TorchCostModel *>(cb.get());
+    for (const std::string &n : ta->parameter_names())
+        CHECK(ta->parameter(n) == tb->parameter(n));
+    nlohmann::json st =
+        nlohmann::json::parse(std::ifstream(fs::path(o.out_dir) / "checkpoint" / "trainer.json"));
     CHECK(st["epochs_done"] == 4);
     CHECK(st["history"].size() == 4);
 }

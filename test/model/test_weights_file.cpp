@@ -48,7 +48,8 @@ struct Rows {
     FeatureBatch batch;
     Rows() {
         std::mt19937_64 rng(4);
-        for (int s = 0; s < 3; s++) table.push_back(synthetic_algorithm_row(rng));
+        for (int s = 0; s < 3; s++)
+            table.push_back(synthetic_algorithm_row(rng));
         batch.algorithm = &table;
         batch.num_states = 20;
         for (int i = 0; i < 20; i++) {
@@ -66,7 +67,8 @@ fs::path saved_model(const std::string &name, std::vector<double> *predictions =
     c.hidden = 16;
     TorchCostModel m(c);
     std::vector<double> ow = m.parameter("output.weight");
-    for (size_t i = 0; i < ow.size(); i++) ow[i] = 0.05 * std::cos(double(i));
+    for (size_t i = 0; i < ow.size(); i++)
+        ow[i] = 0.05 * std::cos(double(i));
     m.set_parameter("output.weight", ow);
     m.set_manifest_entry("metrics", R"({"validation": {"pairwise_accuracy": 0.9}})");
     fs::path p = temp_path(name);
@@ -140,8 +142,8 @@ TEST_CASE("a corrupt weights file is rejected") {
     std::string flipped = s;
     flipped[s.size() - 17] ^= 0x40;
     write_all(p, flipped);
-    CHECK_THAT(load_error(p), Catch::Contains("does not match its checksum") &&
-                                  Catch::Contains("corrupt.sxw"));
+    CHECK_THAT(load_error(p),
+               Catch::Contains("does not match its checksum") && Catch::Contains("corrupt.sxw"));
     std::string bad_json = s;
     bad_json[s.find('\n') + 1] = '!';
     write_all(p, bad_json);
@@ -163,8 +165,8 @@ TEST_CASE("a weights file of another schema version is rejected with what to do"
 TEST_CASE("a weights file of another shape is rejected") {
     fs::path p = saved_model("shape.sxw");
     edit_manifest(p, [](nlohmann::json &m) { m["num_schedule_features"] = 12; });
-    CHECK_THAT(load_error(p), Catch::Contains("\"num_schedule_features\" differs") &&
-                                  Catch::Contains("found 12"));
+    CHECK_THAT(load_error(p),
+               Catch::Contains("\"num_schedule_features\" differs") && Catch::Contains("found 12"));
     p = saved_model("shape2.sxw");
     edit_manifest(p, [](nlohmann::json &m) { m["hidden"] = 17; });
     CHECK_THAT(load_error(p), Catch::Contains("tensor 4 differs: expected hidden.weight [32,17]") &&
