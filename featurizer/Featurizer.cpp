@@ -166,6 +166,15 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
     double realizations = fn.realizations;
     double points = double(box_volume(sn.loop_box));
     double total = realizations * points;
+    // With a sliding window, each point is computed once per storage realization.
+    double slide = 1.0;
+    if (fn.sliding && total > 0) {
+        double slid = fn.store_realizations *
+                      double(box_volume(stage_loop_box(s, fn.store_region)));
+        slide = std::min(1.0, slid / total);
+        total *= slide;
+        points *= slide;
+    }
     double min_points = double(s.points());
     set(ScheduleFeature::realizations, realizations);
     set(ScheduleFeature::points_per_realization, points);
@@ -233,10 +242,11 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
     set(ScheduleFeature::false_sharing, false_sharing);
 
     // Memory.
-    double alloc_bytes = stage == 0 ? double(box_volume(fn.region)) * f.bytes_per_point : 0;
+    double alloc_bytes = stage == 0 ? double(box_volume(fn.store_region)) * f.bytes_per_point : 0;
+    double allocations = stage == 0 ? fn.store_realizations : 0;
     set(ScheduleFeature::bytes_per_point, f.bytes_per_point);
     set(ScheduleFeature::allocation_bytes, alloc_bytes);
-    set(ScheduleFeature::num_allocations, stage == 0 ? realizations : 0);
+    set(ScheduleFeature::num_allocations, allocations);
     set(ScheduleFeature::bytes_written, total * f.bytes_per_point);
 
     double lpp = 0, dense = 0, strided = 0, bcast = 0;
@@ -276,7 +286,7 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
         int bpp = producer_bytes(dag_, l.kind, l.producer);
         Box64 fp;
         required_region(dag_, d, {func, stage}, sn.loop_box, l.kind, l.producer, &fp);
-        double bytes = double(box_volume(fp)) * bpp;
+        double bytes = double(box_volume(fp)) * bpp * slide;
         Box64 fpi;
         required_region(dag_, d, {func, stage}, inner_box, l.kind, l.producer, &fpi);
         ws_inner += double(box_volume(fpi)) * bpp;
@@ -302,7 +312,7 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
     if (ws_real * (fn.inside_parallel ? P : 1) <= double(m.last_level_cache_bytes))
         dram = std::min(read_root, root_bytes);
     set(ScheduleFeature::dram_bytes, dram);
-    double faults = alloc_bytes > 65536 ? realizations * alloc_bytes / 4096 : 0;
+    double faults = alloc_bytes > 65536 ? allocations * alloc_bytes / 4096 : 0;
     set(ScheduleFeature::page_faults, faults);
     (void)get;
     return r;

@@ -14,7 +14,7 @@ echo "== Autoscheduling examples/unsharp with Sextant (-p libautoschedule_sextan
 start=$(date +%s.%N)
 SEXTANT_DEBUG=1 "$ex/unsharp_generator" -g unsharp_mask -o "$out" -f unsharp_demo \
     -e static_library,h,schedule -p "$build/plugin/libautoschedule_sextant.so" -s Sextant \
-    target=host auto_schedule=true "machine_params=$(nproc),16777216,40"
+    "target=$(grep -m1 '^SEXTANT_HOST_TARGET:' "$build/CMakeCache.txt" | cut -d= -f2)" auto_schedule=true "machine_params=$(nproc),16777216,40"
 end=$(date +%s.%N)
 printf 'autoscheduling + compiling took %.1f s\n' "$(echo "$end - $start" | bc -l 2>/dev/null || python3 -c "print($end-$start)")"
 echo

@@ -38,7 +38,8 @@ IFS=, read -ra pipe_list <<<"$pipelines"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mp="machine_params=$(nproc),16777216,40"
-echo "Autoscheduling time, beam $beam, $mp, target host; $(nproc) cores, $(date -u +%F)"
+target=$(grep -m1 '^SEXTANT_HOST_TARGET:' "$build/CMakeCache.txt" | cut -d= -f2)
+echo "Autoscheduling time, beam $beam, $mp, target $target; $(nproc) cores, $(date -u +%F)"
 printf '\n| pipeline |'
 for s in "${sched_list[@]}"; do printf ' %s s | %s MiB |' "$s" "$s"; done
 printf ' %s / %s |\n|---|' "${sched_list[0]}" "${sched_list[1]:-${sched_list[0]}}"
@@ -53,7 +54,7 @@ for p in "${pipe_list[@]}"; do
         mkdir -p "$out"
         set +e
         HL_BEAM_SIZE=$beam timeout "$timeout_s" "$measure" "$out/m" "$gen" -g "$p" -o "$out" \
-            -e schedule -p "${plugin[$s]}" -s "$s" target=host auto_schedule=true "$mp" \
+            -e schedule -p "${plugin[$s]}" -s "$s" "target=$target" auto_schedule=true "$mp" \
             >"$out/log" 2>&1
         rc=$?
         set -e

@@ -47,6 +47,10 @@ void apply_directives(const PipelineDag &dag, const std::vector<Directive> &dire
             if (d.vars[0].is_rvar) f.compute_at(funcs.at(dag.funcs[d.at_func].name), RVar(d.vars[0].name));
             else f.compute_at(funcs.at(dag.funcs[d.at_func].name), Var(d.vars[0].name));
             break;
+        case K::StoreAt:
+            if (d.vars[0].is_rvar) f.store_at(funcs.at(dag.funcs[d.at_func].name), RVar(d.vars[0].name));
+            else f.store_at(funcs.at(dag.funcs[d.at_func].name), Var(d.vars[0].name));
+            break;
         case K::Split:
             st.split(var_of(d.vars[0]), var_of(d.vars[1]), var_of(d.vars[2]), int(d.factor), tail);
             break;
@@ -88,7 +92,7 @@ std::string schedule_source(const PipelineDag &dag, const std::vector<Directive>
     };
     for (const Directive &d : directives) {
         std::string f = fname(d.func);
-        if (d.kind == K::ComputeAt) fname(d.at_func);
+        if (d.kind == K::ComputeAt || d.kind == K::StoreAt) fname(d.at_func);
         std::string st = d.stage == 0 ? f : f + ".update(" + std::to_string(d.stage - 1) + ")";
         std::string tail = d.guard ? ", ::Halide::TailStrategy::GuardWithIf" : "";
         switch (d.kind) {
@@ -96,6 +100,10 @@ std::string schedule_source(const PipelineDag &dag, const std::vector<Directive>
         case K::ComputeRoot: o << f << ".compute_root();"; break;
         case K::ComputeAt:
             o << f << ".compute_at(" << identifier(dag.funcs[d.at_func].name) << ", "
+              << var_src(d.vars[0]) << ");";
+            break;
+        case K::StoreAt:
+            o << f << ".store_at(" << identifier(dag.funcs[d.at_func].name) << ", "
               << var_src(d.vars[0]) << ");";
             break;
         case K::Split:

@@ -32,6 +32,14 @@ std::vector<Directive> make_directives(const PipelineDag &dag, const Decisions &
             at.vars.push_back({loop_var_name(c.stages[0], cs, l.stage_loop, l.outer_part),
                                c.stages[0].loops[l.stage_loop].is_rvar});
             out.push_back(at);
+            if (fs.store_level >= 0 && fs.store_level < fs.at_level) {
+                const ConcreteLoop &sl = cn.order[fs.store_level];
+                Directive st{Directive::Kind::StoreAt, f.id, 0, {}};
+                st.at_func = fs.at_func;
+                st.vars.push_back({loop_var_name(c.stages[0], cs, sl.stage_loop, sl.outer_part),
+                                   c.stages[0].loops[sl.stage_loop].is_rvar});
+                out.push_back(st);
+            }
         }
         for (size_t si = 0; si < f.stages.size(); si++) {
             const Stage &s = f.stages[si];

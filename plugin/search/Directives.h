@@ -17,13 +17,13 @@ struct LoopVar {
 };
 
 struct Directive {
-    enum class Kind { ComputeInline, ComputeRoot, ComputeAt, Split, Reorder, Vectorize, Unroll, Parallel };
+    enum class Kind { ComputeInline, ComputeRoot, ComputeAt, StoreAt, Split, Reorder, Vectorize, Unroll, Parallel };
     Kind kind;
     int func = -1;
     int stage = 0;
     /** Split: {old, outer, inner}; Reorder: innermost first; others: the loop. */
     std::vector<LoopVar> vars;
-    int at_func = -1; // ComputeAt: the consumer
+    int at_func = -1; // ComputeAt/StoreAt: the consumer
     int64_t factor = 0;
     bool guard = false; // tail strategy GuardWithIf (updates), else Halide's default
 };

@@ -123,6 +123,7 @@ NestPtr build_func_nest(const PipelineDag &dag, const Decisions &d, const Nests 
     n->func = func;
     if (fs.placement == Placement::Root) {
         n->region = f.bounds;
+        n->store_region = f.bounds;
     } else {
         assert(fs.placement == Placement::At);
         const FuncNest &c = *nests[fs.at_func];
@@ -131,11 +132,16 @@ NestPtr build_func_nest(const PipelineDag &dag, const Decisions &d, const Nests 
         n->inside_parallel = c.inside_parallel;
         n->enclosing_extents = c.enclosing_extents;
         const StageNest &cs = c.stages[0];
+        int store = fs.store_level < 0 ? fs.at_level : fs.store_level;
+        n->store_realizations = c.realizations;
         for (int j = 0; j <= fs.at_level; j++) {
             n->realizations *= double(cs.order[j].extent);
+            if (j <= store) n->store_realizations *= double(cs.order[j].extent);
             n->inside_parallel = n->inside_parallel || cs.order[j].parallel;
             n->enclosing_extents.push_back(cs.order[j].extent);
         }
+        n->sliding = store < fs.at_level;
+        n->store_region = n->sliding ? region_at(dag, d, nests, func, fs.at_func, store) : n->region;
     }
     for (size_t s = 0; s < f.stages.size(); s++) {
         n->stages.push_back(

@@ -35,6 +35,11 @@ struct FuncNest {
     Box64 region;            // storage region per realization
     double realizations = 1; // how many times the region is computed
     bool inside_parallel = false; // computed inside a consumer's parallel loop
+    /** Storage: the region allocated per storage realization and how many of those there
+     * are. Equal to region/realizations unless store_level is further out than at_level. */
+    Box64 store_region;
+    double store_realizations = 1;
+    bool sliding = false;
     /** Iterations of the consumer loops enclosing one realization, outermost first (empty at
      * root). Used for working-set and reuse features. */
     std::vector<int64_t> enclosing_extents;

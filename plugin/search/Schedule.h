@@ -1,7 +1,7 @@
 // Schedule decisions: what the search decides for each Func. Plain data, no Halide.
 //
 // A Func is inlined, computed at root, or computed inside one loop of its (single, non-inlined)
-// consumer's pure stage. Each stage of a non-inlined Func is then tiled: every loop is either
+// consumer's pure stage, with its storage at that loop or further out. Each stage of a non-inlined Func is then tiled: every loop is either
 // kept whole in the inner group, moved whole to the outer group, or split into an outer and an
 // inner part. The loop order is: outer group (outermost storage dim first), then inner group
 // (likewise); the innermost inner loop may be vectorized and unrolled; a prefix of the order
@@ -44,9 +44,14 @@ struct FuncSched {
     Placement placement = Placement::Undecided;
     int at_func = -1;  // Placement::At: the consumer Func
     int at_level = -1; // Placement::At: index in the consumer's pure-stage loop order
+    /** Placement::At: the consumer loop its storage is allocated in; -1 = at_level. A level
+     * further out (with only serial loops in between) lets Halide slide the window: each
+     * point is computed once per storage realization instead of once per compute. */
+    int store_level = -1;
     std::vector<StageSched> stages; // empty unless Root or At
     bool operator==(const FuncSched &o) const {
         return placement == o.placement && at_func == o.at_func && at_level == o.at_level &&
+               store_level == o.store_level &&
                stages == o.stages;
     }
 };

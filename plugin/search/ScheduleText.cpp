@@ -19,7 +19,9 @@ std::string to_schedule_text(const PipelineDag &dag, const Decisions &d) {
         case Placement::Inline: o << "inline\n"; continue;
         case Placement::Root: o << "root\n"; break;
         case Placement::At:
-            o << "at " << dag.funcs[fs.at_func].name << " " << fs.at_level << "\n";
+            o << "at " << dag.funcs[fs.at_func].name << " " << fs.at_level;
+            if (fs.store_level >= 0) o << " store " << fs.store_level;
+            o << "\n";
             break;
         }
         for (size_t s = 0; s < fs.stages.size(); s++) {
@@ -76,6 +78,11 @@ Decisions parse_schedule_text(const PipelineDag &dag, const std::string &text) {
                 ls >> c >> fs.at_level;
                 fs.at_func = dag.find_func(c);
                 if (fs.at_func < 0 || !ls) bad("bad compute_at target");
+                std::string kw;
+                if (ls >> kw) {
+                    if (kw != "store" || !(ls >> fs.store_level) || fs.store_level > fs.at_level)
+                        bad("expected 'store L' with L <= the compute level");
+                }
                 fs.placement = Placement::At;
             } else {
                 bad("expected inline, root or at");

@@ -5,7 +5,7 @@
 //   sextant-schedule 1
 //   func blur_y root
 //     stage 0 loops y:split8 x:split64 vector 8 unroll 1 parallel 1
-//   func blur_x at blur_y 1
+//   func blur_x at blur_y 1 store 0
 //     stage 0 loops y:inner x:inner vector 8 unroll 1 parallel 0
 //   func clamped inline
 //

@@ -14,13 +14,14 @@ uint64_t hash_mix(uint64_t h, uint64_t v) {
 }
 
 uint64_t placement_key(const FuncSched &fs) {
-    return uint64_t(fs.placement) * 4096 + uint64_t(fs.at_func + 1) * 64 + uint64_t(fs.at_level + 1);
+    return uint64_t(fs.placement) * 262144 + uint64_t(fs.at_func + 1) * 4096 +
+           uint64_t(fs.at_level + 1) * 64 + uint64_t(fs.store_level + 1);
 }
 
 namespace {
 
 uint64_t hash_sched(const FuncSched &fs) {
-    uint64_t h = hash_mix(uint64_t(fs.placement), uint64_t(fs.at_func + 1) * 131 + fs.at_level);
+    uint64_t h = hash_mix(0, placement_key(fs));
     for (const StageSched &s : fs.stages) {
         for (const LoopTiling &t : s.loops) h = hash_mix(h, uint64_t(t.mode) * 1000003 + t.tile);
         h = hash_mix(h, uint64_t(s.vector_width) * 7919 + s.unroll * 31 + s.parallel);
@@ -166,8 +167,8 @@ std::vector<StageSched> SearchSpace::tilings(const Stage &s, const Box64 &box, b
 std::vector<FuncSched> SearchSpace::placements(const State &s, int func) const {
     const FuncNode &f = dag_.funcs[func];
     std::vector<FuncSched> out;
-    if (f.can_inline && !f.is_output) out.push_back({Placement::Inline, -1, -1, {}});
-    out.push_back({Placement::Root, -1, -1, {}});
+    if (f.can_inline && !f.is_output) out.push_back({Placement::Inline, -1, -1, -1, {}});
+    out.push_back({Placement::Root, -1, -1, -1, {}});
     if (f.is_output) return out;
     std::vector<StageRef> cons = effective_consumers(dag_, s.decisions, func);
     if (cons.empty()) return out;
@@ -178,7 +179,12 @@ std::vector<FuncSched> SearchSpace::placements(const State &s, int func) const {
     const StageNest &cn = s.nests[c]->stages[0];
     for (int level = 0; level < int(cn.order.size()); level++) {
         if (cn.order[level].vectorized) break;
-        out.push_back({Placement::At, c, level, {}});
+        out.push_back({Placement::At, c, level, -1, {}});
+        // Sliding windows: storage one or two loops further out, over serial loops only.
+        for (int store = level - 1; store >= 0 && store >= level - 2; store--) {
+            if (cn.order[store + 1].parallel) break;
+            out.push_back({Placement::At, c, level, store, {}});
+        }
     }
     return out;
 }

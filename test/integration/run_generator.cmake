@@ -2,7 +2,7 @@
 file(REMOVE_RECURSE ${OUT})
 file(MAKE_DIRECTORY ${OUT})
 execute_process(COMMAND ${GEN} -g with_estimates -o ${OUT} -p ${PLUGIN} -s Sextant
-                        -e static_library,h,schedule,featurization target=host
+                        -e static_library,h,schedule,featurization target=${TARGET}
                         auto_schedule=true machine_params=2,16777216,40
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)

@@ -101,6 +101,48 @@ inline PipelineDag stencil_1d() {
     return dag;
 }
 
+/** in -> P(x, y) = in(x, y) * 2 -> C(x, y) = P(x, y-1) + P(x, y) + P(x, y+1); C over
+ * [0, 63] x [0, 31]. 2 cores, AVX2, 1 MiB cache. */
+inline PipelineDag stencil_2d() {
+    PipelineDag dag;
+    dag.machine.parallelism = 2;
+    dag.machine.vector_bits = 256;
+    dag.machine.last_level_cache_bytes = 1 << 20;
+    InputNode in;
+    in.id = 0;
+    in.name = "in";
+    in.dims = 2;
+    in.bounds = {{0, 63}, {-1, 32}};
+    dag.inputs.push_back(in);
+    FuncNode p = func(0, "P", {{0, 63}, {-1, 32}});
+    p.can_inline = true;
+    Stage ps;
+    ps.func = 0;
+    ps.name = "P";
+    ps.loops = {pure_loop("x", 0, 0, 63), pure_loop("y", 1, -1, 32)};
+    ps.ops.at(OpKind::Mul, TypeClass::F32) = 1;
+    ps.loads = {simple_load(ProducerKind::Input, 0, 1, 2,
+                            {{1, 1, true}, {0, 1, true}, {0, 1, true}, {1, 1, true}})};
+    p.stages.push_back(ps);
+    dag.funcs.push_back(p);
+    FuncNode c = func(1, "C", {{0, 63}, {0, 31}});
+    c.is_output = true;
+    Stage cs;
+    cs.func = 1;
+    cs.name = "C";
+    cs.loops = {pure_loop("x", 0, 0, 63), pure_loop("y", 1, 0, 31)};
+    cs.ops.at(OpKind::Add, TypeClass::F32) = 2;
+    cs.loads = {simple_load(ProducerKind::Func, 0, 3, 2,
+                            {{1, 1, true}, {0, 1, true}, {0, 1, true}, {1, 1, true}})};
+    c.stages.push_back(cs);
+    dag.funcs.push_back(c);
+    dag.outputs = {1};
+    dag.edges.push_back(offset_edge(0, 0, ProducerKind::Input, 0, {0, 0}, {0, 0}, 1));
+    dag.edges.push_back(offset_edge(1, 0, ProducerKind::Func, 0, {0, -1}, {0, 1}, 3));
+    dag.link();
+    return dag;
+}
+
 /** A 2-D chain with a transpose and a reduction:
  *   T(x, y) = in(y, x)                      (transpose, bounds 128 x 64)
  *   S(x) = 0; S(x) += T(x, r), r in [0, 64) (a reduction over y)

@@ -191,3 +191,30 @@ TEST_CASE("the analytical model's preferences on the stencil", "[model]") {
     scalar[1].stages[0].vector_width = 1;
     CHECK(cost(serial) < cost(scalar));
 }
+
+TEST_CASE("sliding window: storage further out computes each row once", "[features]") {
+    PipelineDag dag = test::stencil_2d();
+    Decisions d(2);
+    d[1].placement = Placement::Root;
+    d[1].stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Split, 8}}, 8, 0)}; // y_o, y_i, x
+    d[0].placement = Placement::At;
+    d[0].at_func = 1;
+    d[0].at_level = 1; // per row of C
+    d[0].stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
+    Featurizer fz(dag);
+    Nests per_row = build_all_nests(dag, d);
+    ScheduleRow a = fz.schedule_features(d, per_row, 0, 0);
+    CHECK(at(a, F::realizations) == 32);
+    CHECK(at(a, F::total_points) == 32 * 3 * 64);
+    CHECK(at(a, F::allocation_bytes) == 3 * 64 * 4);
+    CHECK(at(a, F::num_allocations) == 32);
+    d[0].store_level = 0; // store per 8-row strip (y_o): rows -1..8 slide
+    Nests sliding = build_all_nests(dag, d);
+    CHECK(sliding[0]->sliding);
+    ScheduleRow b = fz.schedule_features(d, sliding, 0, 0);
+    CHECK(at(b, F::realizations) == 32);
+    CHECK(at(b, F::total_points) == 4 * 10 * 64);
+    CHECK(at(b, F::allocation_bytes) == 10 * 64 * 4);
+    CHECK(at(b, F::num_allocations) == 4);
+    CHECK(at(b, F::recompute_ratio) == Approx(2560.0 / (34 * 64)));
+}

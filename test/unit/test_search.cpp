@@ -182,3 +182,37 @@ TEST_CASE("ScheduleText round-trips and directives name the loops they create", 
     CHECK_THROWS_WITH(parse_schedule_text(dag, "sextant-schedule 1\nfunc C root\n  stage 0 loops y:inner vector 1 unroll 1 parallel 0\n"),
                       Catch::Contains("expected loop 'x'"));
 }
+
+TEST_CASE("store levels are offered over serial loops and emitted as store_at", "[search]") {
+    PipelineDag dag = test::stencil_2d();
+    SearchSpace space(dag);
+    FuncSched c;
+    c.placement = Placement::Root;
+    StageSched s;
+    s.loops = {{LoopMode::Inner, 0}, {LoopMode::Split, 8}};
+    s.vector_width = 8;
+    c.stages = {s};
+    StatePtr after_c = space.make_child(*space.initial_state(), c);
+    std::vector<StatePtr> kids;
+    space.children(*after_c, {}, &kids);
+    std::set<std::pair<int, int>> at_store;
+    for (const StatePtr &k : kids) {
+        const FuncSched &p = k->decisions[0];
+        if (p.placement == Placement::At) at_store.insert({p.at_level, p.store_level});
+    }
+    CHECK(at_store == std::set<std::pair<int, int>>{{0, -1}, {1, -1}, {1, 0}});
+    Decisions d = after_c->decisions;
+    d[0] = {Placement::At, 1, 1, 0, {}};
+    StageSched p;
+    p.loops = {{LoopMode::Inner, 0}, {LoopMode::Inner, 0}};
+    d[0].stages = {p};
+    std::vector<Directive> ds = make_directives(dag, d);
+    REQUIRE(ds.size() >= 2);
+    CHECK(ds[0].kind == Directive::Kind::ComputeAt);
+    CHECK(ds[0].vars[0].name == "y_i");
+    CHECK(ds[1].kind == Directive::Kind::StoreAt);
+    CHECK(ds[1].vars[0].name == "y_o");
+    std::string text = to_schedule_text(dag, d);
+    CHECK(text.find("func P at C 1 store 0") != std::string::npos);
+    CHECK(parse_schedule_text(dag, text) == d);
+}
