@@ -21,10 +21,10 @@ namespace {
 
 constexpr double kLn2 = 0.69314718055994530942;
 
-/** Flattened inputs of a batch: algorithm table (log1p), row -> table index, schedule rows
- * (log1p, not yet normalized) and raw cost terms. */
+/** Flattened inputs of a batch: the algorithm table entries it uses (log1p), row -> entry,
+ * schedule rows (log1p, not yet normalized) and raw cost terms. */
 struct Inputs {
-    torch::Tensor algorithm; // [T, A]
+    torch::Tensor algorithm; // [used entries, A]
     torch::Tensor stage;     // [N] int64
     torch::Tensor schedule;  // [N, S]
     torch::Tensor terms;     // [N, K]
@@ -113,30 +113,41 @@ struct TorchCostModel::Impl {
             throw std::logic_error("TorchCostModel: FeatureBatch has no algorithm table");
         const auto &table = *batch.algorithm;
         const int64_t T = int64_t(table.size());
+        // Only the table entries this batch uses enter the net (a large DAG's table can have
+        // hundreds of stages; a batch often touches a few).
+        std::vector<int64_t> compact(size_t(T), -1);
+        std::vector<int64_t> used;
         Inputs in;
-        in.algorithm = torch::empty({T, A}, torch::kDouble);
-        double *a = in.algorithm.data_ptr<double>();
-        for (int64_t t = 0; t < T; t++) {
-            if (table[size_t(t)].size() != size_t(A))
-                throw std::logic_error("TorchCostModel: algorithm row " + std::to_string(t) +
-                                       " has " + std::to_string(table[size_t(t)].size()) +
-                                       " features, expected " + std::to_string(A));
-            for (int k = 0; k < A; k++)
-                a[t * A + k] = log1p_pos(table[size_t(t)][size_t(k)]);
-        }
         in.stage = torch::empty({int64_t(N)}, torch::kLong);
-        in.schedule = torch::empty({int64_t(N), S}, torch::kDouble);
-        in.terms = torch::empty({int64_t(N), K}, torch::kDouble);
         int64_t *st = in.stage.data_ptr<int64_t>();
-        double *s = in.schedule.data_ptr<double>();
-        double *tm = in.terms.data_ptr<double>();
         for (size_t r = 0; r < N; r++) {
             int id = batch.stage_ids[r];
             if (id < 0 || id >= T)
                 throw std::logic_error("TorchCostModel: row " + std::to_string(r) +
                                        " has stage id " + std::to_string(id) +
                                        " outside the algorithm table");
-            st[r] = id;
+            if (compact[size_t(id)] < 0) {
+                compact[size_t(id)] = int64_t(used.size());
+                used.push_back(id);
+            }
+            st[r] = compact[size_t(id)];
+        }
+        in.algorithm = torch::empty({int64_t(used.size()), A}, torch::kDouble);
+        double *a = in.algorithm.data_ptr<double>();
+        for (size_t u = 0; u < used.size(); u++) {
+            const std::vector<float> &row = table[size_t(used[u])];
+            if (row.size() != size_t(A))
+                throw std::logic_error("TorchCostModel: algorithm row " + std::to_string(used[u]) +
+                                       " has " + std::to_string(row.size()) +
+                                       " features, expected " + std::to_string(A));
+            for (int k = 0; k < A; k++)
+                a[u * size_t(A) + size_t(k)] = log1p_pos(row[size_t(k)]);
+        }
+        in.schedule = torch::empty({int64_t(N), S}, torch::kDouble);
+        in.terms = torch::empty({int64_t(N), K}, torch::kDouble);
+        double *s = in.schedule.data_ptr<double>();
+        double *tm = in.terms.data_ptr<double>();
+        for (size_t r = 0; r < N; r++) {
             const ScheduleRow &row = batch.schedule[r];
             for (int k = 0; k < S; k++)
                 s[r * S + k] = log1p_pos(row[size_t(k)]);
