@@ -14,9 +14,12 @@ namespace sextant {
 struct CandidateOptions {
     /** Distinct schedules wanted. */
     int count = 10;
-    /** Beam width and passes of the first ("beam") candidate. */
-    int beam_size = 8;
-    int num_passes = 2;
+    /** Beam width and passes of the first ("beam") candidate: the plugin's defaults, so the
+     * data holds the schedules the plugin picks. About 2 s of search per pipeline on a
+     * default-sized random pipeline (beam 8, 2 passes: 0.2 s, but often a 2-5x slower
+     * schedule); amortized over `count` measurements. See docs/SAMPLING.md. */
+    int beam_size = 32;
+    int num_passes = 5;
     /** Beam width of the dropout searches (1 = greedy with random dropout, as Adams2019's
      * autotuning loop samples). */
     int dropout_beam_size = 1;

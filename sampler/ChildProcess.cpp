@@ -44,22 +44,25 @@ bool write_all(int fd, const std::string &data) {
     return true;
 }
 
-ChildResult run_in_child(const std::function<void(int fd)> &body, double timeout_s,
-                         bool keep_stderr) {
-    using Clock = std::chrono::steady_clock;
-    int fds[2];
-    if (pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + strerror(errno));
+ChildHandle spawn_child(const std::function<void(int result_fd, int command_fd)> &body,
+                        bool keep_stderr) {
+    int out[2], in[2];
+    if (pipe(out) != 0) throw std::runtime_error(std::string("pipe: ") + strerror(errno));
+    if (pipe(in) != 0) {
+        close(out[0]);
+        close(out[1]);
+        throw std::runtime_error(std::string("pipe: ") + strerror(errno));
+    }
     std::fflush(nullptr);
     pid_t parent = getpid();
-    auto start = Clock::now();
     pid_t pid = fork();
     if (pid < 0) {
-        close(fds[0]);
-        close(fds[1]);
+        for (int fd : {out[0], out[1], in[0], in[1]}) close(fd);
         throw std::runtime_error(std::string("fork: ") + strerror(errno));
     }
     if (pid == 0) {
-        close(fds[0]);
+        close(out[0]);
+        close(in[1]);
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != parent) _exit(1); // the parent died before prctl
         // A crash must end the child with its signal, whatever handlers the parent installed
@@ -72,14 +75,36 @@ ChildResult run_in_child(const std::function<void(int fd)> &body, double timeout
         }
         int code = 0;
         try {
-            body(fds[1]);
+            body(out[1], in[0]);
         } catch (...) {
             code = 1;
         }
-        close(fds[1]);
+        close(out[1]);
         _exit(code);
     }
-    close(fds[1]);
+    close(out[1]);
+    close(in[0]);
+    return {pid, out[0], in[1]};
+}
+
+void reap_child(pid_t pid, ChildResult &r) {
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (WIFSIGNALED(status)) {
+        r.signaled = true;
+        r.signal = WTERMSIG(status);
+    } else if (WIFEXITED(status)) {
+        r.exit_code = WEXITSTATUS(status);
+    }
+}
+
+ChildResult run_in_child(const std::function<void(int fd)> &body, double timeout_s,
+                         bool keep_stderr) {
+    using Clock = std::chrono::steady_clock;
+    auto start = Clock::now();
+    ChildHandle h = spawn_child([&](int out, int) { body(out); }, keep_stderr);
+    close(h.in_fd);
     ChildResult r;
     char buf[65536];
     for (;;) {
@@ -92,27 +117,19 @@ ChildResult run_in_child(const std::function<void(int fd)> &body, double timeout
             }
             wait_ms = int(std::ceil(left * 1000));
         }
-        pollfd p = {fds[0], POLLIN, 0};
+        pollfd p = {h.out_fd, POLLIN, 0};
         int n = poll(&p, 1, wait_ms);
         if (n < 0 && errno == EINTR) continue;
         if (n == 0) continue; // re-check the clock
-        ssize_t got = read(fds[0], buf, sizeof buf);
+        ssize_t got = read(h.out_fd, buf, sizeof buf);
         if (got < 0 && errno == EINTR) continue;
         if (got <= 0) break; // EOF: the child closed the pipe (exited)
         r.output.append(buf, size_t(got));
     }
-    close(fds[0]);
-    if (r.timed_out) kill(pid, SIGKILL);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    close(h.out_fd);
+    if (r.timed_out) kill(h.pid, SIGKILL);
+    reap_child(h.pid, r);
     r.wall_s = std::chrono::duration<double>(Clock::now() - start).count();
-    if (WIFSIGNALED(status)) {
-        r.signaled = true;
-        r.signal = WTERMSIG(status);
-    } else if (WIFEXITED(status)) {
-        r.exit_code = WEXITSTATUS(status);
-    }
     return r;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <sys/types.h>
 #include <string>
 
 namespace sextant {
@@ -19,6 +20,23 @@ struct ChildResult {
      * "timeout after 30 s", "child exited with status 3". */
     std::string failure() const;
 };
+
+/** A running child: its pid, the read end of its result pipe, and the write end of its
+ * command pipe (the child's stdin-like channel; see spawn_child). */
+struct ChildHandle {
+    pid_t pid = -1;
+    int out_fd = -1; ///< parent reads what the child writes to its result fd
+    int in_fd = -1;  ///< parent writes; the child reads its command fd
+};
+
+/** Forks; the child runs body(result_fd, command_fd), then _exit(0) (1 if body throws), with
+ * the same isolation as run_in_child. The caller reads out_fd, writes in_fd, closes both, and
+ * reaps with reap_child. */
+ChildHandle spawn_child(const std::function<void(int result_fd, int command_fd)> &body,
+                        bool keep_stderr);
+
+/** Waits for pid and fills r.signaled, r.signal and r.exit_code. */
+void reap_child(pid_t pid, ChildResult &r);
 
 /** Forks; the child runs body(fd) (fd: the write end of the result pipe), then _exit(0) (1 if
  * body throws). The child dies with the parent (PR_SET_PDEATHSIG) and, unless keep_stderr,

@@ -7,7 +7,10 @@
 #include "sampler/Candidates.h"
 #include "sampler/RandomWorkload.h"
 
+#include <cstdint>
+#include <memory>
 #include <optional>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -37,8 +40,42 @@ struct Measurement {
 };
 
 /** Applies spec.schedule_text to a freshly built pipeline in a child, JIT-compiles it, runs
- * it once untimed and `repeats` times timed. */
+ * it once untimed, then (when the pool gives it its turn) once more untimed and `repeats`
+ * times timed. */
 Measurement measure_schedule(const MeasureSpec &spec);
+
+/** Runs up to `jobs` benchmark children at once such that compiles overlap but timings never
+ * do: a child compiles as soon as it starts, then waits for its turn; while one child times
+ * its runs, every other child is stopped (SIGSTOP) and resumed (SIGCONT) afterwards, and
+ * `hold` keeps new turns from starting (the caller runs a candidate search then). A child's
+ * timeout counts only the time it is neither stopped nor waiting for its turn. */
+class MeasurePool {
+public:
+    explicit MeasurePool(int jobs);
+    ~MeasurePool(); ///< kills the children still running
+    MeasurePool(const MeasurePool &) = delete;
+    MeasurePool &operator=(const MeasurePool &) = delete;
+
+    bool full() const { return int(slots_.size()) >= jobs_; }
+    bool empty() const { return slots_.empty(); }
+    /** True while a child is in its timed phase. */
+    bool timing() const;
+    void set_hold(bool hold) { hold_ = hold; }
+
+    /** Starts a child for spec (the pool must not be full); `tag` comes back with its result. */
+    void start(int64_t tag, const MeasureSpec &spec);
+    /** Blocks until at least one child has finished; returns (tag, result) of each. */
+    std::vector<std::pair<int64_t, Measurement>> wait();
+
+private:
+    struct Slot;
+    void grant_turn();
+    void resume_all();
+    int jobs_;
+    bool hold_ = false;
+    int64_t ready_counter_ = 0;
+    std::vector<std::unique_ptr<Slot>> slots_;
+};
 
 struct CandidateResult {
     std::vector<Candidate> candidates;

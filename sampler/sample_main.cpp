@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <string>
 #include <vector>
@@ -32,10 +33,11 @@ const char *kUsage =
     "  --repeats R            timed runs per schedule, after one warm-up (5)\n"
     "  --timeout S            seconds per benchmark (compile + runs) before it is killed (60)\n"
     "  --search-timeout S     seconds for one pipeline's candidate searches (300)\n"
-    "  --jobs J               benchmarks at once; only 1 is supported (timings must not overlap)\n"
+    "  --jobs J               benchmark children at once (1): their JIT compiles overlap, but\n"
+    "                         while one is timed all others are stopped (SIGSTOP)\n"
     "  --threads T            Halide threads in each benchmark (default: --parallelism)\n"
     "  --parallelism P        cores the schedules target (default: all online CPUs)\n"
-    "  --beam B --passes P    beam search of the first candidate (8, 2)\n"
+    "  --beam B --passes P    beam search of the first candidate (32, 5)\n"
     "  --max-stages N --max-work W --max-extent E   random pipeline generator options\n"
     "  --export FILE          write the whole store as JSON lines (after sampling)\n"
     "  --import FILE          add the records of an exported file (before sampling)\n"
@@ -130,11 +132,7 @@ Options parse_args(int argc, char **argv) {
     if (o.have_range && o.to < o.from) throw UserError("--to must not be less than --from");
     if (o.per_pipeline < 1) throw UserError("--per-pipeline must be at least 1");
     if (o.repeats < 1) throw UserError("--repeats must be at least 1");
-    if (o.jobs != 1)
-        throw UserError("--jobs " + std::to_string(o.jobs) +
-                        ": benchmarks run one at a time so that no two timings overlap (and a "
-                        "concurrent search or compile would disturb the one being timed); use "
-                        "--jobs 1. See docs/SAMPLING.md.");
+    if (o.jobs < 1) throw UserError("--jobs must be at least 1");
     o.candidates.count = o.per_pipeline;
     return o;
 }
@@ -150,6 +148,9 @@ std::string format_duration(double s) {
 struct Progress {
     int64_t slots_total = 0, slots_done = 0;
     int64_t measured = 0, failed = 0, skipped = 0, pipelines_failed = 0;
+    double search_s = 0;  ///< candidate-search children, wall
+    double measure_s = 0; ///< benchmark children, wall (build + compile + runs)
+    double compile_s = 0; ///< of which JIT compile
     std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
     double elapsed() const {
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -181,8 +182,23 @@ int sample(SampleStore &store, const Options &o) {
                      what.c_str(), (long long)pr.measured, (long long)pr.failed,
                      (long long)pr.skipped, rate, rate > 0 ? format_duration(eta).c_str() : "?");
     };
-    for (uint64_t seed = o.from; seed < o.to; seed++) {
-        RandomWorkload rw{seed, o.generator};
+    // A job is one schedule to measure; jobs of a pipeline are queued after its search.
+    struct Job {
+        uint64_t seed;
+        RandomWorkload workload;
+        int64_t workload_id;
+        Candidate candidate;
+    };
+    std::deque<Job> pending;
+    std::map<int64_t, Job> in_flight;
+    int64_t next_tag = 0;
+    MeasurePool pool(o.jobs);
+    uint64_t seed = o.from;
+
+    // Searches the next pipeline's candidates and queues those not stored yet.
+    auto prepare_next = [&]() {
+        uint64_t s = seed++;
+        RandomWorkload rw{s, o.generator};
         WorkloadInfo w;
         w.kind = "random";
         w.target = target_string;
@@ -190,76 +206,114 @@ int sample(SampleStore &store, const Options &o) {
         w.options = random_workload_json(rw);
         w.sextant_version = SEXTANT_VERSION;
         w.featurizer_version = kFeatureSchemaVersion;
-        int64_t slots_before = pr.slots_done;
         try {
             w.identity = random_identity(rw);
         } catch (const std::exception &e) {
             pr.pipelines_failed++;
             pr.slots_done += o.per_pipeline;
-            report(seed, std::string("cannot plan pipeline: ") + e.what());
-            continue;
+            report(s, std::string("cannot plan pipeline: ") + e.what());
+            return;
         }
         std::optional<WorkloadInfo> existing = store.find_workload(w.identity, w.target, w.machine);
         int64_t have = existing ? store.count_records(existing->id) : 0;
         if (have >= o.per_pipeline) {
             pr.skipped += have;
             pr.slots_done += o.per_pipeline;
-            report(seed, "complete (" + std::to_string(have) + " records)");
-            continue;
+            report(s, "complete (" + std::to_string(have) + " records)");
+            return;
         }
         CandidateResult cands = candidates_for(rw, target_string, machine, o.candidates,
                                                o.search_timeout_s);
+        pr.search_s += cands.wall_s;
+        if (!o.quiet)
+            std::fprintf(stderr, "seed %llu: %zu distinct schedules in %.2f s (have %lld)\n",
+                         (unsigned long long)s, cands.candidates.size(), cands.wall_s,
+                         (long long)have);
         if (cands.error) {
             pr.pipelines_failed++;
             pr.slots_done += o.per_pipeline;
-            report(seed, "candidate search failed: " + *cands.error);
-            continue;
+            report(s, "candidate search failed: " + *cands.error);
+            return;
         }
         int64_t wid = existing ? existing->id : store.upsert_workload(w);
+        int queued = 0;
         for (const Candidate &c : cands.candidates) {
             if (store.has_record(wid, c.hash)) {
                 pr.skipped++;
-                pr.slots_done++;
                 continue;
             }
+            pending.push_back({s, rw, wid, c});
+            queued++;
+        }
+        // Every slot of this pipeline not measured below is done now (stored already, or the
+        // search found fewer distinct schedules than asked for).
+        pr.slots_done += o.per_pipeline - queued;
+    };
+
+    auto finish = [&](int64_t tag, const Measurement &m) {
+        Job job = in_flight.at(tag);
+        in_flight.erase(tag);
+        const Candidate &c = job.candidate;
+        SampleRecord r;
+        r.workload_id = job.workload_id;
+        r.schedule_text = c.text;
+        r.schedule_hash = c.hash;
+        r.source = c.source;
+        r.runtime_min_s = m.min_s;
+        r.runtime_median_s = m.median_s;
+        r.repeats = m.repeats;
+        r.compile_s = m.compile_s;
+        r.error = m.error;
+        r.featurizer_version = kFeatureSchemaVersion;
+        store.add_record(r);
+        pr.measured++;
+        pr.slots_done++;
+        pr.measure_s += m.wall_s;
+        pr.compile_s += m.compile_s;
+        if (m.error) pr.failed++;
+        char what[2200];
+        if (m.error)
+            std::snprintf(what, sizeof what, "%s FAILED: %.2000s", c.source.c_str(),
+                          m.error->c_str());
+        else
+            std::snprintf(what, sizeof what, "%s %.3f ms (median %.3f), compile %.2f s",
+                          c.source.c_str(), *m.min_s * 1e3, *m.median_s * 1e3, m.compile_s);
+        report(job.seed, what);
+    };
+
+    for (;;) {
+        // Keep enough measurements queued to fill the pool. The search runs while no child is
+        // timing (hold), so it never disturbs a timing; compiles may go on beside it.
+        while (pending.size() < size_t(o.jobs) && seed < o.to) {
+            pool.set_hold(true);
+            while (pool.timing())
+                for (auto &[tag, m] : pool.wait()) finish(tag, m);
+            prepare_next();
+            pool.set_hold(false);
+        }
+        while (!pool.full() && !pending.empty()) {
+            Job job = pending.front();
+            pending.pop_front();
             MeasureSpec spec;
-            spec.workload = rw;
+            spec.workload = job.workload;
             spec.target = target_string;
             spec.machine = machine;
-            spec.schedule_text = c.text;
+            spec.schedule_text = job.candidate.text;
             spec.repeats = o.repeats;
             spec.threads = threads;
             spec.timeout_s = o.timeout_s;
             spec.keep_stderr = o.verbose;
-            auto inj = o.inject.find(pr.measured);
+            auto inj = o.inject.find(next_tag);
             if (inj != o.inject.end()) spec.inject = inj->second;
-            Measurement m = measure_schedule(spec);
-            SampleRecord r;
-            r.workload_id = wid;
-            r.schedule_text = c.text;
-            r.schedule_hash = c.hash;
-            r.source = c.source;
-            r.runtime_min_s = m.min_s;
-            r.runtime_median_s = m.median_s;
-            r.repeats = m.repeats;
-            r.compile_s = m.compile_s;
-            r.error = m.error;
-            r.featurizer_version = kFeatureSchemaVersion;
-            store.add_record(r);
-            pr.measured++;
-            pr.slots_done++;
-            if (m.error) pr.failed++;
-            char what[2200];
-            if (m.error)
-                std::snprintf(what, sizeof what, "%s FAILED: %.2000s", c.source.c_str(),
-                              m.error->c_str());
-            else
-                std::snprintf(what, sizeof what, "%s %.3f ms (median %.3f), compile %.2f s",
-                              c.source.c_str(), *m.min_s * 1e3, *m.median_s * 1e3, m.compile_s);
-            report(seed, what);
+            in_flight.emplace(next_tag, job);
+            pool.start(next_tag, spec);
+            next_tag++;
         }
-        // Slots the pipeline could not fill (fewer distinct schedules than asked for).
-        pr.slots_done = slots_before + o.per_pipeline;
+        if (pool.empty()) {
+            if (pending.empty() && seed >= o.to) break;
+            continue;
+        }
+        for (auto &[tag, m] : pool.wait()) finish(tag, m);
     }
     double el = pr.elapsed();
     StoreCounts c = store.counts();
@@ -267,6 +321,9 @@ int sample(SampleStore &store, const Options &o) {
                 "%lld pipelines failed, in %.1f s: %.0f samples/hour\n",
                 (long long)pr.measured, (long long)pr.failed, (long long)pr.skipped,
                 (long long)pr.pipelines_failed, el, pr.per_hour());
+    std::printf("time: candidate search %.1f s, benchmark children %.1f s (JIT compile %.1f s)%s\n",
+                pr.search_s, pr.measure_s, pr.compile_s,
+                o.jobs > 1 ? ", summed over overlapping children" : "");
     std::printf("store %s: %lld workloads, %lld records (%lld failed)\n", store.path().c_str(),
                 (long long)c.workloads, (long long)c.records, (long long)c.failed);
     return 0;

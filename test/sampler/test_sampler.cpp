@@ -212,3 +212,31 @@ TEST_CASE("export-training re-featurizes every successful record", "[tool]") {
     CHECK(copy.counts().records == c.records);
     CHECK(copy.counts().failed == c.failed);
 }
+
+TEST_CASE("--jobs 2 measures the same schedules as --jobs 1, and timeouts still apply", "[tool]") {
+    std::string dir = temp_dir();
+    std::string args = " --from 3 --to 5 --per-pipeline 3" + std::string(kTiny);
+    int status = 0;
+    run(sampler() + " --db " + dir + "/one.db" + args, &status);
+    REQUIRE(status == 0);
+    std::string out = run(sampler() + " --db " + dir + "/two.db" + args +
+                              " --jobs 2 --timeout 5 --inject hang@1",
+                          &status);
+    INFO(out);
+    REQUIRE(status == 0);
+    auto hashes = [](const std::string &db, int64_t *failed) {
+        SampleStore s(db);
+        *failed = s.counts().failed;
+        std::set<std::string> h;
+        s.for_each_record([&](const WorkloadInfo &w, const SampleRecord &r) {
+            h.insert(w.identity + "/" + r.schedule_hash);
+        });
+        return h;
+    };
+    int64_t failed_one = 0, failed_two = 0;
+    std::set<std::string> one = hashes(dir + "/one.db", &failed_one);
+    std::set<std::string> two = hashes(dir + "/two.db", &failed_two);
+    CHECK(one == two);
+    CHECK(failed_one == 0);
+    CHECK(failed_two == 1); // the hung child was killed; the other child finished normally
+}
