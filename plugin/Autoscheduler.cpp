@@ -8,6 +8,12 @@
 #include "plugin/search/Directives.h"
 #include "plugin/search/ScheduleText.h"
 
+#ifdef SEXTANT_HAVE_TORCH
+#include "costmodel/TrainableCostModel.h"
+#endif
+
+#include <dlfcn.h>
+
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -31,11 +37,36 @@ void write_file(const std::string &path, const std::string &text) {
     out << text;
 }
 
+/** The shipped weights: installed beside the plugin's share/ directory, else the source tree's. */
+std::string default_weights_path() {
+    Dl_info info;
+    if (dladdr(reinterpret_cast<void *>(&default_weights_path), &info) && info.dli_fname) {
+        std::string so = info.dli_fname;
+        std::string dir = so.substr(0, so.find_last_of('/') + 1);
+        std::string installed = dir + SEXTANT_INSTALLED_WEIGHTS_RELATIVE;
+        if (std::ifstream(installed).good()) return installed;
+    }
+    return SEXTANT_SOURCE_WEIGHTS;
+}
+
 std::unique_ptr<CostModel> make_model(const Params &p, const MachineInfo &m) {
     if (p.cost_model == "analytical")
         return std::make_unique<AnalyticalModel>(m.parallelism, double(m.last_level_cache_bytes));
-    throw UserError("SEXTANT_COST_MODEL=learned: no learned weights are available in this build "
-                    "yet; set SEXTANT_COST_MODEL=analytical to use the analytical model.");
+    std::string path = p.weights.empty() ? default_weights_path() : p.weights;
+    if (!path.empty() && path.back() == '/') path += "sextant.sxw";
+    if (std::ifstream(path + "/sextant.sxw").good()) path += "/sextant.sxw";
+#ifdef SEXTANT_HAVE_TORCH
+    if (!std::ifstream(path).good()) {
+        throw UserError("no learned weights at '" + path +
+                        "'. Train some with sextant-train and point SEXTANT_WEIGHTS (or "
+                        "HL_WEIGHTS_DIR) at them, or set SEXTANT_COST_MODEL=analytical to use "
+                        "the analytical model.");
+    }
+    return load_torch_cost_model(path, m.parallelism, double(m.last_level_cache_bytes), 1);
+#else
+    throw UserError("SEXTANT_COST_MODEL=learned, but this Sextant was built without LibTorch "
+                    "(SEXTANT_WITH_TORCH=OFF); set SEXTANT_COST_MODEL=analytical.");
+#endif
 }
 
 std::string featurization_json(const PipelineDag &dag, const ModelEvaluator &eval,

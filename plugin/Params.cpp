@@ -28,6 +28,14 @@ int64_t parse_int(const std::string &key, const std::string &v, int64_t lo, int6
 
 } // namespace
 
+std::string Params::default_cost_model() {
+#ifdef SEXTANT_DEFAULT_COST_MODEL
+    return SEXTANT_DEFAULT_COST_MODEL;
+#else
+    return "analytical";
+#endif
+}
+
 Params Params::parse(const std::map<std::string, std::string> &env) {
     Params p;
     using Setter = std::function<void(const std::string &key, const std::string &value)>;

@@ -24,8 +24,11 @@ struct Params {
     double memory_limit_bytes = 0;
     /** 0 quiet, 1 summary, 2 per-pass progress (stderr). HL_DEBUG_AUTOSCHEDULE / SEXTANT_DEBUG. */
     int debug = 0;
-    /** "learned" (LibTorch net with weights) or "analytical". SEXTANT_COST_MODEL. */
-    std::string cost_model = "analytical";
+    /** "learned" (LibTorch net with weights) or "analytical". SEXTANT_COST_MODEL. The default
+     * is "learned" when this build ships trained weights (weights/sextant.sxw), else
+     * "analytical". */
+    std::string cost_model = default_cost_model();
+    static std::string default_cost_model();
     /** Directory or file of learned weights; empty = the shipped ones.
      * HL_WEIGHTS_DIR / SEXTANT_WEIGHTS. */
     std::string weights;

@@ -112,7 +112,17 @@ Box64 region_at(const PipelineDag &dag, const Decisions &d, const Nests &nests, 
     const FuncNest &c = *nests[at_func];
     Box64 box = box_at_level(c.stages[0], level);
     Box64 acc(dag.funcs[func].dims.size());
-    required_region(dag, d, {at_func, 0}, box, ProducerKind::Func, func, &acc);
+    for (const StageRef &r : effective_consumers(dag, d, func)) {
+        if (r.first == at_func) {
+            required_region(dag, d, r, box, ProducerKind::Func, func, &acc);
+        } else if (d[r.first].placement == Placement::At && d[r.first].at_func == at_func) {
+            // A sibling computed deeper in the same nest: cover all its realizations inside
+            // one iteration of `level`.
+            Box64 g = region_at(dag, d, nests, r.first, at_func, level);
+            required_region(dag, d, r, stage_loop_box(dag.stage(r.first, r.second), g),
+                            ProducerKind::Func, func, &acc);
+        }
+    }
     return acc;
 }
 

@@ -79,7 +79,8 @@ NestPtr build_func_nest(const PipelineDag &dag, const Decisions &d, const Nests 
 /** All nests of a complete schedule (consumers built before producers). */
 Nests build_all_nests(const PipelineDag &dag, const Decisions &d);
 
-/** Region of `func` per realization if it were computed inside `level` of `at_func`. */
+/** Region of `func` per realization if it were computed inside `level` of `at_func`: what
+ * `at_func` reads there plus what its consumers computed deeper in the same nest read. */
 Box64 region_at(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func,
                 int at_func, int level);
 

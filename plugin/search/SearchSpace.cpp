@@ -172,12 +172,35 @@ std::vector<FuncSched> SearchSpace::placements(const State &s, int func) const {
     if (f.is_output) return out;
     std::vector<StageRef> cons = effective_consumers(dag_, s.decisions, func);
     if (cons.empty()) return out;
-    int c = cons[0].first;
-    for (const StageRef &r : cons)
-        if (r.first != c || r.second != 0) return out;
+    // The anchor: the one consumer Func whose nest holds every use — the consumer itself,
+    // or consumers computed directly inside it (then only loops enclosing them qualify).
+    int c = -1;
+    for (const StageRef &r : cons) {
+        if (r.second != 0) return out; // read by an update: its uses span all stages
+        const FuncSched &g = s.decisions[r.first];
+        int anchor = g.placement == Placement::At ? g.at_func : r.first;
+        if (c >= 0 && anchor != c) {
+            // Two anchors: fine only if one consumer is the other's anchor.
+            bool ok = anchor == c || (g.placement == Placement::At && g.at_func == c);
+            if (!ok && s.decisions[c].placement == Placement::At &&
+                s.decisions[c].at_func == r.first) {
+                c = r.first;
+                ok = true;
+            }
+            if (!ok) return out;
+        }
+        if (c < 0) c = anchor;
+    }
+    int max_level = 1 << 30;
+    for (const StageRef &r : cons) {
+        if (r.first == c) continue;
+        const FuncSched &g = s.decisions[r.first];
+        if (g.placement != Placement::At || g.at_func != c) return out; // nested deeper
+        max_level = std::min(max_level, g.at_level);
+    }
     if (!s.nests[c]) return out;
     const StageNest &cn = s.nests[c]->stages[0];
-    for (int level = 0; level < int(cn.order.size()); level++) {
+    for (int level = 0; level < int(cn.order.size()) && level <= max_level; level++) {
         if (cn.order[level].vectorized) break;
         out.push_back({Placement::At, c, level, -1, {}});
         // Sliding windows: storage one or two loops further out, over serial loops only.
