@@ -19,15 +19,13 @@ TermRow cost_terms(const ScheduleRow &f, int parallelism, double llc_bytes) {
     double ops = g(ScheduleFeature::ops_per_point);
     double vectors = vw > 1 ? total / vw / (1.0 - g(ScheduleFeature::vector_tail_waste)) : 0;
     double scalars = g(ScheduleFeature::scalar_points);
-    double issue = vw > 1 ? vectors : scalars;
     TermRow t{};
     auto set = [&](CostTerm k, double v) { t[int(k)] = std::max(0.0, v); };
     set(CostTerm::vector_ops, vectors * ops / cores);
     set(CostTerm::scalar_ops, scalars * ops / cores);
-    set(CostTerm::dense_loads, issue * g(ScheduleFeature::dense_loads_per_vector) / cores);
-    set(CostTerm::gather_loads,
-        (vw > 1 ? total : 0) * g(ScheduleFeature::strided_loads_per_vector) / cores);
-    set(CostTerm::broadcast_loads, issue * g(ScheduleFeature::broadcast_loads_per_vector) / cores);
+    set(CostTerm::dense_loads, g(ScheduleFeature::dense_load_executions) / cores);
+    set(CostTerm::gather_loads, g(ScheduleFeature::gather_lane_executions) / cores);
+    set(CostTerm::broadcast_loads, g(ScheduleFeature::broadcast_load_executions) / cores);
     double dram = g(ScheduleFeature::dram_bytes);
     set(CostTerm::cache_bytes, (g(ScheduleFeature::total_bytes_read) - dram) / cores);
     set(CostTerm::dram_bytes, dram / std::min(cores, 2.0));

@@ -13,7 +13,7 @@ namespace sextant {
 #define SEXTANT_COST_TERMS(X)                                                                   \
     X(vector_ops, "vector arithmetic instructions per core: num_vectors x ops_per_point / cores")  \
     X(scalar_ops, "scalar arithmetic operations per core")                                       \
-    X(dense_loads, "contiguous vector loads (or scalar loads) per core")                         \
+    X(dense_loads, "contiguous vector loads (or scalar loads) executed, after hoisting, per core")                         \
     X(gather_loads, "lanes loaded by gathers and strided loads per core")                        \
     X(broadcast_loads, "broadcast loads per core")                                               \
     X(cache_bytes, "bytes read that hit in cache, per core")                                     \

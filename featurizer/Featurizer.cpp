@@ -32,38 +32,50 @@ struct EffLoad {
     int producer;
     bool self;
     double count;
-    std::vector<double> stride; // d(producer index per dim)/d(vector loop); NaN = not affine
+    /** d(producer index in dim p)/d(root stage loop j), row-major [p][j]; NaN = not affine. */
+    std::vector<double> jac;
+    int root_loops;
+    double at(int p, int j) const { return jac[p * root_loops + j]; }
+    /** True if the address changes with root stage loop j. */
+    bool depends_on(int j) const {
+        for (size_t p = 0; p * root_loops < jac.size(); p++) {
+            double v = at(int(p), j);
+            if (std::isnan(v) || v != 0) return true;
+        }
+        return false;
+    }
 };
 
-/** Walks the loads of `s`, where d(s's loop i)/d(vector loop) = dloop[i]. Accumulates
- * arithmetic ops per point into *ops. */
+/** Walks the loads of `s`, where d(s's loop i)/d(root stage loop j) = dloop[i * K + j], K the
+ * root stage's loop count. Accumulates arithmetic ops per point into *ops. */
 void collect_loads(const PipelineDag &dag, const Decisions &d, const Stage &s,
-                   const std::vector<double> &dloop, double mult, std::vector<EffLoad> *out,
-                   double *ops) {
+                   const std::vector<double> &dloop, int K, double mult,
+                   std::vector<EffLoad> *out, double *ops) {
     *ops += mult * double(arith_ops(s.ops));
     for (const Load &l : s.loads) {
-        std::vector<double> dp(l.producer_dims, 0.0);
-        for (int k = 0; k < l.producer_dims; k++) {
+        std::vector<double> dp(size_t(l.producer_dims) * K, 0.0);
+        for (int p = 0; p < l.producer_dims; p++) {
             for (int i = 0; i < l.loop_dims; i++) {
-                const JacobianEntry &j = l.at(k, i);
-                if (dloop[i] == 0) continue;
-                if (!j.affine) {
-                    dp[k] = NAN;
-                    break;
+                const JacobianEntry &je = l.at(p, i);
+                for (int j = 0; j < K; j++) {
+                    double dl = dloop[size_t(i) * K + j];
+                    if (dl == 0) continue;
+                    double &out_pj = dp[size_t(p) * K + j];
+                    out_pj = je.affine ? out_pj + double(je.num) / double(je.den) * dl : NAN;
                 }
-                dp[k] += double(j.num) / double(j.den) * dloop[i];
             }
         }
         if (l.kind == ProducerKind::Func && !l.self && is_inlined(dag, d, l.producer)) {
             const Stage &inner = dag.stage(l.producer, 0);
-            std::vector<double> dl(inner.loops.size(), 0.0);
+            std::vector<double> dl(inner.loops.size() * K, 0.0);
             for (size_t i = 0; i < inner.loops.size(); i++) {
                 int fd = inner.loops[i].func_dim;
-                if (fd >= 0 && fd < int(dp.size())) dl[i] = dp[fd];
+                if (fd < 0 || fd >= l.producer_dims) continue;
+                for (int j = 0; j < K; j++) dl[i * K + j] = dp[size_t(fd) * K + j];
             }
-            collect_loads(dag, d, inner, dl, mult * l.count, out, ops);
+            collect_loads(dag, d, inner, dl, K, mult * l.count, out, ops);
         } else {
-            out->push_back({l.kind, l.producer, l.self, mult * l.count, dp});
+            out->push_back({l.kind, l.producer, l.self, mult * l.count, dp, K});
         }
     }
 }
@@ -184,11 +196,12 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
 
     // The vector loop is the innermost loop of the order.
     int vloop = sn.order.empty() ? -1 : sn.order.back().stage_loop;
-    std::vector<double> dloop(s.loops.size(), 0.0);
-    if (vloop >= 0) dloop[vloop] = 1.0;
+    const int K = int(s.loops.size());
+    std::vector<double> dloop(size_t(K) * K, 0.0);
+    for (int i = 0; i < K; i++) dloop[size_t(i) * K + i] = 1.0;
     std::vector<EffLoad> loads;
     double ops = 0;
-    collect_loads(dag_, d, s, dloop, 1.0, &loads, &ops);
+    collect_loads(dag_, d, s, dloop, K, 1.0, &loads, &ops);
     set(ScheduleFeature::ops_per_point, ops);
     set(ScheduleFeature::total_ops, ops * total);
 
@@ -250,11 +263,31 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
     set(ScheduleFeature::bytes_written, total * f.bytes_per_point);
 
     double lpp = 0, dense = 0, strided = 0, bcast = 0;
+    double dense_exec = 0, gather_exec = 0, bcast_exec = 0;
     for (const EffLoad &l : loads) {
         lpp += l.count;
+        // Hoisting: a load whose address does not change with the innermost loops of the
+        // order is executed once per iteration of the innermost loop it depends on (LLVM
+        // hoists it, or it is shared by the unrolled copies). A vector loop no longer than
+        // width x unroll is no loop at all but one block of vectors, which loads hoist past.
+        const int m = int(sn.order.size());
+        bool depends_on_vector = m > 0 && l.depends_on(sn.order[m - 1].stage_loop);
+        bool block = vw > 1 && m > 0 && sn.order[m - 1].extent <= int64_t(vw) * sn.unroll;
+        double inner_iters = 1; // points covered by the inner loops the load is invariant in
+        int j = m - 1;
+        if (block) {
+            inner_iters = double(sn.order[m - 1].extent);
+            j = m - 2;
+        }
+        for (; j >= 0; j--) {
+            if (l.depends_on(sn.order[j].stage_loop)) break;
+            inner_iters *= double(sn.order[j].extent);
+        }
+        std::vector<double> stride(l.jac.size() / std::max(1, K), 0.0);
+        for (size_t p = 0; p < stride.size(); p++) stride[p] = vloop >= 0 ? l.at(int(p), vloop) : 0;
         bool zero = true, unit = true;
-        for (size_t k = 0; k < l.stride.size(); k++) {
-            double st = l.stride[k];
+        for (size_t k = 0; k < stride.size(); k++) {
+            double st = stride[k];
             if (std::isnan(st) || st != 0) zero = false;
             bool want = k == 0 ? 1.0 : 0.0;
             if (std::isnan(st) || st != want) unit = false;
@@ -267,7 +300,26 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
         } else {
             strided += l.count;
         }
+        // Executions of the load's "site" (one per iteration of the loops it depends on).
+        double sites = total / std::max(1.0, inner_iters) * l.count;
+        if (block) {
+            // Each site is one block: its vectors (if the address moves with the lanes).
+            double vectors = std::ceil(double(sn.order[m - 1].extent) / vw);
+            if (!depends_on_vector) bcast_exec += sites;
+            else if (unit) dense_exec += sites * vectors;
+            else gather_exec += sites * vectors * vw;
+        } else if (vw > 1 && depends_on_vector) {
+            if (unit) dense_exec += sites / vw;
+            else gather_exec += sites;
+        } else if (vw > 1) {
+            bcast_exec += sites; // invariant across lanes: one broadcast per execution
+        } else {
+            dense_exec += sites;
+        }
     }
+    set(ScheduleFeature::dense_load_executions, dense_exec);
+    set(ScheduleFeature::gather_lane_executions, gather_exec);
+    set(ScheduleFeature::broadcast_load_executions, bcast_exec);
     set(ScheduleFeature::loads_per_point, lpp);
     set(ScheduleFeature::dense_loads_per_vector, dense);
     set(ScheduleFeature::strided_loads_per_vector, strided);

@@ -87,6 +87,18 @@ StageNest make_stage_nest(const Stage &s, const StageSched &sched, const Box64 &
             n.order.push_back({i, false, std::min(t.tile, e), 1});
         }
     }
+    // Middle RVars go just outside the innermost loop.
+    std::vector<ConcreteLoop> middle;
+    for (int i = k - 1; i >= 0; i--)
+        if (sched.loops[i].mode == LoopMode::Middle) middle.push_back({i, false, loop_box[i].extent(), 1});
+    if (!middle.empty() && !n.order.empty()) {
+        ConcreteLoop innermost = n.order.back();
+        n.order.pop_back();
+        n.order.insert(n.order.end(), middle.begin(), middle.end());
+        n.order.push_back(innermost);
+    } else {
+        n.order.insert(n.order.end(), middle.begin(), middle.end());
+    }
     n.vector_width = sched.vector_width;
     n.unroll = sched.unroll;
     if (!n.order.empty() && sched.vector_width > 1) n.order.back().vectorized = true;

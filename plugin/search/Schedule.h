@@ -20,6 +20,8 @@ enum class LoopMode : uint8_t {
     Inner, // whole loop, in the inner group
     Outer, // whole loop, in the outer group
     Split, // outer part in the outer group, inner part (`tile` iterations) in the inner group
+    Middle, // RVars only: whole, inside the inner group but outside its innermost pure loop
+            // (a reduction accumulating in registers over a vector of pure points)
 };
 
 struct LoopTiling {

@@ -33,6 +33,7 @@ std::string to_schedule_text(const PipelineDag &dag, const Decisions &d) {
                 case LoopMode::Inner: o << "inner"; break;
                 case LoopMode::Outer: o << "outer"; break;
                 case LoopMode::Split: o << "split" << ss.loops[i].tile; break;
+                case LoopMode::Middle: o << "middle"; break;
                 }
             }
             o << " vector " << ss.vector_width << " unroll " << ss.unroll << " parallel "
@@ -107,6 +108,7 @@ Decisions parse_schedule_text(const PipelineDag &dag, const std::string &text) {
                 LoopTiling t;
                 if (m == "inner") t.mode = LoopMode::Inner;
                 else if (m == "outer") t.mode = LoopMode::Outer;
+                else if (m == "middle") t.mode = LoopMode::Middle;
                 else if (m.rfind("split", 0) == 0) {
                     t.mode = LoopMode::Split;
                     t.tile = std::stoll(m.substr(5));

@@ -9,7 +9,7 @@
 //     stage 0 loops y:inner x:inner vector 8 unroll 1 parallel 0
 //   func clamped inline
 //
-// Loops are listed innermost first (x before y), as `name:inner|outer|splitN`.
+// Loops are listed innermost first (x before y), as `name:inner|outer|middle|splitN`.
 #pragma once
 
 #include "plugin/dag/PipelineDag.h"

@@ -73,17 +73,15 @@ std::vector<StageSched> SearchSpace::tilings(const Stage &s, const Box64 &box, b
 
     std::vector<std::vector<LoopTiling>> opts(k);
     int pure_seen = 0;
+    bool is_update = s.index > 0;
     for (int i = 0; i < k; i++) {
         const LoopDim &l = s.loops[i];
         int64_t E = box[i].extent();
         std::vector<LoopTiling> &o = opts[i];
         o.push_back({LoopMode::Inner, 0});
         if (E <= 1) continue;
-        if (l.is_rvar || l.func_dim < 0) {
-            // RVars stay whole; moving them out lets the pure loops vectorize.
-            if (has_vector_dim) o.push_back({LoopMode::Outer, 0});
-            continue;
-        }
+        if (l.is_rvar || l.func_dim < 0) continue; // RVars move together, below
+        
         int rank = pure_seen++;
         if (l.func_dim == 0 && l.parallel_safe) {
             std::vector<int64_t> sizes = coarse ? std::vector<int64_t>{int64_t(V) * 8}
@@ -92,7 +90,7 @@ std::vector<StageSched> SearchSpace::tilings(const Stage &s, const Box64 &box, b
                                                                        int64_t(V) * 32};
             for (int64_t t : sizes)
                 if (t < E) o.push_back({LoopMode::Split, t});
-        } else if (rank <= 1 || l.func_dim == 1) {
+        } else if (rank <= 1 || l.func_dim == 1 || (is_update && rank <= 2 && !coarse)) {
             o.push_back({LoopMode::Outer, 0});
             std::vector<int64_t> sizes = coarse ? std::vector<int64_t>{8}
                                                 : std::vector<int64_t>{2, 4, 8, 16, 32, 64};
@@ -102,6 +100,19 @@ std::vector<StageSched> SearchSpace::tilings(const Stage &s, const Box64 &box, b
             if (coarse) o[0] = {E > 8 ? LoopMode::Outer : LoopMode::Inner, 0};
             else o.push_back({LoopMode::Outer, 0});
         }
+    }
+
+    // RVars are never split and keep their relative order; they all stay innermost (Halide's
+    // default), or all move into the outer group, between the outer tiles of the pure loops and
+    // the inner ones (a tile of pure points stays hot while the reduction runs, and the pure
+    // loops can vectorize), or all go just outside the innermost pure loop (accumulating a
+    // vector of points in registers).
+    std::vector<LoopMode> rvar_modes = {LoopMode::Inner};
+    bool has_rvar = false;
+    for (int i = 0; i < k; i++) has_rvar |= s.loops[i].is_rvar && box[i].extent() > 1;
+    if (has_rvar && has_vector_dim) {
+        rvar_modes.push_back(LoopMode::Outer);
+        rvar_modes.push_back(LoopMode::Middle);
     }
 
     std::vector<StageSched> out;
@@ -159,8 +170,12 @@ std::vector<StageSched> SearchSpace::tilings(const Stage &s, const Box64 &box, b
             rec(i - 1);
         }
     };
-    rec(k - 1);
-    thin(&out, coarse ? 8 : 96);
+    for (LoopMode rm : rvar_modes) {
+        for (int i = 0; i < k; i++)
+            if (s.loops[i].is_rvar || s.loops[i].func_dim < 0) opts[i] = {{rm, 0}};
+        rec(k - 1);
+    }
+    thin(&out, coarse ? 8 : 128);
     return out;
 }
 
@@ -255,10 +270,20 @@ void SearchSpace::children(const State &s, const SearchSpaceOptions &opt,
         if (empty) continue;
         bool may_par = p.placement == Placement::Root;
         std::vector<std::vector<StageSched>> per_stage;
-        for (const Stage &st : f.stages)
-            per_stage.push_back(tilings(st, stage_loop_box(st, region), may_par, opt.coarse));
-        // Updates get fewer variants: the pure stage dominates the choice.
-        for (size_t i = 1; i < per_stage.size(); i++) thin(&per_stage[i], opt.coarse ? 2 : 6);
+        size_t main_stage = 0;
+        double most = -1;
+        for (const Stage &st : f.stages) {
+            Box64 box = stage_loop_box(st, region);
+            per_stage.push_back(tilings(st, box, may_par, opt.coarse));
+            double work = double(box_volume(box)) * double(st.ops.total() + 1);
+            if (work > most) {
+                most = work;
+                main_stage = per_stage.size() - 1;
+            }
+        }
+        // The stage with the most work gets the variety; the others a couple of variants.
+        for (size_t i = 0; i < per_stage.size(); i++)
+            if (i != main_stage) thin(&per_stage[i], opt.coarse ? 1 : 3);
         std::vector<std::vector<StageSched>> combos = {{}};
         for (const auto &v : per_stage) {
             std::vector<std::vector<StageSched>> next;
@@ -270,7 +295,7 @@ void SearchSpace::children(const State &s, const SearchSpaceOptions &opt,
             }
             combos = std::move(next);
         }
-        thin(&combos, opt.coarse ? 16 : 192);
+        thin(&combos, opt.coarse ? 16 : 256);
         for (auto &combo : combos) {
             p.stages = combo;
             out->push_back(make_child(s, p));

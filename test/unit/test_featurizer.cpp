@@ -218,3 +218,31 @@ TEST_CASE("sliding window: storage further out computes each row once", "[featur
     CHECK(at(b, F::num_allocations) == 4);
     CHECK(at(b, F::recompute_ratio) == Approx(2560.0 / (34 * 64)));
 }
+
+TEST_CASE("loads invariant in the inner loops are counted once per outer iteration", "[features]") {
+    PipelineDag dag = test::transpose_reduce();
+    Decisions d(2);
+    d[1].placement = Placement::Root;
+    // Update: r innermost (Halide's default), x outside it, scalar.
+    d[1].stages = {sched({{LoopMode::Inner, 0}}, 8, 0),
+                   sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 1, 0)};
+    d[0].placement = Placement::Root;
+    d[0].stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
+    Featurizer fz(dag);
+    Nests n = build_all_nests(dag, d);
+    ScheduleRow u = fz.schedule_features(d, n, 1, 1);
+    // T(x, r) changes every iteration; S(x) (the accumulator) only once per x.
+    CHECK(at(u, F::dense_load_executions) == 128 * 64 + 128);
+    CHECK(at(u, F::gather_lane_executions) == 0);
+    // Vectorized over x with r outside: both loads are contiguous vectors.
+    d[1].stages[1] = sched({{LoopMode::Outer, 0}, {LoopMode::Inner, 0}}, 8, 0);
+    n = build_all_nests(dag, d);
+    u = fz.schedule_features(d, n, 1, 1);
+    CHECK(at(u, F::dense_load_executions) == 2 * 128 * 64 / 8);
+    // The stencil's three loads of P move with the vector loop: one vector load each.
+    PipelineDag st = test::stencil_1d();
+    Decisions ds = stencil(Placement::Root);
+    Nests ns = build_all_nests(st, ds);
+    Featurizer fs(st);
+    CHECK(at(fs.schedule_features(ds, ns, 1, 0), F::dense_load_executions) == 3 * 64 / 8);
+}
