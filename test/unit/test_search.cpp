@@ -107,7 +107,8 @@ TEST_CASE("update tilings never parallelize or vectorize an RVar", "[search]") {
         if (s.vector_width > 1) {
             saw_vector = true;
             CHECK(u.loops[n.order.back().stage_loop].name == "x");
-            CHECK(s.loops[0].mode == LoopMode::Outer); // r moved out of the way
+            // r moved out of the way: outside the pure loops, or just outside the vector loop.
+            CHECK(s.loops[0].mode != LoopMode::Inner);
         }
     }
     CHECK(saw_vector);
