@@ -1,6 +1,7 @@
 // The only translation unit of the cost model that includes Torch.
 #include "TorchModel.h"
 
+#include "InferenceNet.h"
 #include "WeightsFile.h"
 #include "costmodel/CostTerms.h"
 #include "plugin/dag/Errors.h"
@@ -49,6 +50,9 @@ struct TorchCostModel::Impl {
 
     std::unique_ptr<torch::optim::Adam> optimizer;
     nlohmann::json extra = nlohmann::json::object();
+    /** predict_stages' plain-C++ copy of the net; made on first use, dropped whenever a
+     * parameter changes (set_parameter, train_step; load makes a fresh Impl). */
+    std::unique_ptr<InferenceNet> inference;
 
     explicit Impl(const TorchModelConfig &c) : cfg(c) {
         if (cfg.algorithm_embedding < 1 || cfg.schedule_embedding < 1 || cfg.hidden < 1)
@@ -81,6 +85,36 @@ struct TorchCostModel::Impl {
         sched_std = torch::ones({S}, torch::kDouble);
         const auto &coeff = AnalyticalModel::coefficients();
         term_scale = torch::tensor(std::vector<double>(coeff.begin(), coeff.end()), torch::kDouble);
+    }
+
+    InferenceNet &inference_net() {
+        if (inference) return *inference;
+        auto values = [](const torch::Tensor &t) {
+            torch::Tensor c = t.detach().contiguous();
+            return std::vector<double>(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
+        };
+        InferenceNetParams p;
+        p.A = A;
+        p.S = S;
+        p.K = K;
+        p.Ea = cfg.algorithm_embedding;
+        p.Es = cfg.schedule_embedding;
+        p.H = cfg.hidden;
+        p.alg_w = values(torch::softplus(alg_w_raw.detach()));
+        p.alg_b = values(alg_b);
+        p.sched_w = values(sched_w);
+        p.sched_b = values(sched_b);
+        p.hid_w = values(hid_w);
+        p.hid_b = values(hid_b);
+        p.out_w = values(out_w);
+        p.out_b = values(out_b);
+        p.sched_mean = values(sched_mean);
+        p.sched_std = values(sched_std);
+        p.term_scale = values(term_scale);
+        p.parallelism = cfg.parallelism;
+        p.llc_bytes = cfg.llc_bytes;
+        inference = std::make_unique<InferenceNet>(std::move(p));
+        return *inference;
     }
 
     std::vector<torch::Tensor *> trained() {
@@ -214,11 +248,9 @@ const TorchModelConfig &TorchCostModel::config() const {
 
 std::vector<double> TorchCostModel::predict_stages(const FeatureBatch &batch) {
     if (batch.size() == 0) return {};
-    torch::NoGradGuard no_grad;
-    Inputs in = impl_->make_inputs(batch);
-    torch::Tensor out = impl_->forward(in).contiguous();
-    const double *p = out.data_ptr<double>();
-    return std::vector<double>(p, p + batch.size());
+    std::vector<double> out;
+    impl_->inference_net().predict(batch, out);
+    return out;
 }
 
 void TorchCostModel::fit_normalization(const std::vector<const TrainingSample *> &samples) {
@@ -294,6 +326,7 @@ double TorchCostModel::train_step(const std::vector<const TrainingSample *> &sam
     m.optimizer->zero_grad();
     loss.backward();
     m.optimizer->step();
+    m.inference.reset();
     return loss.item<double>();
 }
 
@@ -433,6 +466,7 @@ void TorchCostModel::set_parameter(const std::string &name, const std::vector<do
                                     std::to_string(t.numel()));
     torch::NoGradGuard no_grad;
     t.copy_(torch::tensor(values, torch::kDouble).reshape(t.sizes()));
+    impl_->inference.reset();
 }
 
 std::unique_ptr<TrainableCostModel> make_torch_cost_model(const TorchModelConfig &config) {

@@ -25,7 +25,9 @@ public:
     TorchCostModel(const TorchCostModel &) = delete;
     TorchCostModel &operator=(const TorchCostModel &) = delete;
 
-    /** Predicted seconds per row. One batched forward pass (no autograd) per call. */
+    /** Predicted seconds per row. Runs the net in plain C++ (InferenceNet.h), not Torch: the
+     * algorithm side is cached per table entry across calls (recomputed when the entry's
+     * features, or any parameter, change), so a call costs the schedule side per row. */
     std::vector<double> predict_stages(const FeatureBatch &batch) override;
     std::string name() const override { return "torch"; }
 

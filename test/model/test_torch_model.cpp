@@ -1,5 +1,6 @@
-// TorchCostModel: forward pass vs a hand computation, batching, save/load round trip.
+// TorchCostModel: forward pass vs a hand computation, batching, the inference cache.
 #include "costmodel/CostTerms.h"
+#include "costmodel/torch/InferenceNet.h"
 #include "costmodel/torch/SyntheticData.h"
 #include "costmodel/torch/TorchModel.h"
 
@@ -206,4 +207,153 @@ TEST_CASE("predictions are positive and finite for extreme feature values") {
         CHECK(std::isfinite(v));
     CHECK(p[0] > 0);
     CHECK(p[1] == 0);
+}
+
+namespace {
+
+/** tiny_config() with the normalization and output layer moved off their defaults. */
+std::unique_ptr<TorchCostModel> random_model(uint64_t seed) {
+    TorchModelConfig c = tiny_config();
+    c.seed = seed;
+    auto m = std::make_unique<TorchCostModel>(c);
+    std::vector<double> ow = m->parameter("output.weight");
+    for (size_t i = 0; i < ow.size(); i++)
+        ow[i] = 0.2 * std::sin(double(i + seed));
+    m->set_parameter("output.weight", ow);
+    return m;
+}
+
+void check_against_reference(const TorchCostModel &m, const Rows &r,
+                             const std::vector<double> &got) {
+    REQUIRE(got.size() == r.batch.size());
+    for (size_t i = 0; i < got.size(); i++) {
+        double want =
+            reference_forward(m, r.table[size_t(r.batch.stage_ids[i])], r.batch.schedule[i]);
+        CHECK(got[i] == Approx(want).epsilon(1e-9));
+    }
+}
+
+/** The model's parameters as InferenceNet takes them. */
+InferenceNetParams inference_params(const TorchCostModel &m) {
+    const TorchModelConfig &c = m.config();
+    InferenceNetParams p;
+    p.A = num_algorithm_features();
+    p.S = kNumScheduleFeatures;
+    p.K = kNumCostTerms;
+    p.Ea = c.algorithm_embedding;
+    p.Es = c.schedule_embedding;
+    p.H = c.hidden;
+    p.alg_w = m.parameter("algorithm_embedding.weight_raw");
+    for (double &w : p.alg_w)
+        w = softplus(w);
+    p.alg_b = m.parameter("algorithm_embedding.bias");
+    p.sched_w = m.parameter("schedule_embedding.weight");
+    p.sched_b = m.parameter("schedule_embedding.bias");
+    p.hid_w = m.parameter("hidden.weight");
+    p.hid_b = m.parameter("hidden.bias");
+    p.out_w = m.parameter("output.weight");
+    p.out_b = m.parameter("output.bias");
+    p.sched_mean = m.parameter("schedule_mean");
+    p.sched_std = m.parameter("schedule_std");
+    p.term_scale = m.parameter("term_scale");
+    p.parallelism = c.parallelism;
+    p.llc_bytes = c.llc_bytes;
+    return p;
+}
+
+} // namespace
+
+TEST_CASE("a second call, served from the stage cache, predicts bit-identically") {
+    auto m = random_model(21);
+    Rows r;
+    make_rows(r, 16, 3, 12);
+    std::vector<double> first = m->predict_stages(r.batch);
+    std::vector<double> second = m->predict_stages(r.batch);
+    CHECK(second == first);
+    check_against_reference(*m, r, second);
+}
+
+TEST_CASE("a batch predicts bit-identically to its rows one at a time") {
+    auto m = random_model(22);
+    Rows r;
+    make_rows(r, 8, 3, 13);
+    std::vector<double> all = m->predict_stages(r.batch);
+    for (size_t i = 0; i < r.batch.size(); i++) {
+        FeatureBatch one;
+        one.algorithm = &r.table;
+        one.num_states = 1;
+        one.stage_ids = {r.batch.stage_ids[i]};
+        one.state_index = {0};
+        one.schedule = {r.batch.schedule[i]};
+        CHECK(m->predict_stages(one)[0] == all[i]);
+    }
+}
+
+TEST_CASE("the stage cache computes each table entry once while the table is unchanged") {
+    auto m = random_model(23);
+    InferenceNet net(inference_params(*m));
+    Rows r;
+    make_rows(r, 32, 2, 14);
+    std::vector<double> out;
+    net.predict(r.batch, out);
+    CHECK(net.stage_computations() == 4); // 64 rows over a 4-entry table
+    net.predict(r.batch, out);
+    CHECK(net.stage_computations() == 4);
+    check_against_reference(*m, r, out);
+}
+
+TEST_CASE("changing a table entry in place invalidates only that entry") {
+    auto m = random_model(24);
+    InferenceNet net(inference_params(*m));
+    Rows r;
+    make_rows(r, 32, 2, 15);
+    std::vector<double> before, after;
+    net.predict(r.batch, before);
+    r.table[2][0] += 5; // same table object, same size
+    r.table[2][7] = 0;
+    net.predict(r.batch, after);
+    CHECK(net.stage_computations() == 5);
+    check_against_reference(*m, r, after);
+    for (size_t i = 0; i < after.size(); i++) {
+        if (r.batch.stage_ids[i] == 2)
+            CHECK(after[i] != before[i]);
+        else
+            CHECK(after[i] == before[i]);
+    }
+}
+
+TEST_CASE("another table, or the same one resized, invalidates the cache") {
+    auto m = random_model(25);
+    Rows r, other;
+    make_rows(r, 16, 2, 16);
+    make_rows(other, 16, 2, 17); // other table contents, same size
+    std::vector<double> p = m->predict_stages(r.batch);
+    r.batch.algorithm = &other.table;
+    Rows swapped = r;
+    swapped.table = other.table;
+    swapped.batch.algorithm = &swapped.table;
+    std::vector<double> q = m->predict_stages(r.batch);
+    check_against_reference(*m, swapped, q);
+    CHECK(q != p);
+    // Same address, one more entry (and entry 0 replaced): a new table for the cache.
+    r.batch.algorithm = &r.table;
+    std::mt19937_64 rng(99);
+    r.table[0] = synthetic_algorithm_row(rng);
+    r.table.push_back(synthetic_algorithm_row(rng));
+    r.batch.stage_ids[0] = 4;
+    check_against_reference(*m, r, m->predict_stages(r.batch));
+}
+
+TEST_CASE("set_parameter after a prediction is seen by the next one") {
+    auto m = random_model(26);
+    Rows r;
+    make_rows(r, 8, 2, 18);
+    std::vector<double> p = m->predict_stages(r.batch);
+    std::vector<double> ab = m->parameter("algorithm_embedding.bias");
+    for (double &b : ab)
+        b += 1.0;
+    m->set_parameter("algorithm_embedding.bias", ab);
+    std::vector<double> q = m->predict_stages(r.batch);
+    check_against_reference(*m, r, q);
+    CHECK(q != p);
 }
