@@ -37,7 +37,8 @@ std::vector<Candidate> make_candidates(const PipelineDag &dag, const CandidateOp
             bo.num_passes = 1;
             bo.random_dropout = percents[k % 5];
             bo.seed = uint64_t(k + 1);
-            c.source = "dropout:" + std::to_string(bo.random_dropout) + ":" + std::to_string(bo.seed);
+            c.source =
+                "dropout:" + std::to_string(bo.random_dropout) + ":" + std::to_string(bo.seed);
         }
         ModelEvaluator eval(dag, model);
         SearchStats stats;

@@ -57,7 +57,8 @@ ChildHandle spawn_child(const std::function<void(int result_fd, int command_fd)>
     pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
-        for (int fd : {out[0], out[1], in[0], in[1]}) close(fd);
+        for (int fd : {out[0], out[1], in[0], in[1]})
+            close(fd);
         throw std::runtime_error(std::string("fork: ") + strerror(errno));
     }
     if (pid == 0) {

@@ -4,18 +4,18 @@
 #pragma once
 
 #include <functional>
-#include <sys/types.h>
 #include <string>
+#include <sys/types.h>
 
 namespace sextant {
 
 struct ChildResult {
-    std::string output;    ///< bytes the child wrote to its result fd
+    std::string output;     ///< bytes the child wrote to its result fd
     bool timed_out = false; ///< killed (SIGKILL) after the time limit
     bool signaled = false;  ///< ended by a signal (including the timeout kill)
     int signal = 0;
-    int exit_code = 0;      ///< when not signaled
-    double wall_s = 0;      ///< fork to reap
+    int exit_code = 0; ///< when not signaled
+    double wall_s = 0; ///< fork to reap
     /** "" for a normal exit 0, else e.g. "crash: signal 11 (Segmentation fault)",
      * "timeout after 30 s", "child exited with status 3". */
     std::string failure() const;
@@ -40,8 +40,8 @@ void reap_child(pid_t pid, ChildResult &r);
 
 /** Forks; the child runs body(fd) (fd: the write end of the result pipe), then _exit(0) (1 if
  * body throws). The child dies with the parent (PR_SET_PDEATHSIG) and, unless keep_stderr,
- * writes its stderr to /dev/null; crash signals get their default action. The parent reads the pipe until EOF or timeout_s (<= 0: no
- * limit), then kills the child and reaps it. */
+ * writes its stderr to /dev/null; crash signals get their default action. The parent reads the pipe
+ * until EOF or timeout_s (<= 0: no limit), then kills the child and reaps it. */
 ChildResult run_in_child(const std::function<void(int fd)> &body, double timeout_s,
                          bool keep_stderr = false);
 

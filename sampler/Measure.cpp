@@ -15,8 +15,8 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cmath>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdlib>
 
@@ -28,14 +28,16 @@ namespace {
 
 std::vector<Halide::Internal::Function> output_functions(const rp::RandomPipeline &p) {
     std::vector<Halide::Internal::Function> outs;
-    for (const Halide::Func &f : p.outputs) outs.push_back(f.function());
+    for (const Halide::Func &f : p.outputs)
+        outs.push_back(f.function());
     return outs;
 }
 
 std::string one_line(std::string s, size_t max_len = 2000) {
     for (char &c : s)
         if (c == '\n' || c == '\r') c = ' ';
-    while (!s.empty() && s.back() == ' ') s.pop_back();
+    while (!s.empty() && s.back() == ' ')
+        s.pop_back();
     if (s.size() > max_len) s = s.substr(0, max_len) + "...";
     return s;
 }
@@ -93,7 +95,9 @@ void benchmark_child(const MeasureSpec &spec, int fd, int go_fd) {
         std::sort(secs.begin(), secs.end());
         size_t n = secs.size();
         double median = n % 2 ? secs[n / 2] : 0.5 * (secs[n / 2 - 1] + secs[n / 2]);
-        out = {{"min_s", secs.front()}, {"median_s", median}, {"repeats", int(n)},
+        out = {{"min_s", secs.front()},
+               {"median_s", median},
+               {"repeats", int(n)},
                {"compile_s", compile_s}};
     } catch (const std::exception &e) {
         out = {{"error", phase + ": " + one_line(e.what())}, {"compile_s", compile_s}};
@@ -124,7 +128,8 @@ Measurement measure_schedule(const MeasureSpec &spec) {
     MeasurePool pool(1);
     pool.start(0, spec);
     std::vector<std::pair<int64_t, Measurement>> r;
-    while (r.empty()) r = pool.wait();
+    while (r.empty())
+        r = pool.wait();
     return r[0].second;
 }
 
@@ -138,8 +143,8 @@ struct MeasurePool::Slot {
     int64_t ready_order = 0;
     double timeout_s = 0;
     Clock::time_point started = Clock::now();
-    bool stopped = false;   // SIGSTOPped while another child times
-    bool paused = false;    // stopped or waiting for its turn: the timeout clock is paused
+    bool stopped = false; // SIGSTOPped while another child times
+    bool paused = false;  // stopped or waiting for its turn: the timeout clock is paused
     Clock::time_point paused_since;
     double paused_s = 0;
     bool timed_out = false;
@@ -158,7 +163,8 @@ struct MeasurePool::Slot {
     double active_s() const {
         auto now = Clock::now();
         double total = std::chrono::duration<double>(now - started).count();
-        double p = paused_s + (paused ? std::chrono::duration<double>(now - paused_since).count() : 0);
+        double p =
+            paused_s + (paused ? std::chrono::duration<double>(now - paused_since).count() : 0);
         return total - p;
     }
 };
@@ -188,8 +194,8 @@ void MeasurePool::start(int64_t tag, const MeasureSpec &spec) {
     auto slot = std::make_unique<Slot>();
     slot->tag = tag;
     slot->timeout_s = spec.timeout_s;
-    slot->child = spawn_child([&](int out, int in) { benchmark_child(spec, out, in); },
-                              spec.keep_stderr);
+    slot->child =
+        spawn_child([&](int out, int in) { benchmark_child(spec, out, in); }, spec.keep_stderr);
     if (timing()) { // nothing may run beside a timed child
         kill(slot->child.pid, SIGSTOP);
         slot->stopped = true;
@@ -235,7 +241,8 @@ std::vector<std::pair<int64_t, Measurement>> MeasurePool::wait() {
             if (!s->paused && !s->timed_out && s->timeout_s > 0)
                 wait_s = std::min(wait_s, s->timeout_s - s->active_s());
         std::vector<pollfd> fds;
-        for (auto &s : slots_) fds.push_back({s->child.out_fd, POLLIN, 0});
+        for (auto &s : slots_)
+            fds.push_back({s->child.out_fd, POLLIN, 0});
         int wait_ms = wait_s >= 1e8 ? -1 : std::max(0, int(std::ceil(wait_s * 1000)));
         int n = poll(fds.data(), fds.size(), wait_ms);
         if (n < 0 && errno != EINTR) throw std::runtime_error("poll failed");
@@ -278,7 +285,8 @@ std::vector<std::pair<int64_t, Measurement>> MeasurePool::wait() {
             m.wall_s = std::chrono::duration<double>(Slot::Clock::now() - s.started).count();
             // The result is the last line; a "compiled" line may come before it.
             std::string last = s.output;
-            while (!last.empty() && last.back() == '\n') last.pop_back();
+            while (!last.empty() && last.back() == '\n')
+                last.pop_back();
             size_t nl = last.rfind('\n');
             if (nl != std::string::npos) last = last.substr(nl + 1);
             nlohmann::json j;
@@ -289,8 +297,10 @@ std::vector<std::pair<int64_t, Measurement>> MeasurePool::wait() {
                     j = nlohmann::json();
                 }
             }
-            if (j.is_object()) m.compile_s = j.value("compile_s", 0.0);
-            else if (s.output.rfind("compiled ", 0) == 0) m.compile_s = std::atof(s.output.c_str() + 9);
+            if (j.is_object())
+                m.compile_s = j.value("compile_s", 0.0);
+            else if (s.output.rfind("compiled ", 0) == 0)
+                m.compile_s = std::atof(s.output.c_str() + 9);
             std::string failure = c.failure();
             if (j.is_object() && j.contains("min_s") && failure.empty()) {
                 m.min_s = j["min_s"].get<double>();
@@ -313,8 +323,8 @@ std::vector<std::pair<int64_t, Measurement>> MeasurePool::wait() {
 CandidateResult candidates_for(const RandomWorkload &w, const std::string &target,
                                const MachineInfo &machine, const CandidateOptions &opt,
                                double timeout_s) {
-    ChildResult c = run_in_child([&](int fd) { candidates_child(w, target, machine, opt, fd); },
-                                 timeout_s);
+    ChildResult c =
+        run_in_child([&](int fd) { candidates_child(w, target, machine, opt, fd); }, timeout_s);
     CandidateResult r;
     r.wall_s = c.wall_s;
     std::string failure = c.failure();

@@ -10,8 +10,8 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace sextant {
@@ -19,16 +19,16 @@ namespace sextant {
 /** What one benchmark child does. */
 struct MeasureSpec {
     RandomWorkload workload;
-    std::string target;        ///< Halide target string (default_run_target() when sampling)
-    MachineInfo machine;       ///< for the PipelineDag the ScheduleText is parsed against
+    std::string target;  ///< Halide target string (default_run_target() when sampling)
+    MachineInfo machine; ///< for the PipelineDag the ScheduleText is parsed against
     std::string schedule_text;
-    int repeats = 5;           ///< timed runs after one untimed warm-up run
-    int threads = 2;           ///< HL_NUM_THREADS of the child (Halide's thread pool size)
-    double timeout_s = 60;     ///< wall limit for compile + runs
+    int repeats = 5;       ///< timed runs after one untimed warm-up run
+    int threads = 2;       ///< HL_NUM_THREADS of the child (Halide's thread pool size)
+    double timeout_s = 60; ///< wall limit for compile + runs
     /** Test hook: "crash" (SIGSEGV), "hang" (sleeps past the timeout) or "error" (a real Halide
      * scheduling error) in the child after the schedule is applied; "" = none. */
     std::string inject;
-    bool keep_stderr = false;  ///< let the child's stderr through (debugging)
+    bool keep_stderr = false; ///< let the child's stderr through (debugging)
 };
 
 struct Measurement {
@@ -36,7 +36,7 @@ struct Measurement {
     int repeats = 0;
     double compile_s = 0;
     std::optional<std::string> error;
-    double wall_s = 0;         ///< the child's whole life, as the parent saw it
+    double wall_s = 0; ///< the child's whole life, as the parent saw it
 };
 
 /** Applies spec.schedule_text to a freshly built pipeline in a child, JIT-compiles it, runs

@@ -18,9 +18,8 @@ namespace rp = random_pipelines;
 std::string random_identity(const RandomWorkload &w) {
     rp::PipelineSpec spec = rp::plan_random_pipeline(w.seed, w.options);
     char buf[96];
-    std::snprintf(buf, sizeof buf, "random:seed=%llu:gen=%d:h=%016llx",
-                  (unsigned long long)w.seed, rp::kGeneratorVersion,
-                  (unsigned long long)rp::structural_hash(spec));
+    std::snprintf(buf, sizeof buf, "random:seed=%llu:gen=%d:h=%016llx", (unsigned long long)w.seed,
+                  rp::kGeneratorVersion, (unsigned long long)rp::structural_hash(spec));
     return buf;
 }
 
@@ -85,9 +84,12 @@ MachineInfo parse_machine_string(const std::string &s) {
         if (eq == std::string::npos) continue;
         std::string k = item.substr(0, eq), v = item.substr(eq + 1);
         try {
-            if (k == "cores") m.parallelism = std::stoi(v);
-            else if (k == "llc") m.last_level_cache_bytes = std::stoll(v);
-            else if (k == "balance") m.balance = std::stod(v);
+            if (k == "cores")
+                m.parallelism = std::stoi(v);
+            else if (k == "llc")
+                m.last_level_cache_bytes = std::stoll(v);
+            else if (k == "balance")
+                m.balance = std::stod(v);
         } catch (const std::exception &) {
             throw UserError("malformed machine string '" + s + "' (at '" + item + "')");
         }
@@ -108,8 +110,10 @@ MachineInfo host_machine(int parallelism) {
         std::string size;
         if (!(lf >> level) || !(sf >> size) || size.empty() || level <= best_level) continue;
         int64_t n = std::atoll(size.c_str());
-        if (size.back() == 'K') n <<= 10;
-        else if (size.back() == 'M') n <<= 20;
+        if (size.back() == 'K')
+            n <<= 10;
+        else if (size.back() == 'M')
+            n <<= 20;
         if (n <= 0) continue;
         best_level = level;
         m.last_level_cache_bytes = n;

@@ -71,13 +71,17 @@ public:
         return *this;
     }
     Stmt &bind(int i, const std::optional<double> &v) {
-        if (v) sqlite3_bind_double(s_, i, *v);
-        else sqlite3_bind_null(s_, i);
+        if (v)
+            sqlite3_bind_double(s_, i, *v);
+        else
+            sqlite3_bind_null(s_, i);
         return *this;
     }
     Stmt &bind(int i, const std::optional<std::string> &v) {
-        if (v) bind(i, *v);
-        else sqlite3_bind_null(s_, i);
+        if (v)
+            bind(i, *v);
+        else
+            sqlite3_bind_null(s_, i);
         return *this;
     }
     /** Steps once; true if a row is available. */
@@ -92,7 +96,8 @@ public:
     bool is_null(int c) const { return sqlite3_column_type(s_, c) == SQLITE_NULL; }
     std::string text_col(int c) const {
         const unsigned char *t = sqlite3_column_text(s_, c);
-        return t ? std::string(reinterpret_cast<const char *>(t), size_t(sqlite3_column_bytes(s_, c)))
+        return t ? std::string(reinterpret_cast<const char *>(t),
+                               size_t(sqlite3_column_bytes(s_, c)))
                  : std::string();
     }
 
@@ -103,8 +108,9 @@ private:
 
 const char *kWorkloadCols =
     "id, kind, identity, target, machine, options, sextant_version, featurizer_version, created";
-const char *kRecordCols = "id, workload_id, schedule_text, schedule_hash, source, runtime_min_s, "
-                          "runtime_median_s, repeats, compile_s, error, featurizer_version, created";
+const char *kRecordCols =
+    "id, workload_id, schedule_text, schedule_hash, source, runtime_min_s, "
+    "runtime_median_s, repeats, compile_s, error, featurizer_version, created";
 
 WorkloadInfo read_workload(const Stmt &s) {
     WorkloadInfo w;
@@ -204,8 +210,8 @@ std::string schedule_hash(const std::string &text) {
 }
 
 SampleStore::SampleStore(const std::string &path) : path_(path) {
-    int rc = sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
-                             nullptr);
+    int rc =
+        sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
     if (rc != SQLITE_OK) {
         std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
         sqlite3_close(db_);
@@ -264,7 +270,8 @@ void SampleStore::create_or_check_schema() {
     if (tables == 0) {
         exec(kSchemaSql);
         Stmt s(db_, "INSERT INTO meta(key, value) VALUES ('schema_version', ?1), "
-                    "('created', " + std::string(kNow) + ")");
+                    "('created', " +
+                        std::string(kNow) + ")");
         s.bind(1, std::to_string(kSchemaVersion)).step();
         t.commit();
         return;
@@ -323,7 +330,8 @@ std::optional<WorkloadInfo> SampleStore::workload(int64_t id) {
 std::vector<WorkloadInfo> SampleStore::workloads() {
     Stmt s(db_, std::string("SELECT ") + kWorkloadCols + " FROM workloads ORDER BY id");
     std::vector<WorkloadInfo> out;
-    while (s.step()) out.push_back(read_workload(s));
+    while (s.step())
+        out.push_back(read_workload(s));
     return out;
 }
 
@@ -352,18 +360,20 @@ int64_t SampleStore::add_record(const SampleRecord &r) {
 }
 
 std::vector<SampleRecord> SampleStore::records(int64_t workload_id) {
-    Stmt s(db_, std::string("SELECT ") + kRecordCols +
-                    " FROM records WHERE workload_id=?1 ORDER BY id");
+    Stmt s(db_,
+           std::string("SELECT ") + kRecordCols + " FROM records WHERE workload_id=?1 ORDER BY id");
     s.bind(1, workload_id);
     std::vector<SampleRecord> out;
-    while (s.step()) out.push_back(read_record(s));
+    while (s.step())
+        out.push_back(read_record(s));
     return out;
 }
 
 void SampleStore::for_each_record(
     const std::function<void(const WorkloadInfo &, const SampleRecord &)> &f) {
     for (const WorkloadInfo &w : workloads())
-        for (const SampleRecord &r : records(w.id)) f(w, r);
+        for (const SampleRecord &r : records(w.id))
+            f(w, r);
 }
 
 StoreCounts SampleStore::counts() {
@@ -386,7 +396,8 @@ int64_t SampleStore::count_records(int64_t workload_id) {
 std::string SampleStore::integrity_check() {
     Stmt s(db_, "PRAGMA integrity_check");
     std::string out;
-    while (s.step()) out += (out.empty() ? "" : "\n") + s.text_col(0);
+    while (s.step())
+        out += (out.empty() ? "" : "\n") + s.text_col(0);
     return out;
 }
 
@@ -437,7 +448,7 @@ int64_t SampleStore::import_jsonl(const std::string &path) {
                                         "machine, options, sextant_version, featurizer_version, "
                                         "created) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
                                         "COALESCE(NULLIF(?8, ''), ") +
-                            kNow + "))");
+                                kNow + "))");
                 s.bind(1, w.kind).bind(2, w.identity).bind(3, w.target).bind(4, w.machine);
                 s.bind(5, w.options).bind(6, w.sextant_version);
                 s.bind(7, int64_t(w.featurizer_version)).bind(8, w.created).step();

@@ -21,21 +21,21 @@ namespace sextant {
 
 /** One pipeline on one target and machine; (identity, target, machine) is unique. */
 struct WorkloadInfo {
-    int64_t id = 0;            ///< assigned by the store
-    std::string kind;          ///< "random" or "user"
+    int64_t id = 0;   ///< assigned by the store
+    std::string kind; ///< "random" or "user"
     /** Pipeline identity, e.g. "random:seed=17:gen=1:h=0123456789abcdef". */
     std::string identity;
-    std::string target;        ///< Halide target string the schedules were compiled for
-    std::string machine;       ///< e.g. "cores=2;llc=33554432;balance=40"
-    std::string options;       ///< JSON: what rebuilds the pipeline (seed, generator options)
+    std::string target;  ///< Halide target string the schedules were compiled for
+    std::string machine; ///< e.g. "cores=2;llc=33554432;balance=40"
+    std::string options; ///< JSON: what rebuilds the pipeline (seed, generator options)
     std::string sextant_version;
     int featurizer_version = 0; ///< kFeatureSchemaVersion when the workload was created
-    std::string created;       ///< UTC ISO-8601; set by the store when empty
+    std::string created;        ///< UTC ISO-8601; set by the store when empty
 };
 
 /** One schedule of a workload and its measurement. */
 struct SampleRecord {
-    int64_t id = 0;          ///< assigned by the store
+    int64_t id = 0; ///< assigned by the store
     int64_t workload_id = 0;
     std::string schedule_text;
     std::string schedule_hash; ///< schedule_hash(schedule_text) unless set
@@ -44,11 +44,11 @@ struct SampleRecord {
     /** Seconds per pipeline run: fastest and median of `repeats` runs. Empty iff error. */
     std::optional<double> runtime_min_s, runtime_median_s;
     int repeats = 0;
-    double compile_s = 0;      ///< JIT compile wall time (0 if it never got there)
+    double compile_s = 0; ///< JIT compile wall time (0 if it never got there)
     /** Why the measurement failed (compile error, crash signal, timeout); empty if ok. */
     std::optional<std::string> error;
     int featurizer_version = 0;
-    std::string created;       ///< UTC ISO-8601; set by the store when empty
+    std::string created; ///< UTC ISO-8601; set by the store when empty
     bool ok() const { return !error.has_value(); }
 };
 

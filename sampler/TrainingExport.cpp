@@ -23,13 +23,18 @@ std::vector<TrainingSample> workload_training_samples(const WorkloadInfo &w,
                         "'; only random workloads can be rebuilt for export");
     RandomWorkload rw = parse_random_workload_json(w.options);
     if (random_identity(rw) != w.identity)
-        throw UserError("workload '" + w.identity + "' no longer matches the random pipeline "
-                        "generator (now " + random_identity(rw) + "); its records cannot be "
+        throw UserError("workload '" + w.identity +
+                        "' no longer matches the random pipeline "
+                        "generator (now " +
+                        random_identity(rw) +
+                        "); its records cannot be "
                         "re-featurized");
     rp::RandomPipeline p = rp::make_random_pipeline(rw.seed, rw.options);
     std::vector<Halide::Internal::Function> outs;
-    for (const Halide::Func &f : p.outputs) outs.push_back(f.function());
-    PipelineDag dag = build_pipeline_dag(outs, Halide::Target(w.target), parse_machine_string(w.machine));
+    for (const Halide::Func &f : p.outputs)
+        outs.push_back(f.function());
+    PipelineDag dag =
+        build_pipeline_dag(outs, Halide::Target(w.target), parse_machine_string(w.machine));
     Featurizer featurizer(dag);
     std::vector<TrainingSample> out;
     for (const SampleRecord &r : records) {
@@ -54,8 +59,8 @@ std::vector<TrainingSample> workload_training_samples(const WorkloadInfo &w,
             out.push_back(make_training_sample(w.identity, b, 0, *r.runtime_min_s));
         } catch (const std::exception &e) {
             stats.skipped_records++;
-            stats.warnings.push_back("record " + std::to_string(r.id) + " of " + w.identity +
-                                     ": " + e.what());
+            stats.warnings.push_back("record " + std::to_string(r.id) + " of " + w.identity + ": " +
+                                     e.what());
         }
     }
     return out;

@@ -6,8 +6,8 @@
 #include "featurizer/Schema.h"
 #include "plugin/dag/Errors.h"
 #include "random_pipelines/RandomPipeline.h"
-#include "sampler/Measure.h"
 #include "sampler/SampleStore.h"
+#include "sampler/Sampler.h"
 #include "sampler/TrainingExport.h"
 
 #include <chrono>
@@ -17,10 +17,6 @@
 #include <map>
 #include <string>
 #include <vector>
-
-#ifndef SEXTANT_VERSION
-#define SEXTANT_VERSION "unknown"
-#endif
 
 namespace {
 
@@ -50,19 +46,8 @@ const char *kUsage =
 struct Options {
     std::string db;
     bool have_range = false;
-    uint64_t from = 0, to = 0;
-    int per_pipeline = 10;
-    int repeats = 5;
-    double timeout_s = 60;
-    double search_timeout_s = 300;
-    int jobs = 1;
-    int threads = 0;
-    int parallelism = 0;
-    CandidateOptions candidates;
-    random_pipelines::RandomPipelineOptions generator;
+    SamplerOptions sampler;
     std::string export_path, import_path, export_training_path;
-    std::map<int64_t, std::string> inject;
-    bool quiet = false, verbose = false;
 };
 
 Options parse_args(int argc, char **argv) {
@@ -84,38 +69,60 @@ Options parse_args(int argc, char **argv) {
                 throw UserError(a + ": '" + v + "' is not a number");
             }
         };
-        if (a == "--db") o.db = next();
-        else if (a == "--from") o.from = uint64_t(num(next())), have_from = true;
-        else if (a == "--to") o.to = uint64_t(num(next())), have_to = true;
-        else if (a == "--per-pipeline") o.per_pipeline = int(num(next()));
-        else if (a == "--repeats") o.repeats = int(num(next()));
-        else if (a == "--timeout") o.timeout_s = num(next());
-        else if (a == "--search-timeout") o.search_timeout_s = num(next());
-        else if (a == "--jobs") o.jobs = int(num(next()));
-        else if (a == "--threads") o.threads = int(num(next()));
-        else if (a == "--parallelism") o.parallelism = int(num(next()));
-        else if (a == "--beam") o.candidates.beam_size = int(num(next()));
-        else if (a == "--passes") o.candidates.num_passes = int(num(next()));
-        else if (a == "--max-stages") o.generator.max_stages = int(num(next()));
-        else if (a == "--max-work") o.generator.max_work = num(next());
-        else if (a == "--max-extent") o.generator.max_extent = int(num(next()));
-        else if (a == "--export") o.export_path = next();
-        else if (a == "--import") o.import_path = next();
-        else if (a == "--export-training") o.export_training_path = next();
-        else if (a == "--quiet") o.quiet = true;
-        else if (a == "--verbose") o.verbose = true;
+        if (a == "--db")
+            o.db = next();
+        else if (a == "--from")
+            o.sampler.from = uint64_t(num(next())), have_from = true;
+        else if (a == "--to")
+            o.sampler.to = uint64_t(num(next())), have_to = true;
+        else if (a == "--per-pipeline")
+            o.sampler.per_pipeline = int(num(next()));
+        else if (a == "--repeats")
+            o.sampler.repeats = int(num(next()));
+        else if (a == "--timeout")
+            o.sampler.timeout_s = num(next());
+        else if (a == "--search-timeout")
+            o.sampler.search_timeout_s = num(next());
+        else if (a == "--jobs")
+            o.sampler.jobs = int(num(next()));
+        else if (a == "--threads")
+            o.sampler.threads = int(num(next()));
+        else if (a == "--parallelism")
+            o.sampler.parallelism = int(num(next()));
+        else if (a == "--beam")
+            o.sampler.candidates.beam_size = int(num(next()));
+        else if (a == "--passes")
+            o.sampler.candidates.num_passes = int(num(next()));
+        else if (a == "--max-stages")
+            o.sampler.generator.max_stages = int(num(next()));
+        else if (a == "--max-work")
+            o.sampler.generator.max_work = num(next());
+        else if (a == "--max-extent")
+            o.sampler.generator.max_extent = int(num(next()));
+        else if (a == "--export")
+            o.export_path = next();
+        else if (a == "--import")
+            o.import_path = next();
+        else if (a == "--export-training")
+            o.export_training_path = next();
+        else if (a == "--quiet")
+            o.sampler.quiet = true;
+        else if (a == "--verbose")
+            o.sampler.verbose = true;
         else if (a == "--inject") {
             std::string spec = next();
             size_t pos = 0;
             while (pos <= spec.size()) {
                 size_t comma = spec.find(',', pos);
-                std::string item = spec.substr(pos, comma == std::string::npos ? comma : comma - pos);
+                std::string item =
+                    spec.substr(pos, comma == std::string::npos ? comma : comma - pos);
                 size_t at = item.find('@');
                 std::string kind = item.substr(0, at);
-                if (at == std::string::npos || (kind != "crash" && kind != "hang" && kind != "error"))
+                if (at == std::string::npos ||
+                    (kind != "crash" && kind != "hang" && kind != "error"))
                     throw UserError("--inject: expected KIND@N with KIND crash|hang|error, got '" +
                                     item + "'");
-                o.inject[int64_t(num(item.substr(at + 1)))] = kind;
+                o.sampler.inject[int64_t(num(item.substr(at + 1)))] = kind;
                 if (comma == std::string::npos) break;
                 pos = comma + 1;
             }
@@ -129,201 +136,25 @@ Options parse_args(int argc, char **argv) {
     if (o.db.empty()) throw UserError(std::string("--db is required\n") + kUsage);
     if (have_from != have_to) throw UserError("--from and --to go together");
     o.have_range = have_from;
-    if (o.have_range && o.to < o.from) throw UserError("--to must not be less than --from");
-    if (o.per_pipeline < 1) throw UserError("--per-pipeline must be at least 1");
-    if (o.repeats < 1) throw UserError("--repeats must be at least 1");
-    if (o.jobs < 1) throw UserError("--jobs must be at least 1");
-    o.candidates.count = o.per_pipeline;
+    if (o.have_range && o.sampler.to < o.sampler.from)
+        throw UserError("--to must not be less than --from");
+    if (o.sampler.per_pipeline < 1) throw UserError("--per-pipeline must be at least 1");
+    if (o.sampler.repeats < 1) throw UserError("--repeats must be at least 1");
+    if (o.sampler.jobs < 1) throw UserError("--jobs must be at least 1");
+    o.sampler.candidates.count = o.sampler.per_pipeline;
     return o;
 }
 
-std::string format_duration(double s) {
-    char buf[64];
-    if (s < 120) std::snprintf(buf, sizeof buf, "%.0fs", s);
-    else if (s < 7200) std::snprintf(buf, sizeof buf, "%.0fm", s / 60);
-    else std::snprintf(buf, sizeof buf, "%.1fh", s / 3600);
-    return buf;
-}
-
-struct Progress {
-    int64_t slots_total = 0, slots_done = 0;
-    int64_t measured = 0, failed = 0, skipped = 0, pipelines_failed = 0;
-    double search_s = 0;  ///< candidate-search children, wall
-    double measure_s = 0; ///< benchmark children, wall (build + compile + runs)
-    double compile_s = 0; ///< of which JIT compile
-    std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
-    double elapsed() const {
-        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    }
-    double per_hour() const { return elapsed() > 0 ? measured / elapsed() * 3600 : 0; }
-};
-
 int sample(SampleStore &store, const Options &o) {
-    Halide::Target target = random_pipelines::default_run_target();
-    std::string target_string = target.to_string();
-    MachineInfo machine = host_machine(o.parallelism);
-    std::string machine_str = machine_string(machine);
-    int threads = o.threads > 0 ? o.threads : machine.parallelism;
-    Progress pr;
-    pr.slots_total = int64_t(o.to - o.from) * o.per_pipeline;
-    std::fprintf(stderr,
-                 "sextant-sample: seeds [%llu, %llu) x %d schedules, %d repeats, %d threads, "
-                 "target %s, machine %s, db %s\n",
-                 (unsigned long long)o.from, (unsigned long long)o.to, o.per_pipeline, o.repeats,
-                 threads, target_string.c_str(), machine_str.c_str(), store.path().c_str());
-    auto report = [&](uint64_t seed, const std::string &what) {
-        if (o.quiet) return;
-        double rate = pr.per_hour();
-        double eta = rate > 0 ? double(pr.slots_total - pr.slots_done) / rate * 3600 : 0;
-        std::fprintf(stderr,
-                     "[%lld/%lld] seed %llu: %s | measured %lld (%lld failed), skipped %lld | "
-                     "%.0f samples/h | ETA %s\n",
-                     (long long)pr.slots_done, (long long)pr.slots_total, (unsigned long long)seed,
-                     what.c_str(), (long long)pr.measured, (long long)pr.failed,
-                     (long long)pr.skipped, rate, rate > 0 ? format_duration(eta).c_str() : "?");
-    };
-    // A job is one schedule to measure; jobs of a pipeline are queued after its search.
-    struct Job {
-        uint64_t seed;
-        RandomWorkload workload;
-        int64_t workload_id;
-        Candidate candidate;
-    };
-    std::deque<Job> pending;
-    std::map<int64_t, Job> in_flight;
-    int64_t next_tag = 0;
-    MeasurePool pool(o.jobs);
-    uint64_t seed = o.from;
-
-    // Searches the next pipeline's candidates and queues those not stored yet.
-    auto prepare_next = [&]() {
-        uint64_t s = seed++;
-        RandomWorkload rw{s, o.generator};
-        WorkloadInfo w;
-        w.kind = "random";
-        w.target = target_string;
-        w.machine = machine_str;
-        w.options = random_workload_json(rw);
-        w.sextant_version = SEXTANT_VERSION;
-        w.featurizer_version = kFeatureSchemaVersion;
-        try {
-            w.identity = random_identity(rw);
-        } catch (const std::exception &e) {
-            pr.pipelines_failed++;
-            pr.slots_done += o.per_pipeline;
-            report(s, std::string("cannot plan pipeline: ") + e.what());
-            return;
-        }
-        std::optional<WorkloadInfo> existing = store.find_workload(w.identity, w.target, w.machine);
-        int64_t have = existing ? store.count_records(existing->id) : 0;
-        if (have >= o.per_pipeline) {
-            pr.skipped += have;
-            pr.slots_done += o.per_pipeline;
-            report(s, "complete (" + std::to_string(have) + " records)");
-            return;
-        }
-        CandidateResult cands = candidates_for(rw, target_string, machine, o.candidates,
-                                               o.search_timeout_s);
-        pr.search_s += cands.wall_s;
-        if (!o.quiet)
-            std::fprintf(stderr, "seed %llu: %zu distinct schedules in %.2f s (have %lld)\n",
-                         (unsigned long long)s, cands.candidates.size(), cands.wall_s,
-                         (long long)have);
-        if (cands.error) {
-            pr.pipelines_failed++;
-            pr.slots_done += o.per_pipeline;
-            report(s, "candidate search failed: " + *cands.error);
-            return;
-        }
-        int64_t wid = existing ? existing->id : store.upsert_workload(w);
-        int queued = 0;
-        for (const Candidate &c : cands.candidates) {
-            if (store.has_record(wid, c.hash)) {
-                pr.skipped++;
-                continue;
-            }
-            pending.push_back({s, rw, wid, c});
-            queued++;
-        }
-        // Every slot of this pipeline not measured below is done now (stored already, or the
-        // search found fewer distinct schedules than asked for).
-        pr.slots_done += o.per_pipeline - queued;
-    };
-
-    auto finish = [&](int64_t tag, const Measurement &m) {
-        Job job = in_flight.at(tag);
-        in_flight.erase(tag);
-        const Candidate &c = job.candidate;
-        SampleRecord r;
-        r.workload_id = job.workload_id;
-        r.schedule_text = c.text;
-        r.schedule_hash = c.hash;
-        r.source = c.source;
-        r.runtime_min_s = m.min_s;
-        r.runtime_median_s = m.median_s;
-        r.repeats = m.repeats;
-        r.compile_s = m.compile_s;
-        r.error = m.error;
-        r.featurizer_version = kFeatureSchemaVersion;
-        store.add_record(r);
-        pr.measured++;
-        pr.slots_done++;
-        pr.measure_s += m.wall_s;
-        pr.compile_s += m.compile_s;
-        if (m.error) pr.failed++;
-        char what[2200];
-        if (m.error)
-            std::snprintf(what, sizeof what, "%s FAILED: %.2000s", c.source.c_str(),
-                          m.error->c_str());
-        else
-            std::snprintf(what, sizeof what, "%s %.3f ms (median %.3f), compile %.2f s",
-                          c.source.c_str(), *m.min_s * 1e3, *m.median_s * 1e3, m.compile_s);
-        report(job.seed, what);
-    };
-
-    for (;;) {
-        // Keep enough measurements queued to fill the pool. The search runs while no child is
-        // timing (hold), so it never disturbs a timing; compiles may go on beside it.
-        while (pending.size() < size_t(o.jobs) && seed < o.to) {
-            pool.set_hold(true);
-            while (pool.timing())
-                for (auto &[tag, m] : pool.wait()) finish(tag, m);
-            prepare_next();
-            pool.set_hold(false);
-        }
-        while (!pool.full() && !pending.empty()) {
-            Job job = pending.front();
-            pending.pop_front();
-            MeasureSpec spec;
-            spec.workload = job.workload;
-            spec.target = target_string;
-            spec.machine = machine;
-            spec.schedule_text = job.candidate.text;
-            spec.repeats = o.repeats;
-            spec.threads = threads;
-            spec.timeout_s = o.timeout_s;
-            spec.keep_stderr = o.verbose;
-            auto inj = o.inject.find(next_tag);
-            if (inj != o.inject.end()) spec.inject = inj->second;
-            in_flight.emplace(next_tag, job);
-            pool.start(next_tag, spec);
-            next_tag++;
-        }
-        if (pool.empty()) {
-            if (pending.empty() && seed >= o.to) break;
-            continue;
-        }
-        for (auto &[tag, m] : pool.wait()) finish(tag, m);
-    }
-    double el = pr.elapsed();
-    StoreCounts c = store.counts();
+    SamplerSummary r = run_sampler(store, o.sampler);
     std::printf("measured %lld new records (%lld failed), skipped %lld already stored, "
                 "%lld pipelines failed, in %.1f s: %.0f samples/hour\n",
-                (long long)pr.measured, (long long)pr.failed, (long long)pr.skipped,
-                (long long)pr.pipelines_failed, el, pr.per_hour());
+                (long long)r.measured, (long long)r.failed, (long long)r.skipped,
+                (long long)r.pipelines_failed, r.seconds, r.per_hour());
     std::printf("time: candidate search %.1f s, benchmark children %.1f s (JIT compile %.1f s)%s\n",
-                pr.search_s, pr.measure_s, pr.compile_s,
-                o.jobs > 1 ? ", summed over overlapping children" : "");
+                r.search_s, r.measure_s, r.compile_s,
+                o.sampler.jobs > 1 ? ", summed over overlapping children" : "");
+    StoreCounts c = store.counts();
     std::printf("store %s: %lld workloads, %lld records (%lld failed)\n", store.path().c_str(),
                 (long long)c.workloads, (long long)c.records, (long long)c.failed);
     return 0;
@@ -346,7 +177,8 @@ int main(int argc, char **argv) {
         }
         if (!o.export_training_path.empty()) {
             TrainingExportStats s = export_training(store, o.export_training_path);
-            for (const std::string &w : s.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+            for (const std::string &w : s.warnings)
+                std::fprintf(stderr, "warning: %s\n", w.c_str());
             std::printf("exported %lld training samples to %s (%lld failed records left out, "
                         "%lld records and %lld workloads could not be re-featurized)\n",
                         (long long)s.samples, o.export_training_path.c_str(),

@@ -78,9 +78,8 @@ TEST_CASE("store round-trips workloads and records", "[store]") {
         CHECK(s.add_record(failed_record(wid, "sextant-schedule 1\nfunc f inline\n")) > 0);
     }
     SampleStore s(path); // reopened: the schema version check passes
-    std::optional<WorkloadInfo> w =
-        s.find_workload("random:seed=17:gen=1:h=00", "x86-64-linux-avx2",
-                        "cores=2;llc=33554432;balance=40");
+    std::optional<WorkloadInfo> w = s.find_workload(
+        "random:seed=17:gen=1:h=00", "x86-64-linux-avx2", "cores=2;llc=33554432;balance=40");
     REQUIRE(w);
     CHECK(w->id == wid);
     CHECK(w->kind == "random");
@@ -123,7 +122,7 @@ TEST_CASE("the same schedule of a workload is stored once", "[store]") {
     CHECK(s.add_record(ok_record(a, text, 2e-3)) == 0); // duplicate: ignored
     CHECK(s.add_record(ok_record(b, text, 3e-3)) > 0);  // another workload: kept
     CHECK(s.count_records(a) == 1);
-    CHECK(s.records(a)[0].runtime_min_s == 1e-3);       // the first measurement stays
+    CHECK(s.records(a)[0].runtime_min_s == 1e-3); // the first measurement stays
     CHECK(s.counts().records == 2);
 }
 

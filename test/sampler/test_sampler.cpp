@@ -28,7 +28,8 @@ std::string temp_dir() {
 }
 
 /** Tiny pipelines: a few stages, small images, so a JIT compile takes about a second. */
-const char *kTiny = " --max-stages 3 --max-work 2e5 --max-extent 128 --repeats 2 --beam 4 --passes 1";
+const char *kTiny =
+    " --max-stages 3 --max-work 2e5 --max-extent 128 --repeats 2 --beam 4 --passes 1";
 
 /** Runs a shell command; returns its stdout, sets *status to its exit status. */
 std::string run(const std::string &cmd, int *status = nullptr) {
@@ -37,7 +38,8 @@ std::string run(const std::string &cmd, int *status = nullptr) {
     std::string out;
     char buf[4096];
     size_t n;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0)
+        out.append(buf, n);
     int st = pclose(p);
     if (status) *status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
     return out;
@@ -59,7 +61,9 @@ Summary parse_summary(const std::string &out) {
     return s;
 }
 
-std::string sampler() { return std::string(SEXTANT_SAMPLE_EXE) + " --quiet"; }
+std::string sampler() {
+    return std::string(SEXTANT_SAMPLE_EXE) + " --quiet";
+}
 
 } // namespace
 
@@ -72,10 +76,12 @@ TEST_CASE("run_in_child reports output, exit status, crashes and timeouts", "[ch
     CHECK(code.exit_code == 3);
     CHECK(code.failure() == "child exited with status 3");
 
-    ChildResult crash = run_in_child([](int fd) {
-        write_all(fd, "partial");
-        std::raise(SIGSEGV);
-    }, 10);
+    ChildResult crash = run_in_child(
+        [](int fd) {
+            write_all(fd, "partial");
+            std::raise(SIGSEGV);
+        },
+        10);
     CHECK(crash.output == "partial");
     CHECK(crash.signaled);
     CHECK(crash.signal == SIGSEGV);
@@ -150,9 +156,8 @@ TEST_CASE("kill -9 leaves a consistent store and a rerun measures only what is m
     {
         SampleStore store(db);
         CHECK(store.integrity_check() == "ok");
-        store.for_each_record([&](const WorkloadInfo &, const SampleRecord &r) {
-            existing[r.id] = r.runtime_min_s;
-        });
+        store.for_each_record(
+            [&](const WorkloadInfo &, const SampleRecord &r) { existing[r.id] = r.runtime_min_s; });
     }
     REQUIRE(existing.size() >= 1);
     REQUIRE(existing.size() < 6); // killed before it finished
@@ -180,10 +185,10 @@ TEST_CASE("export-training re-featurizes every successful record", "[tool]") {
     std::string dir = temp_dir();
     std::string db = dir + "/s.db", train = dir + "/train.jsonl", dump = dir + "/dump.jsonl";
     int status = 0;
-    std::string out = run(sampler() + " --db " + db + " --from 40 --to 42 --per-pipeline 2" +
-                              kTiny + " --inject error@1 --export-training " + train +
-                              " --export " + dump,
-                          &status);
+    std::string out =
+        run(sampler() + " --db " + db + " --from 40 --to 42 --per-pipeline 2" + kTiny +
+                " --inject error@1 --export-training " + train + " --export " + dump,
+            &status);
     INFO(out);
     REQUIRE(status == 0);
     SampleStore store(db);
@@ -193,7 +198,8 @@ TEST_CASE("export-training re-featurizes every successful record", "[tool]") {
     std::vector<TrainingSample> samples = read_samples_jsonl(train);
     CHECK(int64_t(samples.size()) == c.records - c.failed);
     std::set<std::string> identities;
-    for (const WorkloadInfo &w : store.workloads()) identities.insert(w.identity);
+    for (const WorkloadInfo &w : store.workloads())
+        identities.insert(w.identity);
     std::multiset<double> runtimes;
     store.for_each_record([&](const WorkloadInfo &, const SampleRecord &r) {
         if (r.ok()) runtimes.insert(*r.runtime_min_s);
@@ -219,9 +225,9 @@ TEST_CASE("--jobs 2 measures the same schedules as --jobs 1, and timeouts still 
     int status = 0;
     run(sampler() + " --db " + dir + "/one.db" + args, &status);
     REQUIRE(status == 0);
-    std::string out = run(sampler() + " --db " + dir + "/two.db" + args +
-                              " --jobs 2 --timeout 5 --inject hang@1",
-                          &status);
+    std::string out =
+        run(sampler() + " --db " + dir + "/two.db" + args + " --jobs 2 --timeout 5 --inject hang@1",
+            &status);
     INFO(out);
     REQUIRE(status == 0);
     auto hashes = [](const std::string &db, int64_t *failed) {

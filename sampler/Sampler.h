@@ -1,0 +1,48 @@
+// Sampler: the sampling loop of sextant-sample — for each random pipeline seed, search its
+// candidate schedules, skip those already stored, benchmark the rest in a MeasurePool and add
+// each result to the SampleStore as it arrives. Progress goes to stderr. See docs/SAMPLING.md.
+#pragma once
+
+#include "random_pipelines/Options.h"
+#include "sampler/Candidates.h"
+#include "sampler/SampleStore.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace sextant {
+
+struct SamplerOptions {
+    uint64_t from = 0, to = 0;     ///< seeds [from, to)
+    int per_pipeline = 10;         ///< K: distinct schedules wanted per pipeline
+    int repeats = 5;               ///< timed runs per schedule
+    double timeout_s = 60;         ///< per benchmark child (running time only)
+    double search_timeout_s = 300; ///< per candidate-search child
+    int jobs = 1;                  ///< benchmark children at once (compiles overlap)
+    int threads = 0;               ///< HL_NUM_THREADS of benchmarks; <= 0: parallelism
+    int parallelism = 0;           ///< MachineInfo cores; <= 0: all online CPUs
+    CandidateOptions candidates;   ///< count is set from per_pipeline
+    random_pipelines::RandomPipelineOptions generator;
+    /** Test hook: measurement number (in start order, from 0) -> "crash" | "hang" | "error". */
+    std::map<int64_t, std::string> inject;
+    bool quiet = false;   ///< no per-sample progress lines
+    bool verbose = false; ///< benchmark children keep their stderr
+};
+
+struct SamplerSummary {
+    int64_t measured = 0;         ///< records added by this run (failed ones included)
+    int64_t failed = 0;           ///< of which with an error
+    int64_t skipped = 0;          ///< schedules already stored
+    int64_t pipelines_failed = 0; ///< seeds whose pipeline or candidate search failed
+    double seconds = 0;           ///< wall time of the run
+    double search_s = 0;          ///< candidate-search children, wall
+    double measure_s = 0;         ///< benchmark children, wall, summed
+    double compile_s = 0;         ///< of which JIT compile
+    double per_hour() const { return seconds > 0 ? measured / seconds * 3600 : 0; }
+};
+
+/** Samples seeds [from, to) into `store`; resumes (stored schedules are not measured again). */
+SamplerSummary run_sampler(SampleStore &store, const SamplerOptions &opt);
+
+} // namespace sextant
