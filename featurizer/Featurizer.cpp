@@ -219,6 +219,10 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
     }
     set(ScheduleFeature::vector_tail_waste, waste);
     set(ScheduleFeature::unroll, sn.unroll);
+    double unroll_outer = 1;
+    for (const ConcreteLoop &c : sn.order)
+        if (c.unrolled) unroll_outer = double(c.extent);
+    set(ScheduleFeature::unroll_outer_extent, unroll_outer);
     set(ScheduleFeature::innermost_extent, double(inner_extent));
     int64_t pure0 = 1;
     if (!fn.region.empty()) pure0 = fn.region[0].extent();
@@ -274,10 +278,16 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
         bool depends_on_vector = m > 0 && l.depends_on(sn.order[m - 1].stage_loop);
         bool block = vw > 1 && m > 0 && sn.order[m - 1].extent <= int64_t(vw) * sn.unroll;
         double inner_iters = 1; // points covered by the inner loops the load is invariant in
+        double copies = 1;      // distinct copies of the load in an unrolled block
         int j = m - 1;
         if (block) {
             inner_iters = double(sn.order[m - 1].extent);
             j = m - 2;
+            if (j >= 0 && sn.order[j].unrolled) {
+                inner_iters *= double(sn.order[j].extent);
+                if (l.depends_on(sn.order[j].stage_loop)) copies = double(sn.order[j].extent);
+                j--;
+            }
         }
         for (; j >= 0; j--) {
             if (l.depends_on(sn.order[j].stage_loop)) break;
@@ -301,7 +311,7 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
             strided += l.count;
         }
         // Executions of the load's "site" (one per iteration of the loops it depends on).
-        double sites = total / std::max(1.0, inner_iters) * l.count;
+        double sites = total / std::max(1.0, inner_iters) * l.count * copies;
         if (block) {
             // Each site is one block: its vectors (if the address moves with the lanes).
             double vectors = std::ceil(double(sn.order[m - 1].extent) / vw);

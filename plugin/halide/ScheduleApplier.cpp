@@ -61,7 +61,10 @@ void apply_directives(const PipelineDag &dag, const std::vector<Directive> &dire
             break;
         }
         case K::Vectorize: st.vectorize(var_of(d.vars[0]), int(d.factor), tail); break;
-        case K::Unroll: st.unroll(var_of(d.vars[0]), int(d.factor), tail); break;
+        case K::Unroll:
+            if (d.factor == 0) st.unroll(var_of(d.vars[0]));
+            else st.unroll(var_of(d.vars[0]), int(d.factor), tail);
+            break;
         case K::Parallel: st.parallel(var_of(d.vars[0])); break;
         }
     }
@@ -119,7 +122,8 @@ std::string schedule_source(const PipelineDag &dag, const std::vector<Directive>
             o << st << ".vectorize(" << var_src(d.vars[0]) << ", " << d.factor << tail << ");";
             break;
         case K::Unroll:
-            o << st << ".unroll(" << var_src(d.vars[0]) << ", " << d.factor << tail << ");";
+            if (d.factor == 0) o << st << ".unroll(" << var_src(d.vars[0]) << ");";
+            else o << st << ".unroll(" << var_src(d.vars[0]) << ", " << d.factor << tail << ");";
             break;
         case K::Parallel: o << st << ".parallel(" << var_src(d.vars[0]) << ");"; break;
         }

@@ -79,6 +79,14 @@ std::vector<Directive> make_directives(const PipelineDag &dag, const Decisions &
                 u.guard = guard;
                 out.push_back(u);
             }
+            if (ss.unroll_outer && n.order.size() >= 2) {
+                const ConcreteLoop &l = n.order[n.order.size() - 2];
+                Directive u{Directive::Kind::Unroll, f.id, int(si),
+                            {{loop_var_name(s, ss, l.stage_loop, l.outer_part),
+                              s.loops[l.stage_loop].is_rvar}}};
+                u.factor = 0; // fully
+                out.push_back(u);
+            }
             for (int p = 0; p < ss.parallel && p < int(n.order.size()); p++) {
                 const ConcreteLoop &l = n.order[p];
                 out.push_back({Directive::Kind::Parallel, f.id, int(si),

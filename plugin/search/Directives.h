@@ -24,7 +24,7 @@ struct Directive {
     /** Split: {old, outer, inner}; Reorder: innermost first; others: the loop. */
     std::vector<LoopVar> vars;
     int at_func = -1; // ComputeAt/StoreAt: the consumer
-    int64_t factor = 0;
+    int64_t factor = 0; // Split/Vectorize/Unroll; Unroll with 0 unrolls the whole loop
     bool guard = false; // tail strategy GuardWithIf (updates), else Halide's default
 };
 

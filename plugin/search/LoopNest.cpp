@@ -102,6 +102,7 @@ StageNest make_stage_nest(const Stage &s, const StageSched &sched, const Box64 &
     n.vector_width = sched.vector_width;
     n.unroll = sched.unroll;
     if (!n.order.empty() && sched.vector_width > 1) n.order.back().vectorized = true;
+    if (sched.unroll_outer && n.order.size() >= 2) n.order[n.order.size() - 2].unrolled = true;
     for (int p = 0; p < sched.parallel && p < int(n.order.size()); p++) {
         n.order[p].parallel = true;
         n.parallel_tasks *= n.order[p].extent;

@@ -36,9 +36,12 @@ struct StageSched {
     int vector_width = 1; // lanes of the innermost loop; 1 = scalar
     int unroll = 1;       // vectors (or scalars) unrolled in the innermost loop
     int parallel = 0;     // number of outermost loops of the final order marked parallel
+    /** Fully unroll the loop just outside the innermost one (the inner part of a split, at
+     * most 8 iterations): register blocking — loads invariant in it are shared. */
+    bool unroll_outer = false;
     bool operator==(const StageSched &o) const {
         return loops == o.loops && vector_width == o.vector_width && unroll == o.unroll &&
-               parallel == o.parallel;
+               parallel == o.parallel && unroll_outer == o.unroll_outer;
     }
 };
 

@@ -37,7 +37,9 @@ std::string to_schedule_text(const PipelineDag &dag, const Decisions &d) {
                 }
             }
             o << " vector " << ss.vector_width << " unroll " << ss.unroll << " parallel "
-              << ss.parallel << "\n";
+              << ss.parallel;
+            if (ss.unroll_outer) o << " unroll_outer";
+            o << "\n";
         }
     }
     return o.str();
@@ -120,6 +122,11 @@ Decisions parse_schedule_text(const PipelineDag &dag, const std::string &text) {
             ls >> k1 >> ss.vector_width >> k2 >> ss.unroll >> k3 >> ss.parallel;
             if (k1 != "vector" || k2 != "unroll" || k3 != "parallel" || !ls)
                 bad("expected 'vector N unroll N parallel N'");
+            std::string extra;
+            if (ls >> extra) {
+                if (extra != "unroll_outer") bad("unexpected '" + extra + "'");
+                ss.unroll_outer = true;
+            }
             fs.stages.push_back(ss);
         } else {
             bad("unknown keyword '" + word + "'");

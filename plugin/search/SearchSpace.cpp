@@ -24,7 +24,8 @@ uint64_t hash_sched(const FuncSched &fs) {
     uint64_t h = hash_mix(0, placement_key(fs));
     for (const StageSched &s : fs.stages) {
         for (const LoopTiling &t : s.loops) h = hash_mix(h, uint64_t(t.mode) * 1000003 + t.tile);
-        h = hash_mix(h, uint64_t(s.vector_width) * 7919 + s.unroll * 31 + s.parallel);
+        h = hash_mix(h, uint64_t(s.vector_width) * 7919 + s.unroll * 31 + s.parallel +
+                            (s.unroll_outer ? 1000003 : 0));
     }
     return h;
 }
@@ -158,8 +159,21 @@ std::vector<StageSched> SearchSpace::tilings(const Stage &s, const Box64 &box, b
                     out.push_back(sc);
                     if (sc.parallel > 0) {
                         // Small stages may not be worth waking the thread pool for.
-                        sc.parallel = 0;
-                        out.push_back(sc);
+                        StageSched serial = sc;
+                        serial.parallel = 0;
+                        out.push_back(serial);
+                    }
+                    // Register blocking: unroll a short split part just outside the vectors.
+                    if (!coarse && w > 1 && n.order.size() >= 2) {
+                        const ConcreteLoop &o2 = n.order[n.order.size() - 2];
+                        bool short_split = !o2.outer_part &&
+                                           base.loops[o2.stage_loop].mode == LoopMode::Split &&
+                                           o2.extent >= 2 && o2.extent <= 8;
+                        if (short_split && int(n.order.size()) - 2 >= sc.parallel) {
+                            StageSched blocked = sc;
+                            blocked.unroll_outer = true;
+                            out.push_back(blocked);
+                        }
                     }
                 }
             }

@@ -217,3 +217,31 @@ TEST_CASE("store levels are offered over serial loops and emitted as store_at", 
     CHECK(text.find("func P at C 1 store 0") != std::string::npos);
     CHECK(parse_schedule_text(dag, text) == d);
 }
+
+TEST_CASE("register blocking unrolls the split part outside the vectors", "[search]") {
+    PipelineDag dag = test::stencil_2d();
+    Decisions d(2);
+    d[1].placement = Placement::Root;
+    StageSched s;
+    s.loops = {{LoopMode::Split, 16}, {LoopMode::Split, 4}}; // y_o, x_o, y_i, x_i
+    s.vector_width = 8;
+    s.unroll = 2;
+    s.unroll_outer = true;
+    d[1].stages = {s};
+    d[0].placement = Placement::Inline;
+    std::string text = to_schedule_text(dag, d);
+    CHECK(text.find("vector 8 unroll 2 parallel 0 unroll_outer") != std::string::npos);
+    CHECK(parse_schedule_text(dag, text) == d);
+    bool unrolled_y_i = false;
+    for (const Directive &x : make_directives(dag, d))
+        if (x.kind == Directive::Kind::Unroll && x.factor == 0) unrolled_y_i = x.vars[0].name == "y_i";
+    CHECK(unrolled_y_i);
+    Nests n = build_all_nests(dag, d);
+    CHECK(n[1]->stages[0].order[2].unrolled);
+    // The tiling generator offers it for such a nest.
+    SearchSpace space(dag);
+    bool offered = false;
+    for (const StageSched &t : space.tilings(dag.stage(1, 0), dag.stage(1, 0).full_loop_box(), true, false))
+        offered |= t.unroll_outer;
+    CHECK(offered);
+}
