@@ -219,7 +219,7 @@ TEST_CASE("export-training re-featurizes every successful record", "[tool]") {
     CHECK(copy.counts().failed == c.failed);
 }
 
-TEST_CASE("--jobs 2 measures the same schedules as --jobs 1, and timeouts still apply", "[tool]") {
+TEST_CASE("two jobs measure the same schedules as one, and timeouts still apply", "[tool]") {
     std::string dir = temp_dir();
     std::string args = " --from 3 --to 5 --per-pipeline 3" + std::string(kTiny);
     int status = 0;
