@@ -17,7 +17,7 @@ TermRow cost_terms(const ScheduleRow &f, int parallelism, double llc_bytes) {
     double vw = std::max(1.0, g(ScheduleFeature::vector_width));
     double total = g(ScheduleFeature::total_points);
     double ops = g(ScheduleFeature::ops_per_point);
-    double vectors = vw > 1 ? total / vw / (1.0 - g(ScheduleFeature::vector_tail_waste)) : 0;
+    double vectors = g(ScheduleFeature::num_vectors) / (1.0 - g(ScheduleFeature::vector_tail_waste));
     double scalars = g(ScheduleFeature::scalar_points);
     TermRow t{};
     auto set = [&](CostTerm k, double v) { t[int(k)] = std::max(0.0, v); };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 namespace sextant {
 
@@ -164,6 +165,12 @@ Featurizer::Featurizer(const PipelineDag &dag) : dag_(dag) {
     }
 }
 
+int Featurizer::m_native_lanes(const FuncNode &f) const {
+    int lanes = 1;
+    for (TypeClass t : f.value_types) lanes = std::max(lanes, dag_.machine.natural_vector_lanes(t));
+    return lanes;
+}
+
 ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests, int func,
                                           int stage) const {
     ScheduleRow r{};
@@ -211,7 +218,8 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
     set(ScheduleFeature::vector_width, vw);
     set(ScheduleFeature::vector_points, vector_points);
     set(ScheduleFeature::scalar_points, total - vector_points);
-    set(ScheduleFeature::num_vectors, vw > 1 ? total / vw : 0);
+    set(ScheduleFeature::num_vectors,
+        vw > 1 ? total / vw * std::ceil(double(vw) / m_native_lanes(f)) : 0);
     double waste = 0;
     if (vw > 1) {
         int64_t padded = (inner_extent + vw - 1) / vw * vw;
@@ -264,35 +272,42 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
     set(ScheduleFeature::bytes_per_point, f.bytes_per_point);
     set(ScheduleFeature::allocation_bytes, alloc_bytes);
     set(ScheduleFeature::num_allocations, allocations);
-    set(ScheduleFeature::bytes_written, total * f.bytes_per_point);
+
+    // Hoisting: an access whose address does not change with the innermost loops of the order
+    // is executed once per iteration of the innermost loop it depends on (LLVM hoists it, or
+    // the unrolled copies share it). A vector loop no longer than width x unroll is no loop at
+    // all but one block of vectors, which accesses hoist past.
+    const int nl = int(sn.order.size());
+    const bool block = vw > 1 && nl > 0 && sn.order[nl - 1].extent <= int64_t(vw) * sn.unroll;
+    // Hardware vectors per vector of `vw` lanes (vw may be a multiple of the natural width).
+    const double pieces = vw > 1 ? std::ceil(double(vw) / m_native_lanes(f)) : 1.0;
+    /** Executions of an access site (one per iteration of the loops it depends on, times its
+     * copies in an unrolled block), given which stage loops its address depends on. */
+    auto sites_of = [&](const std::function<bool(int)> &depends_on, double count) {
+        double inner_iters = 1; // points covered by the inner loops the access is invariant in
+        double copies = 1;      // distinct copies in an unrolled block
+        int j = nl - 1;
+        if (block) {
+            inner_iters = double(sn.order[nl - 1].extent);
+            j = nl - 2;
+            if (j >= 0 && sn.order[j].unrolled) {
+                inner_iters *= double(sn.order[j].extent);
+                if (depends_on(sn.order[j].stage_loop)) copies = double(sn.order[j].extent);
+                j--;
+            }
+        }
+        for (; j >= 0; j--) {
+            if (depends_on(sn.order[j].stage_loop)) break;
+            inner_iters *= double(sn.order[j].extent);
+        }
+        return total / std::max(1.0, inner_iters) * count * copies;
+    };
 
     double lpp = 0, dense = 0, strided = 0, bcast = 0;
     double dense_exec = 0, gather_exec = 0, bcast_exec = 0;
     for (const EffLoad &l : loads) {
         lpp += l.count;
-        // Hoisting: a load whose address does not change with the innermost loops of the
-        // order is executed once per iteration of the innermost loop it depends on (LLVM
-        // hoists it, or it is shared by the unrolled copies). A vector loop no longer than
-        // width x unroll is no loop at all but one block of vectors, which loads hoist past.
-        const int m = int(sn.order.size());
-        bool depends_on_vector = m > 0 && l.depends_on(sn.order[m - 1].stage_loop);
-        bool block = vw > 1 && m > 0 && sn.order[m - 1].extent <= int64_t(vw) * sn.unroll;
-        double inner_iters = 1; // points covered by the inner loops the load is invariant in
-        double copies = 1;      // distinct copies of the load in an unrolled block
-        int j = m - 1;
-        if (block) {
-            inner_iters = double(sn.order[m - 1].extent);
-            j = m - 2;
-            if (j >= 0 && sn.order[j].unrolled) {
-                inner_iters *= double(sn.order[j].extent);
-                if (l.depends_on(sn.order[j].stage_loop)) copies = double(sn.order[j].extent);
-                j--;
-            }
-        }
-        for (; j >= 0; j--) {
-            if (l.depends_on(sn.order[j].stage_loop)) break;
-            inner_iters *= double(sn.order[j].extent);
-        }
+        bool depends_on_vector = nl > 0 && l.depends_on(sn.order[nl - 1].stage_loop);
         std::vector<double> stride(l.jac.size() / std::max(1, K), 0.0);
         for (size_t p = 0; p < stride.size(); p++) stride[p] = vloop >= 0 ? l.at(int(p), vloop) : 0;
         bool zero = true, unit = true;
@@ -310,16 +325,15 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
         } else {
             strided += l.count;
         }
-        // Executions of the load's "site" (one per iteration of the loops it depends on).
-        double sites = total / std::max(1.0, inner_iters) * l.count * copies;
+        double sites = sites_of([&](int loop) { return l.depends_on(loop); }, l.count);
         if (block) {
             // Each site is one block: its vectors (if the address moves with the lanes).
-            double vectors = std::ceil(double(sn.order[m - 1].extent) / vw);
+            double vectors = std::ceil(double(sn.order[nl - 1].extent) / vw);
             if (!depends_on_vector) bcast_exec += sites;
-            else if (unit) dense_exec += sites * vectors;
+            else if (unit) dense_exec += sites * vectors * pieces;
             else gather_exec += sites * vectors * vw;
         } else if (vw > 1 && depends_on_vector) {
-            if (unit) dense_exec += sites / vw;
+            if (unit) dense_exec += sites / vw * pieces;
             else gather_exec += sites;
         } else if (vw > 1) {
             bcast_exec += sites; // invariant across lanes: one broadcast per execution
@@ -334,6 +348,16 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
     set(ScheduleFeature::dense_loads_per_vector, dense);
     set(ScheduleFeature::strided_loads_per_vector, strided);
     set(ScheduleFeature::broadcast_loads_per_vector, bcast);
+    // The store to f(pure vars) moves only with the pure loops: an update accumulating over
+    // inner RVar loops stores once per pure point (the value stays in a register).
+    double stored_points = total;
+    if (stage > 0) {
+        auto pure = [&](int loop) { return s.loops[loop].func_dim >= 0; };
+        double sites = sites_of(pure, 1.0);
+        double lanes = block ? double(sn.order[nl - 1].extent) : 1.0;
+        stored_points = std::min(total, sites * lanes);
+    }
+    set(ScheduleFeature::bytes_written, stored_points * f.bytes_per_point);
 
     // Footprints per distinct producer.
     double read_real = 0, read_local = 0, read_root = 0, root_bytes = 0, ws_inner = 0;

@@ -9,7 +9,7 @@
 namespace sextant {
 
 /** Bump whenever a feature's meaning, order or count changes. */
-constexpr int kFeatureSchemaVersion = 3;
+constexpr int kFeatureSchemaVersion = 4;
 
 enum class ScheduleFeature : int {
 #define X(name, group, doc) name,

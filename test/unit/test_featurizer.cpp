@@ -246,3 +246,25 @@ TEST_CASE("loads invariant in the inner loops are counted once per outer iterati
     Featurizer fs(st);
     CHECK(at(fs.schedule_features(ds, ns, 1, 0), F::dense_load_executions) == 3 * 64 / 8);
 }
+
+TEST_CASE("an update accumulating over inner RVars stores once per pure point", "[features]") {
+    PipelineDag dag = test::transpose_reduce();
+    Decisions d(2);
+    d[1].placement = Placement::Root;
+    d[1].stages = {sched({{LoopMode::Inner, 0}}, 8, 0),
+                   sched({{LoopMode::Middle, 0}, {LoopMode::Split, 16}}, 8, 0)};
+    d[1].stages[1].unroll = 2; // x_o, r, [x_i: 16 lanes = 2 vectors, one block]
+    d[0].placement = Placement::Root;
+    d[0].stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
+    Featurizer fz(dag);
+    Nests n = build_all_nests(dag, d);
+    ScheduleRow u = fz.schedule_features(d, n, 1, 1);
+    CHECK(at(u, F::bytes_written) == 128 * 4);
+    // The accumulator's load is hoisted the same way: 2 vectors per block of 16 x.
+    // T(x, r) is loaded for every r: 2 vectors x 64 r x 8 blocks.
+    CHECK(at(u, F::dense_load_executions) == 8 * 2 + 8 * 64 * 2);
+    // With r outermost every point is stored (and reloaded) once per r.
+    d[1].stages[1] = sched({{LoopMode::Outer, 0}, {LoopMode::Inner, 0}}, 8, 0);
+    n = build_all_nests(dag, d);
+    CHECK(at(fz.schedule_features(d, n, 1, 1), F::bytes_written) == 128 * 64 * 4);
+}
