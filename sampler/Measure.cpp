@@ -124,6 +124,13 @@ void candidates_child(const RandomWorkload &w, const std::string &target_string,
 
 } // namespace
 
+void warm_jit_runtime(const std::string &target) {
+    Halide::Func f("sextant_warm_jit");
+    Halide::Var x;
+    f(x) = x;
+    f.compile_jit(Halide::Target(target));
+}
+
 Measurement measure_schedule(const MeasureSpec &spec) {
     MeasurePool pool(1);
     pool.start(0, spec);

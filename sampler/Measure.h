@@ -39,6 +39,12 @@ struct Measurement {
     double wall_s = 0; ///< the child's whole life, as the parent saw it
 };
 
+/** JIT-compiles (never runs) a trivial pipeline for `target` in this process, so that Halide's
+ * shared JIT runtime for that target exists before benchmark children are forked: they inherit
+ * it instead of each compiling it again. Running nothing keeps the thread pool unstarted, so
+ * each child still starts its own with its HL_NUM_THREADS. */
+void warm_jit_runtime(const std::string &target);
+
 /** Applies spec.schedule_text to a freshly built pipeline in a child, JIT-compiles it, runs
  * it once untimed, then (when the pool gives it its turn) once more untimed and `repeats`
  * times timed. */

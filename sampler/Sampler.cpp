@@ -47,6 +47,7 @@ public:
         slots_total_ = int64_t(opt.to - opt.from) * opt.per_pipeline;
         candidates_ = opt.candidates;
         candidates_.count = opt.per_pipeline;
+        if (opt.warm_jit) warm_jit_runtime(target_);
     }
 
     SamplerSummary run();

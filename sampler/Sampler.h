@@ -26,6 +26,8 @@ struct SamplerOptions {
     random_pipelines::RandomPipelineOptions generator;
     /** Test hook: measurement number (in start order, from 0) -> "crash" | "hang" | "error". */
     std::map<int64_t, std::string> inject;
+    /** Build Halide's JIT runtime once in the parent (see warm_jit_runtime). */
+    bool warm_jit = true;
     bool quiet = false;   ///< no per-sample progress lines
     bool verbose = false; ///< benchmark children keep their stderr
 };

@@ -40,6 +40,7 @@ const char *kUsage =
     "  --export-training FILE re-featurize every successful record into trainer JSON lines\n"
     "  --inject KIND@N,...    test hook: make the N-th measurement of this run KIND\n"
     "                         (crash | hang | error)\n"
+    "  --no-warm-jit          children compile Halide's JIT runtime themselves (slower)\n"
     "  --quiet                no per-sample progress lines\n"
     "  --verbose              let benchmark children write to stderr\n";
 
@@ -107,6 +108,8 @@ Options parse_args(int argc, char **argv) {
             o.export_training_path = next();
         else if (a == "--quiet")
             o.sampler.quiet = true;
+        else if (a == "--no-warm-jit")
+            o.sampler.warm_jit = false;
         else if (a == "--verbose")
             o.sampler.verbose = true;
         else if (a == "--inject") {
