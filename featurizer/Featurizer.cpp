@@ -303,6 +303,10 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
         return total / std::max(1.0, inner_iters) * count * copies;
     };
 
+    const double kRegisterFileBytes = 2048; // ~32 vector registers
+    const bool accumulates_in_registers =
+        fn.stages.size() > 1 && d[func].placement == Placement::At &&
+        double(box_volume(fn.store_region)) * f.bytes_per_point <= kRegisterFileBytes;
     double lpp = 0, dense = 0, strided = 0, bcast = 0;
     double dense_exec = 0, gather_exec = 0, bcast_exec = 0;
     for (const EffLoad &l : loads) {
@@ -325,7 +329,13 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
         } else {
             strided += l.count;
         }
-        double sites = sites_of([&](int loop) { return l.depends_on(loop); }, l.count);
+        // An update's own accumulator stays in registers across inner RVar loops only when
+        // its whole realization is a small buffer LLVM can promote (computed in a tile);
+        // otherwise every reduction step loads and stores it.
+        auto depends = [&](int loop) {
+            return l.depends_on(loop) || (l.self && !accumulates_in_registers && s.loops[loop].is_rvar);
+        };
+        double sites = sites_of(depends, l.count);
         if (block) {
             // Each site is one block: its vectors (if the address moves with the lanes).
             double vectors = std::ceil(double(sn.order[nl - 1].extent) / vw);
@@ -352,7 +362,9 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
     // inner RVar loops stores once per pure point (the value stays in a register).
     double stored_points = total;
     if (stage > 0) {
-        auto pure = [&](int loop) { return s.loops[loop].func_dim >= 0; };
+        auto pure = [&](int loop) {
+            return s.loops[loop].func_dim >= 0 || (!accumulates_in_registers && s.loops[loop].is_rvar);
+        };
         double sites = sites_of(pure, 1.0);
         double lanes = block ? double(sn.order[nl - 1].extent) : 1.0;
         stored_points = std::min(total, sites * lanes);

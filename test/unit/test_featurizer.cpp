@@ -231,8 +231,9 @@ TEST_CASE("loads invariant in the inner loops are counted once per outer iterati
     Featurizer fz(dag);
     Nests n = build_all_nests(dag, d);
     ScheduleRow u = fz.schedule_features(d, n, 1, 1);
-    // T(x, r) changes every iteration; S(x) (the accumulator) only once per x.
-    CHECK(at(u, F::dense_load_executions) == 128 * 64 + 128);
+    // T(x, r) changes every iteration; so does the accumulator S(x): S is a root buffer, which
+    // LLVM will not keep in registers across the r loop.
+    CHECK(at(u, F::dense_load_executions) == 128 * 64 * 2);
     CHECK(at(u, F::gather_lane_executions) == 0);
     // Vectorized over x with r outside: both loads are contiguous vectors.
     d[1].stages[1] = sched({{LoopMode::Outer, 0}, {LoopMode::Inner, 0}}, 8, 0);
@@ -248,23 +249,43 @@ TEST_CASE("loads invariant in the inner loops are counted once per outer iterati
 }
 
 TEST_CASE("an update accumulating over inner RVars stores once per pure point", "[features]") {
+    // transpose_reduce plus an output O(x) = S(x), so that S can be computed per tile of O.
     PipelineDag dag = test::transpose_reduce();
-    Decisions d(2);
-    d[1].placement = Placement::Root;
+    dag.funcs[1].is_output = false;
+    FuncNode o = test::func(2, "O", {{0, 127}});
+    o.is_output = true;
+    Stage os;
+    os.func = 2;
+    os.name = "O";
+    os.loops = {test::pure_loop("x", 0, 0, 127)};
+    os.loads = {test::simple_load(ProducerKind::Func, 1, 1, 1, {{1, 1, true}})};
+    o.stages.push_back(os);
+    dag.funcs.push_back(o);
+    dag.outputs = {2};
+    dag.edges.push_back(test::offset_edge(2, 0, ProducerKind::Func, 1, {0}, {0}, 1));
+    dag.link();
+    Decisions d(3);
+    d[2].placement = Placement::Root;
+    d[2].stages = {sched({{LoopMode::Split, 16}}, 8, 0)}; // x_o, x_i
+    d[1].placement = Placement::At; // one 16-wide tile of S per x_o: 64 bytes, registers
+    d[1].at_func = 2;
+    d[1].at_level = 0;
     d[1].stages = {sched({{LoopMode::Inner, 0}}, 8, 0),
-                   sched({{LoopMode::Middle, 0}, {LoopMode::Split, 16}}, 8, 0)};
-    d[1].stages[1].unroll = 2; // x_o, r, [x_i: 16 lanes = 2 vectors, one block]
+                   sched({{LoopMode::Middle, 0}, {LoopMode::Inner, 0}}, 8, 0)};
+    d[1].stages[1].unroll = 2; // r, [x: 16 lanes = 2 vectors, one block]
     d[0].placement = Placement::Root;
     d[0].stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
     Featurizer fz(dag);
     Nests n = build_all_nests(dag, d);
     ScheduleRow u = fz.schedule_features(d, n, 1, 1);
+    CHECK(at(u, F::realizations) == 8);
     CHECK(at(u, F::bytes_written) == 128 * 4);
     // The accumulator's load is hoisted the same way: 2 vectors per block of 16 x.
     // T(x, r) is loaded for every r: 2 vectors x 64 r x 8 blocks.
     CHECK(at(u, F::dense_load_executions) == 8 * 2 + 8 * 64 * 2);
-    // With r outermost every point is stored (and reloaded) once per r.
-    d[1].stages[1] = sched({{LoopMode::Outer, 0}, {LoopMode::Inner, 0}}, 8, 0);
+    // With S at root, every reduction step stores (and reloads) the accumulator.
+    d[1].placement = Placement::Root;
+    d[1].at_func = d[1].at_level = -1;
     n = build_all_nests(dag, d);
     CHECK(at(fz.schedule_features(d, n, 1, 1), F::bytes_written) == 128 * 64 * 4);
 }
