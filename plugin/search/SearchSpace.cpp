@@ -85,7 +85,9 @@ std::vector<StageSched> SearchSpace::tilings(const Stage &s, const Box64 &box, b
         
         int rank = pure_seen++;
         if (l.func_dim == 0 && l.parallel_safe) {
-            std::vector<int64_t> sizes = coarse ? std::vector<int64_t>{int64_t(V) * 8}
+            // Coarse: a register-sized and a cache-sized tile, so that producers can find a
+            // fitting anchor loop in the first pass.
+            std::vector<int64_t> sizes = coarse ? std::vector<int64_t>{int64_t(V) * 2, int64_t(V) * 8}
                                                 : std::vector<int64_t>{int64_t(V) * 2, int64_t(V) * 4,
                                                                        int64_t(V) * 8, int64_t(V) * 16,
                                                                        int64_t(V) * 32};
@@ -137,7 +139,7 @@ std::vector<StageSched> SearchSpace::tilings(const Stage &s, const Box64 &box, b
             }
             for (int w : widths) {
                 std::vector<int> unrolls = {1};
-                if (!coarse && w > 1 && inner.extent >= 2 * w) unrolls.push_back(2);
+                if (w > 1 && inner.extent >= 2 * w) unrolls.push_back(2);
                 for (int u : unrolls) {
                     StageSched sc = base;
                     sc.vector_width = w;
@@ -189,7 +191,7 @@ std::vector<StageSched> SearchSpace::tilings(const Stage &s, const Box64 &box, b
             if (s.loops[i].is_rvar || s.loops[i].func_dim < 0) opts[i] = {{rm, 0}};
         rec(k - 1);
     }
-    thin(&out, coarse ? 8 : 128);
+    thin(&out, coarse ? 16 : 128);
     return out;
 }
 
