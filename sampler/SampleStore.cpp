@@ -221,6 +221,10 @@ SampleStore::SampleStore(const std::string &path) : path_(path) {
     try {
         // Another process may hold the write lock for the length of one record.
         sqlite3_busy_timeout(db_, 30000);
+        if (sqlite3_exec(db_, "SELECT COUNT(*) FROM sqlite_master", nullptr, nullptr, nullptr) !=
+            SQLITE_OK)
+            fail(std::string("cannot read it as a SQLite database (") + sqlite3_errmsg(db_) +
+                 "); pass a new path or an existing samples database");
         {
             Stmt s(db_, "PRAGMA journal_mode=WAL");
             std::string mode = s.step() ? s.text_col(0) : "";

@@ -1,22 +1,16 @@
 // sextant-sample: makes measured training data. For each random pipeline seed in [from, to) it
 // makes up to K distinct schedules (beam search, greedy, greedy with dropout), benchmarks each
-// one in its own child process, one at a time, and stores the runtime (or the error) in a
-// SampleStore. Resumable: schedules already stored are not measured again. Also exports the
-// store as training JSON lines and exports/imports the store itself. See docs/SAMPLING.md.
-#include "featurizer/Schema.h"
+// one in its own child process (timed runs never overlap), and stores the runtime (or the
+// error) in a SampleStore. Resumable: schedules already stored are not measured again. Also exports
+// the store as training JSON lines and exports/imports the store itself. See docs/SAMPLING.md.
 #include "plugin/dag/Errors.h"
-#include "random_pipelines/RandomPipeline.h"
 #include "sampler/SampleStore.h"
 #include "sampler/Sampler.h"
 #include "sampler/TrainingExport.h"
 
-#include <chrono>
 #include <cstdio>
-#include <cstring>
-#include <deque>
-#include <map>
+#include <cstdlib>
 #include <string>
-#include <vector>
 
 namespace {
 

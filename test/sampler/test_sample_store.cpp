@@ -166,7 +166,7 @@ TEST_CASE("open refuses another schema version and foreign databases", "[store]"
     std::string text = temp_path("text.db");
     std::ofstream(text) << "this is not a database, just some text long enough to fail the "
                            "header check of SQLite's file format detection\n";
-    CHECK_THROWS_AS(SampleStore(text), UserError);
+    CHECK_THROWS_WITH(SampleStore(text), Catch::Contains("cannot read it as a SQLite database"));
 }
 
 TEST_CASE("export then import reproduces the store and is idempotent", "[store]") {
