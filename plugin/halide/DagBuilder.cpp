@@ -1,6 +1,7 @@
 #include "DagBuilder.h"
 
 #include "IRAnalysis.h"
+#include "plugin/search/Schedule.h"
 
 #include <map>
 #include <set>
@@ -122,6 +123,11 @@ private:
                 }
             }
             s.loops.push_back(l);
+        }
+        if (s.loops.size() > kMaxStageLoops) {
+            throw UserError(s.name + " has " + std::to_string(s.loops.size()) +
+                            " loops (pure dimensions plus RVars); Sextant supports at most " +
+                            std::to_string(kMaxStageLoops) + ".");
         }
         return s;
     }

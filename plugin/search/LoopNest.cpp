@@ -139,10 +139,27 @@ Box64 region_at(const PipelineDag &dag, const Decisions &d, const Nests &nests, 
     return acc;
 }
 
-NestPtr build_func_nest(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func) {
+NestPtr build_func_nest(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func,
+                        const FuncNest *placed) {
     const FuncSched &fs = d[func];
     const FuncNode &f = dag.funcs[func];
     auto n = std::make_shared<FuncNest>();
+    if (placed) {
+        *n = *placed;
+    } else {
+        place_func_nest(dag, d, nests, func, n.get());
+    }
+    for (size_t s = 0; s < f.stages.size(); s++) {
+        n->stages.push_back(
+            make_stage_nest(f.stages[s], fs.stages[s], stage_loop_box(f.stages[s], n->region)));
+    }
+    return n;
+}
+
+void place_func_nest(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func,
+                     FuncNest *n) {
+    const FuncSched &fs = d[func];
+    const FuncNode &f = dag.funcs[func];
     n->func = func;
     if (fs.placement == Placement::Root) {
         n->region = f.bounds;
@@ -166,11 +183,6 @@ NestPtr build_func_nest(const PipelineDag &dag, const Decisions &d, const Nests 
         n->sliding = store < fs.at_level;
         n->store_region = n->sliding ? region_at(dag, d, nests, func, fs.at_func, store) : n->region;
     }
-    for (size_t s = 0; s < f.stages.size(); s++) {
-        n->stages.push_back(
-            make_stage_nest(f.stages[s], fs.stages[s], stage_loop_box(f.stages[s], n->region)));
-    }
-    return n;
 }
 
 Nests build_all_nests(const PipelineDag &dag, const Decisions &d) {

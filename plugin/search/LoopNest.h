@@ -74,8 +74,15 @@ StageNest make_stage_nest(const Stage &s, const StageSched &sched, const Box64 &
 /** Consumer loop box covered by one iteration of `consumer.order[level]`. */
 Box64 box_at_level(const StageNest &consumer, int level);
 
-/** Builds the nest of a Root/At Func; its consumer's nest must be in `nests` already. */
-NestPtr build_func_nest(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func);
+/** Builds the nest of a Root/At Func; its consumer's nest must be in `nests` already.
+ * `placed`, if given, is the result of place_func_nest for the same placement (reused by
+ * siblings that differ only in tiling). */
+NestPtr build_func_nest(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func,
+                        const FuncNest *placed = nullptr);
+
+/** The placement part of a FuncNest (region, realizations, storage; no stages). */
+void place_func_nest(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func,
+                     FuncNest *out);
 
 /** All nests of a complete schedule (consumers built before producers). */
 Nests build_all_nests(const PipelineDag &dag, const Decisions &d);

@@ -8,11 +8,52 @@
 // may be parallel. See docs/SEARCH.md.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <initializer_list>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace sextant {
+
+/** A vector with inline storage for at most N elements: the search copies schedules for
+ * every candidate, and per-stage loop lists are short, so they live without the heap. */
+template <typename T, size_t N> class InlineVec {
+public:
+    InlineVec() = default;
+    InlineVec(std::initializer_list<T> init) {
+        for (const T &v : init) push_back(v);
+    }
+    InlineVec(const std::vector<T> &v) {
+        for (const T &x : v) push_back(x);
+    }
+    void push_back(const T &v) {
+        if (size_ == N) throw std::length_error("InlineVec: more than " + std::to_string(N) + " loops");
+        data_[size_++] = v;
+    }
+    size_t size() const { return size_; }
+    bool empty() const { return size_ == 0; }
+    T &operator[](size_t i) { return data_[i]; }
+    const T &operator[](size_t i) const { return data_[i]; }
+    const T *begin() const { return data_.data(); }
+    const T *end() const { return data_.data() + size_; }
+    T *begin() { return data_.data(); }
+    T *end() { return data_.data() + size_; }
+    bool operator==(const InlineVec &o) const {
+        if (size_ != o.size_) return false;
+        for (size_t i = 0; i < size_; i++)
+            if (!(data_[i] == o.data_[i])) return false;
+        return true;
+    }
+
+private:
+    std::array<T, N> data_{};
+    size_t size_ = 0;
+};
+
+/** Most loops a stage may have (pure dimensions plus RVars). */
+constexpr size_t kMaxStageLoops = 16;
 
 enum class Placement : uint8_t { Undecided, Inline, Root, At };
 
@@ -32,7 +73,7 @@ struct LoopTiling {
 
 struct StageSched {
     /** One entry per stage loop, in the stage's loop order (innermost first). */
-    std::vector<LoopTiling> loops;
+    InlineVec<LoopTiling, kMaxStageLoops> loops;
     int vector_width = 1; // lanes of the innermost loop; 1 = scalar
     int unroll = 1;       // vectors (or scalars) unrolled in the innermost loop
     int parallel = 0;     // number of outermost loops of the final order marked parallel

@@ -195,6 +195,16 @@ std::vector<StageSched> SearchSpace::tilings(const Stage &s, const Box64 &box, b
     return out;
 }
 
+const std::vector<StageSched> &SearchSpace::cached_tilings(const Stage &s, const Box64 &box,
+                                                           bool may_par, bool coarse) const {
+    uint64_t key = hash_mix(uint64_t(s.func) * 64 + uint64_t(s.index), may_par * 2 + coarse);
+    for (const Interval64 &i : box) key = hash_mix(hash_mix(key, uint64_t(i.min)), uint64_t(i.max));
+    std::lock_guard<std::mutex> lock(tiling_cache_mutex_);
+    auto it = tiling_cache_.find(key);
+    if (it == tiling_cache_.end()) it = tiling_cache_.emplace(key, tilings(s, box, may_par, coarse)).first;
+    return it->second;
+}
+
 std::vector<FuncSched> SearchSpace::placements(const State &s, int func) const {
     const FuncNode &f = dag_.funcs[func];
     std::vector<FuncSched> out;
@@ -243,7 +253,8 @@ std::vector<FuncSched> SearchSpace::placements(const State &s, int func) const {
     return out;
 }
 
-StatePtr SearchSpace::make_child(const State &parent, const FuncSched &fs) const {
+StatePtr SearchSpace::make_child(const State &parent, const FuncSched &fs,
+                                 const FuncNest *placed) const {
     int func = order_[parent.num_decided];
     auto c = std::make_shared<State>(parent);
     c->decisions[func] = fs;
@@ -252,7 +263,7 @@ StatePtr SearchSpace::make_child(const State &parent, const FuncSched &fs) const
     c->hash = hash_mix(parent.hash, hash_sched(fs));
     c->placement_hash = hash_mix(parent.placement_hash, placement_key(fs));
     if (fs.placement == Placement::Root || fs.placement == Placement::At) {
-        c->nests[func] = build_func_nest(dag_, c->decisions, c->nests, func);
+        c->nests[func] = build_func_nest(dag_, c->decisions, c->nests, func, placed);
         c->dirty.push_back(func);
         if (fs.placement == Placement::Root)
             c->root_bytes += double(box_volume(dag_.funcs[func].bounds)) *
@@ -278,9 +289,12 @@ void SearchSpace::children(const State &s, const SearchSpaceOptions &opt,
             out->push_back(make_child(s, p));
             continue;
         }
-        Box64 region = p.placement == Placement::Root
-                           ? f.bounds
-                           : region_at(dag_, s.decisions, s.nests, func, p.at_func, p.at_level);
+        // The placement part of the nest is the same for every tiling: compute it once.
+        Decisions placed_decisions = s.decisions;
+        placed_decisions[func] = p;
+        FuncNest placed;
+        place_func_nest(dag_, placed_decisions, s.nests, func, &placed);
+        const Box64 &region = placed.region;
         bool empty = std::any_of(region.begin(), region.end(),
                                  [](const Interval64 &i) { return i.empty(); });
         if (empty) continue;
@@ -290,7 +304,7 @@ void SearchSpace::children(const State &s, const SearchSpaceOptions &opt,
         double most = -1;
         for (const Stage &st : f.stages) {
             Box64 box = stage_loop_box(st, region);
-            per_stage.push_back(tilings(st, box, may_par, opt.coarse));
+            per_stage.push_back(cached_tilings(st, box, may_par, opt.coarse));
             double work = double(box_volume(box)) * double(st.ops.total() + 1);
             if (work > most) {
                 most = work;
@@ -314,7 +328,7 @@ void SearchSpace::children(const State &s, const SearchSpaceOptions &opt,
         thin(&combos, opt.coarse ? 16 : 256);
         for (auto &combo : combos) {
             p.stages = combo;
-            out->push_back(make_child(s, p));
+            out->push_back(make_child(s, p, &placed));
         }
     }
     if (opt.memory_limit_bytes > 0) {

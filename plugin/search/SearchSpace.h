@@ -8,6 +8,9 @@
 #include "plugin/dag/PipelineDag.h"
 #include "plugin/search/State.h"
 
+#include <mutex>
+#include <unordered_map>
+
 namespace sextant {
 
 struct SearchSpaceOptions {
@@ -34,14 +37,21 @@ public:
     std::vector<StageSched> tilings(const Stage &s, const Box64 &box, bool may_parallelize,
                                     bool coarse) const;
 
-    /** Builds the child of `parent` deciding its next Func as `fs`. */
-    StatePtr make_child(const State &parent, const FuncSched &fs) const;
+    /** Builds the child of `parent` deciding its next Func as `fs`; `placed` (optional) is
+     * the placement part of its nest, shared by siblings with the same placement. */
+    StatePtr make_child(const State &parent, const FuncSched &fs,
+                        const FuncNest *placed = nullptr) const;
 
 private:
     const PipelineDag &dag_;
     std::vector<int> order_;
 
     int vector_lanes(int func) const;
+    /** tilings() memoized: sibling states mostly ask for the same stage and region. */
+    const std::vector<StageSched> &cached_tilings(const Stage &s, const Box64 &box,
+                                                  bool may_parallelize, bool coarse) const;
+    mutable std::unordered_map<uint64_t, std::vector<StageSched>> tiling_cache_;
+    mutable std::mutex tiling_cache_mutex_;
     std::vector<FuncSched> placements(const State &s, int func) const;
 };
 
