@@ -169,7 +169,8 @@ TEST_CASE("forward pass equals a loop-by-loop reference on random weights") {
     for (size_t i = 0; i < got.size(); i++) {
         double want =
             reference_forward(m, r.table[size_t(r.batch.stage_ids[i])], r.batch.schedule[i]);
-        CHECK(got[i] == Approx(want).epsilon(1e-9));
+        // Same math, different summation order: agree to rounding (float64, sums of ~300 terms).
+        CHECK(got[i] == Approx(want).epsilon(1e-7));
     }
 }
 
@@ -229,7 +230,8 @@ void check_against_reference(const TorchCostModel &m, const Rows &r,
     for (size_t i = 0; i < got.size(); i++) {
         double want =
             reference_forward(m, r.table[size_t(r.batch.stage_ids[i])], r.batch.schedule[i]);
-        CHECK(got[i] == Approx(want).epsilon(1e-9));
+        // Same math, different summation order: agree to rounding (float64, sums of ~300 terms).
+        CHECK(got[i] == Approx(want).epsilon(1e-7));
     }
 }
 
