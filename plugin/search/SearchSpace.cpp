@@ -205,6 +205,12 @@ const std::vector<StageSched> &SearchSpace::cached_tilings(const Stage &s, const
     return it->second;
 }
 
+namespace {
+LoopMode c_stage_mode(const State &s, int func, int stage_loop) {
+    return s.decisions[func].stages[0].loops[stage_loop].mode;
+}
+} // namespace
+
 std::vector<FuncSched> SearchSpace::placements(const State &s, int func) const {
     const FuncNode &f = dag_.funcs[func];
     std::vector<FuncSched> out;
@@ -244,9 +250,15 @@ std::vector<FuncSched> SearchSpace::placements(const State &s, int func) const {
     for (int level = 0; level < int(cn.order.size()) && level <= max_level; level++) {
         if (cn.order[level].vectorized) break;
         out.push_back({Placement::At, c, level, -1, {}});
-        // Sliding windows: storage one or two loops further out, over serial loops only.
+        // Sliding windows: storage one or two loops further out, over serial whole loops only.
+        // A split loop in between (ShiftInwards moves its last tile backwards) or a Func with
+        // updates makes Halide 14's sliding window / storage folding compute wrong results
+        // (found by sextant-fuzz: seeds 89 and 116), so those are not offered.
+        if (!f.stages.empty() && f.stages.size() > 1) continue;
         for (int store = level - 1; store >= 0 && store >= level - 2; store--) {
-            if (cn.order[store + 1].parallel) break;
+            const ConcreteLoop &between = cn.order[store + 1];
+            bool split_part = c_stage_mode(s, c, between.stage_loop) == LoopMode::Split;
+            if (between.parallel || split_part) break;
             out.push_back({Placement::At, c, level, store, {}});
         }
     }

@@ -184,7 +184,7 @@ TEST_CASE("ScheduleText round-trips and directives name the loops they create", 
                       Catch::Contains("expected loop 'x'"));
 }
 
-TEST_CASE("store levels are offered over serial loops and emitted as store_at", "[search]") {
+TEST_CASE("no sliding window over a split loop; store_at is emitted and round-trips", "[search]") {
     PipelineDag dag = test::stencil_2d();
     SearchSpace space(dag);
     FuncSched c;
@@ -201,7 +201,9 @@ TEST_CASE("store levels are offered over serial loops and emitted as store_at", 
         const FuncSched &p = k->decisions[0];
         if (p.placement == Placement::At) at_store.insert({p.at_level, p.store_level});
     }
-    CHECK(at_store == std::set<std::pair<int, int>>{{0, -1}, {1, -1}, {1, 0}});
+    // y_i is the inner part of a split: Halide 14 computes wrong results when it slides over
+    // it (ShiftInwards moves the last tile backwards), so storage stays at the compute level.
+    CHECK(at_store == std::set<std::pair<int, int>>{{0, -1}, {1, -1}});
     Decisions d = after_c->decisions;
     d[0] = {Placement::At, 1, 1, 0, {}};
     StageSched p;
