@@ -36,7 +36,6 @@ nlohmann::json dag_to_json(const PipelineDag &dag) {
     for (const InputNode &in : dag.inputs) {
         j["inputs"].push_back({{"name", in.name},
                                {"type", type_class_name(in.type)},
-                               {"scalar", in.is_scalar},
                                {"bounds", box_json(in.bounds)}});
     }
     for (const FuncNode &f : dag.funcs) {

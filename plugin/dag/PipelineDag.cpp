@@ -91,10 +91,6 @@ void Edge::required(const Box64 &consumer_loops, Box64 *out) const {
     }
 }
 
-bool Stage::has_rvars() const {
-    return std::any_of(loops.begin(), loops.end(), [](const LoopDim &l) { return l.is_rvar; });
-}
-
 int64_t Stage::points() const {
     int64_t p = 1;
     for (const LoopDim &l : loops) p *= std::max<int64_t>(0, l.range.extent());

@@ -126,7 +126,6 @@ struct Stage {
     OpHistogram ops;
     std::vector<Load> loads;
     std::vector<int> edges_in; // edges in which this stage is the consumer
-    bool has_rvars() const;
     int64_t points() const; // iterations over the stage's full range
     /** Loop box when the stage covers its whole range. */
     Box64 full_loop_box() const;
@@ -155,7 +154,6 @@ struct InputNode {
     TypeClass type = TypeClass::F32;
     int dims = 0;
     Box64 bounds; // region the pipeline reads (from estimates when given, else inferred)
-    bool is_scalar = false;
 };
 
 /** What the search needs to know about the machine and target. */

@@ -170,7 +170,6 @@ void place_func_nest(const PipelineDag &dag, const Decisions &d, const Nests &ne
         n->region = region_at(dag, d, nests, func, fs.at_func, fs.at_level);
         n->realizations = c.realizations;
         n->inside_parallel = c.inside_parallel;
-        n->enclosing_extents = c.enclosing_extents;
         const StageNest &cs = c.stages[0];
         int store = fs.store_level < 0 ? fs.at_level : fs.store_level;
         n->store_realizations = c.realizations;
@@ -178,7 +177,6 @@ void place_func_nest(const PipelineDag &dag, const Decisions &d, const Nests &ne
             n->realizations *= double(cs.order[j].extent);
             if (j <= store) n->store_realizations *= double(cs.order[j].extent);
             n->inside_parallel = n->inside_parallel || cs.order[j].parallel;
-            n->enclosing_extents.push_back(cs.order[j].extent);
         }
         n->sliding = store < fs.at_level;
         n->store_region = n->sliding ? region_at(dag, d, nests, func, fs.at_func, store) : n->region;

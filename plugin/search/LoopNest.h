@@ -41,9 +41,6 @@ struct FuncNest {
     Box64 store_region;
     double store_realizations = 1;
     bool sliding = false;
-    /** Iterations of the consumer loops enclosing one realization, outermost first (empty at
-     * root). Used for working-set and reuse features. */
-    std::vector<int64_t> enclosing_extents;
     std::vector<StageNest> stages;
 };
 
