@@ -4,6 +4,7 @@
 // floats). Each pipeline runs in a child process, so a crash is a counted failure, not the end.
 //
 // Usage: sextant-fuzz --from A --to B [--seeds 3] [--beam 8] [--passes 2] [--jobs 2] [--quiet]
+//                     [--replay SCHEDULE.txt]   (apply a ScheduleText instead of searching)
 #include "plugin/Autoscheduler.h"
 #include "plugin/dag/Errors.h"
 #include "random_pipelines/RandomPipeline.h"
@@ -31,6 +32,8 @@ struct Options {
     int passes = 2;
     int jobs = 2;
     bool quiet = false;
+    bool verbose = false; // print every schedule before running it
+    std::string replay; // a ScheduleText to apply instead of searching
 };
 
 double load_float(const uint8_t *p, int bits) {
@@ -98,12 +101,14 @@ int run_one(uint64_t seed, const Options &opt) {
             params.num_passes = opt.passes;
             params.random_dropout = k == 0 ? 100 : 50;
             params.seed = uint64_t(k);
+            params.schedule_file = opt.replay;
             sextant::MachineInfo m;
             m.parallelism = 2;
             auto t0 = std::chrono::steady_clock::now();
             sextant::AutoscheduleResult r = sextant::autoschedule(outs, target, m, params);
             double secs =
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            if (opt.verbose) std::fprintf(stderr, "seed %llu, dropout seed %d:\n%s", (unsigned long long)seed, k, r.schedule_text.c_str());
             stage = "compile/run";
             std::vector<Halide::Buffer<>> got = rp::run_random_pipeline(p, target);
             stage = "compare";
@@ -155,6 +160,8 @@ int main(int argc, char **argv) {
         else if (a == "--passes") opt.passes = std::stoi(next());
         else if (a == "--jobs") opt.jobs = std::max(1, std::stoi(next()));
         else if (a == "--quiet") opt.quiet = true;
+        else if (a == "--replay") opt.replay = next();
+        else if (a == "--verbose") opt.verbose = true;
         else {
             std::fprintf(stderr, "usage: sextant-fuzz --from A --to B [--seeds 3] [--beam 8] "
                                  "[--passes 2] [--jobs 2] [--quiet]\n");

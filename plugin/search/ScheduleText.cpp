@@ -2,6 +2,10 @@
 
 #include "plugin/dag/Errors.h"
 
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <vector>
 #include <sstream>
 
 namespace sextant {
@@ -45,7 +49,78 @@ std::string to_schedule_text(const PipelineDag &dag, const Decisions &d) {
     return o.str();
 }
 
+namespace {
+
+/** Halide makes Func names unique per process ("blur$3"); a text written by another process
+ * names the same Funcs with other suffixes. */
+std::string base_name(const std::string &n) {
+    std::string out;
+    for (size_t i = 0; i < n.size(); i++) {
+        if (n[i] == '$' && i + 1 < n.size() && std::isdigit(static_cast<unsigned char>(n[i + 1]))) {
+            while (i + 1 < n.size() && std::isdigit(static_cast<unsigned char>(n[i + 1]))) i++;
+            continue;
+        }
+        out += n[i];
+    }
+    return out;
+}
+
+/** The first `$N` number in the name (-1 if none). */
+long suffix_of(const std::string &n) {
+    size_t dollar = n.find('$');
+    while (dollar != std::string::npos) {
+        if (dollar + 1 < n.size() && std::isdigit(static_cast<unsigned char>(n[dollar + 1])))
+            return std::atol(n.c_str() + dollar + 1);
+        dollar = n.find('$', dollar + 1);
+    }
+    return -1;
+}
+
+/** Maps the Func names a text uses to this DAG's Funcs: exact names first; otherwise Funcs
+ * that share a base name are matched in order of their `$N` suffixes (Halide numbers them in
+ * creation order, which is the same in every process that builds the pipeline). */
+std::map<std::string, int> match_names(const PipelineDag &dag, const std::string &text) {
+    std::vector<std::string> names;
+    std::istringstream in(text);
+    std::string line;
+    while (std::getline(in, line)) {
+        std::istringstream ls(line);
+        std::string w, name, where, at;
+        if (!(ls >> w) || w != "func" || !(ls >> name)) continue;
+        names.push_back(name);
+        if (ls >> where && where == "at" && ls >> at) names.push_back(at);
+    }
+    std::map<std::string, int> out;
+    std::map<std::string, std::vector<std::string>> text_by_base;
+    for (const std::string &n : names) {
+        if (dag.find_func(n) >= 0) out[n] = dag.find_func(n);
+        else text_by_base[base_name(n)].push_back(n);
+    }
+    auto by_suffix = [](const std::string &a, const std::string &b) {
+        return suffix_of(a) < suffix_of(b);
+    };
+    for (auto &kv : text_by_base) {
+        std::vector<std::string> &t = kv.second;
+        std::sort(t.begin(), t.end(), by_suffix);
+        t.erase(std::unique(t.begin(), t.end()), t.end());
+        std::vector<std::string> d;
+        for (const FuncNode &f : dag.funcs)
+            if (base_name(f.name) == kv.first) d.push_back(f.name);
+        std::sort(d.begin(), d.end(), by_suffix);
+        if (d.size() != t.size()) continue; // cannot match: reported as unknown below
+        for (size_t i = 0; i < t.size(); i++) out[t[i]] = dag.find_func(d[i]);
+    }
+    return out;
+}
+
+} // namespace
+
 Decisions parse_schedule_text(const PipelineDag &dag, const std::string &text) {
+    const std::map<std::string, int> names = match_names(dag, text);
+    auto find_func_by_name = [&](const std::string &n) {
+        auto it = names.find(n);
+        return it == names.end() ? -1 : it->second;
+    };
     Decisions d(dag.funcs.size());
     for (const FuncNode &f : dag.funcs)
         if (f.is_input_wrapper) d[f.id].placement = Placement::Inline;
@@ -69,7 +144,7 @@ Decisions parse_schedule_text(const PipelineDag &dag, const std::string &text) {
         } else if (word == "func") {
             std::string name, where;
             ls >> name >> where;
-            cur = dag.find_func(name);
+            cur = find_func_by_name(name);
             if (cur < 0) bad("no Func named '" + name + "' in this pipeline");
             FuncSched &fs = d[cur];
             if (where == "inline") {
@@ -79,7 +154,7 @@ Decisions parse_schedule_text(const PipelineDag &dag, const std::string &text) {
             } else if (where == "at") {
                 std::string c;
                 ls >> c >> fs.at_level;
-                fs.at_func = dag.find_func(c);
+                fs.at_func = find_func_by_name(c);
                 if (fs.at_func < 0 || !ls) bad("bad compute_at target");
                 std::string kw;
                 if (ls >> kw) {
