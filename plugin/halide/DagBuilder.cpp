@@ -14,10 +14,6 @@ using namespace Halide::Internal;
 
 namespace {
 
-TypeClass type_class(Type t) {
-    return type_class_of(t.is_float(), t.is_uint(), t.is_bool(), t.bits());
-}
-
 std::string min_name(const std::string &loop) { return "sextant$" + loop + ".min"; }
 std::string max_name(const std::string &loop) { return "sextant$" + loop + ".max"; }
 

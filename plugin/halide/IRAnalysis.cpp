@@ -7,12 +7,12 @@ namespace sextant {
 using namespace Halide;
 using namespace Halide::Internal;
 
-namespace {
-
 TypeClass type_class(Type t) {
     if (t.is_handle()) return TypeClass::U64;
     return type_class_of(t.is_float(), t.is_uint(), t.is_bool(), t.bits());
 }
+
+namespace {
 
 class OpCounter : public IRVisitor {
 public:

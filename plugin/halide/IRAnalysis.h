@@ -13,6 +13,9 @@
 
 namespace sextant {
 
+/** The DAG's type class of a Halide scalar type (handles count as 64-bit). */
+TypeClass type_class(Halide::Type t);
+
 /** Adds the ops of `e` to `hist`. */
 void count_ops(const Halide::Expr &e, OpHistogram *hist);
 

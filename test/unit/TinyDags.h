@@ -55,20 +55,32 @@ inline FuncNode func(int id, const std::string &name, Box64 bounds) {
     return f;
 }
 
-/** in (input, f32) -> P(x) = in(x) * 2 -> C(x) = P(x-1) + P(x) + P(x+1); C is the output,
- * estimated over [0, 63]. 4 cores, AVX2 (8 f32 lanes), 1 MiB last-level cache. */
-inline PipelineDag stencil_1d() {
-    PipelineDag dag;
-    dag.machine.parallelism = 4;
-    dag.machine.vector_bits = 256;
-    dag.machine.last_level_cache_bytes = 1 << 20;
+/** An AVX2 machine (8 f32 lanes) with a 1 MiB last-level cache. */
+inline MachineInfo avx2_machine(int parallelism) {
+    MachineInfo m;
+    m.parallelism = parallelism;
+    m.vector_bits = 256;
+    m.last_level_cache_bytes = 1 << 20;
+    return m;
+}
+
+/** Input 0, "in", f32, over `bounds`. */
+inline InputNode input(Box64 bounds) {
     InputNode in;
     in.id = 0;
     in.name = "in";
     in.type = TypeClass::F32;
-    in.dims = 1;
-    in.bounds = {{-1, 64}};
-    dag.inputs.push_back(in);
+    in.dims = int(bounds.size());
+    in.bounds = std::move(bounds);
+    return in;
+}
+
+/** in (input, f32) -> P(x) = in(x) * 2 -> C(x) = P(x-1) + P(x) + P(x+1); C is the output,
+ * estimated over [0, 63]. 4 cores, AVX2 (8 f32 lanes), 1 MiB last-level cache. */
+inline PipelineDag stencil_1d() {
+    PipelineDag dag;
+    dag.machine = avx2_machine(4);
+    dag.inputs.push_back(input({{-1, 64}}));
 
     FuncNode p = func(0, "P", {{-1, 64}});
     p.can_inline = true;
@@ -105,15 +117,8 @@ inline PipelineDag stencil_1d() {
  * [0, 63] x [0, 31]. 2 cores, AVX2, 1 MiB cache. */
 inline PipelineDag stencil_2d() {
     PipelineDag dag;
-    dag.machine.parallelism = 2;
-    dag.machine.vector_bits = 256;
-    dag.machine.last_level_cache_bytes = 1 << 20;
-    InputNode in;
-    in.id = 0;
-    in.name = "in";
-    in.dims = 2;
-    in.bounds = {{0, 63}, {-1, 32}};
-    dag.inputs.push_back(in);
+    dag.machine = avx2_machine(2);
+    dag.inputs.push_back(input({{0, 63}, {-1, 32}}));
     FuncNode p = func(0, "P", {{0, 63}, {-1, 32}});
     p.can_inline = true;
     Stage ps;
@@ -149,16 +154,8 @@ inline PipelineDag stencil_2d() {
  * S is the output over [0, 127]. */
 inline PipelineDag transpose_reduce() {
     PipelineDag dag;
-    dag.machine.parallelism = 2;
-    dag.machine.vector_bits = 256;
-    dag.machine.last_level_cache_bytes = 1 << 20;
-    InputNode in;
-    in.id = 0;
-    in.name = "in";
-    in.type = TypeClass::F32;
-    in.dims = 2;
-    in.bounds = {{0, 63}, {0, 127}};
-    dag.inputs.push_back(in);
+    dag.machine = avx2_machine(2);
+    dag.inputs.push_back(input({{0, 63}, {0, 127}}));
 
     FuncNode t = func(0, "T", {{0, 127}, {0, 63}});
     t.can_inline = true;
