@@ -5,6 +5,7 @@
 #include "plugin/dag/DagJson.h"
 #include "plugin/halide/DagBuilder.h"
 #include "plugin/halide/ScheduleApplier.h"
+#include "plugin/search/Candidates.h"
 #include "plugin/search/Directives.h"
 #include "plugin/search/ScheduleText.h"
 
@@ -90,6 +91,34 @@ std::string featurization_json(const PipelineDag &dag, const ModelEvaluator &eva
     return j.dump(1);
 }
 
+/** SEXTANT_CANDIDATES: DIR/candidates.jsonl, one line per distinct candidate, the main
+ * search's choice first: {"index","source","predicted_seconds","schedule_text"}. Returns the
+ * first (null if no search found a schedule). */
+StatePtr write_candidates(const PipelineDag &dag, const SearchSpace &space, CostModel &model,
+                      const BeamSearchOptions &main_search, const Params &params,
+                      const std::function<void(const std::string &)> &log) {
+    CandidateSearchOptions co;
+    co.count = params.num_candidates;
+    co.first = main_search;
+    co.dropout_beam_size = params.candidate_beam_size;
+    co.seed_offset = params.seed << 20;
+    std::vector<SearchCandidate> cands = search_candidates(
+        dag, space, [&] { return std::make_unique<ModelEvaluator>(dag, model); }, co);
+    std::string path = params.candidates_dir + "/candidates.jsonl";
+    std::string lines;
+    for (size_t i = 0; i < cands.size(); i++) {
+        nlohmann::json j;
+        j["index"] = i;
+        j["source"] = cands[i].source;
+        j["predicted_seconds"] = cands[i].state->cost;
+        j["schedule_text"] = cands[i].text;
+        lines += j.dump() + "\n";
+    }
+    write_file(path, lines);
+    log("wrote " + std::to_string(cands.size()) + " candidates to " + path);
+    return cands.empty() ? nullptr : cands[0].state;
+}
+
 } // namespace
 
 AutoscheduleResult autoschedule(const std::vector<Halide::Internal::Function> &outputs,
@@ -124,9 +153,13 @@ AutoscheduleResult autoschedule(const std::vector<Halide::Internal::Function> &o
         bo.random_dropout = params.random_dropout;
         bo.seed = params.seed;
         bo.memory_limit_bytes = params.memory_limit_bytes;
-        best = beam_search(space, eval, bo, &r.stats,
-                           params.debug > 1 ? std::function<void(const std::string &)>(log)
-                                            : std::function<void(const std::string &)>());
+        if (params.candidates_dir.empty()) {
+            best = beam_search(space, eval, bo, &r.stats,
+                               params.debug > 1 ? std::function<void(const std::string &)>(log)
+                                                : std::function<void(const std::string &)>());
+        } else {
+            best = write_candidates(dag, space, *model, bo, params, log);
+        }
         if (!best) throw UserError("Sextant found no legal schedule (is the memory limit too low?)");
     }
     r.predicted_seconds = best->cost;

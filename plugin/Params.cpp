@@ -56,6 +56,9 @@ Params Params::parse(const std::map<std::string, std::string> &env) {
         {"DUMP_DAG", [&](auto &, auto &v) { p.dump_dag_path = v; }},
         {"DUMP_SCHEDULE", [&](auto &, auto &v) { p.dump_schedule_path = v; }},
         {"SCHEDULE_FILE", [&](auto &, auto &v) { p.schedule_file = v; }},
+        {"CANDIDATES", [&](auto &, auto &v) { p.candidates_dir = v; }},
+        {"NUM_CANDIDATES", [&](auto &k, auto &v) { p.num_candidates = int(parse_int(k, v, 1, 10000)); }},
+        {"CANDIDATE_BEAM_SIZE", [&](auto &k, auto &v) { p.candidate_beam_size = int(parse_int(k, v, 1, 4096)); }},
     };
     // Adams2019's names with the same meaning.
     const std::map<std::string, std::string> adams = {

@@ -39,6 +39,15 @@ struct Params {
     /** If set, apply this ScheduleText instead of searching (autotuning replays measured
      * schedules this way). SEXTANT_SCHEDULE_FILE. */
     std::string schedule_file;
+    /** If set, search several distinct candidate schedules (the beam-search best first, then a
+     * greedy one and dropout searches) and write them with their predicted runtimes to
+     * DIR/candidates.jsonl; the first is applied as usual. Autotuning uses this to propose
+     * schedules without compiling them. SEXTANT_CANDIDATES. */
+    std::string candidates_dir;
+    /** How many distinct candidates to write. SEXTANT_NUM_CANDIDATES. */
+    int num_candidates = 16;
+    /** Beam width of the candidates' dropout searches. SEXTANT_CANDIDATE_BEAM_SIZE. */
+    int candidate_beam_size = 4;
 
     /** Parses `env` (name -> value); throws UserError on unknown SEXTANT_* keys or bad values. */
     static Params parse(const std::map<std::string, std::string> &env);

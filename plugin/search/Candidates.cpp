@@ -1,0 +1,50 @@
+#include "Candidates.h"
+
+#include "plugin/search/ScheduleText.h"
+
+#include <algorithm>
+#include <set>
+
+namespace sextant {
+
+std::vector<SearchCandidate>
+search_candidates(const PipelineDag &dag, const SearchSpace &space,
+                  const std::function<std::unique_ptr<StateEvaluator>()> &make_evaluator,
+                  const CandidateSearchOptions &opt) {
+    std::vector<SearchCandidate> out;
+    std::set<std::string> seen;
+    // Dropout percentages cycled over the dropout searches: low keeps few candidates per step
+    // (far from the model's choice), high stays close to it.
+    const int percents[] = {20, 35, 50, 65, 80};
+    int attempts = std::max(opt.count, 2) * std::max(opt.max_attempts_factor, 1);
+    for (int a = 0; a < attempts && int(out.size()) < opt.count; a++) {
+        BeamSearchOptions bo = opt.first;
+        SearchCandidate c;
+        if (a == 0) {
+            c.source = "beam";
+        } else if (a == 1) {
+            bo.beam_size = 1;
+            bo.num_passes = 1;
+            bo.random_dropout = 100;
+            c.source = "greedy";
+        } else {
+            int k = a - 2;
+            bo.beam_size = opt.dropout_beam_size;
+            bo.num_passes = 1;
+            bo.random_dropout = percents[k % 5];
+            bo.seed = opt.seed_offset + uint64_t(k + 1);
+            c.source =
+                "dropout:" + std::to_string(bo.random_dropout) + ":" + std::to_string(bo.seed);
+        }
+        std::unique_ptr<StateEvaluator> eval = make_evaluator();
+        SearchStats stats;
+        c.state = beam_search(space, *eval, bo, &stats);
+        if (!c.state) continue;
+        c.text = to_schedule_text(dag, c.state->decisions);
+        if (!seen.insert(c.text).second) continue;
+        out.push_back(std::move(c));
+    }
+    return out;
+}
+
+} // namespace sextant

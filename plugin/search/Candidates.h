@@ -1,0 +1,45 @@
+// Candidates: several distinct good schedules of one pipeline instead of one — the beam-search
+// best, the greedy one, then searches with random dropout under successive seeds — deduplicated
+// by ScheduleText. The sampler measures them all; autotuning (SEXTANT_CANDIDATES) measures the
+// ones the model ranks best. Deterministic: the same DAG, evaluator and options give the same
+// list in the same order, so a resumed run asks for the same schedules.
+#pragma once
+
+#include "plugin/search/BeamSearch.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace sextant {
+
+struct CandidateSearchOptions {
+    /** Distinct schedules wanted. */
+    int count = 10;
+    /** Options of the first ("beam") search; its dropout and seed apply to it alone. */
+    BeamSearchOptions first;
+    /** Beam width of the dropout searches (1 = greedy with dropout, as Adams2019's autotuning
+     * loop samples; wider gives better but fewer distinct schedules). */
+    int dropout_beam_size = 1;
+    /** Dropout search k (0-based) uses seed seed_offset + k + 1, so batches with different
+     * offsets explore different schedules. */
+    uint64_t seed_offset = 0;
+    /** Searches to try before giving up on reaching `count` distinct schedules. */
+    int max_attempts_factor = 4;
+};
+
+struct SearchCandidate {
+    std::string source; ///< "beam", "greedy" or "dropout:<percent>:<seed>"
+    std::string text;   ///< ScheduleText
+    StatePtr state;     ///< the complete state; state->cost is its predicted seconds
+};
+
+/** Up to opt.count distinct candidates. `make_evaluator` gives a fresh evaluator per search
+ * (evaluators may cache per-search data). Searches that find no schedule are skipped. */
+std::vector<SearchCandidate>
+search_candidates(const PipelineDag &dag, const SearchSpace &space,
+                  const std::function<std::unique_ptr<StateEvaluator>()> &make_evaluator,
+                  const CandidateSearchOptions &opt);
+
+} // namespace sextant

@@ -1,0 +1,711 @@
+#include "Autotune.h"
+
+#include "costmodel/TrainingData.h"
+#include "featurizer/Schema.h"
+#include "plugin/dag/Errors.h"
+#include "sampler/SampleStore.h"
+#include "tools/autotune/Process.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <random>
+#include <set>
+#include <sstream>
+#include <thread>
+#include <unistd.h>
+
+namespace sextant {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+struct Proposal {
+    int index = 0;
+    std::string source;
+    double predicted_seconds = 0;
+    std::string text;
+    std::string hash;
+};
+
+struct Measured {
+    bool ok = false;
+    double min_s = 0, median_s = 0;
+    double build_s = 0;
+    std::string error;
+};
+
+std::string read_text(const fs::path &p) {
+    std::ifstream in(p);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+void write_text(const fs::path &p, const std::string &s) {
+    fs::path tmp = p;
+    tmp += ".tmp";
+    {
+        std::ofstream out(tmp, std::ios::trunc);
+        if (!out) throw UserError("cannot write '" + tmp.string() + "'");
+        out << s;
+        if (!out) throw UserError("error writing '" + tmp.string() + "'");
+    }
+    fs::rename(tmp, p); // readers never see a half-written file
+}
+
+void append_line(const fs::path &p, const std::string &line) {
+    std::ofstream out(p, std::ios::app);
+    if (!out) throw UserError("cannot append to '" + p.string() + "'");
+    out << line << "\n";
+    out.flush();
+}
+
+std::vector<json> read_json_lines(const fs::path &p) {
+    std::vector<json> out;
+    std::ifstream in(p);
+    std::string line;
+    int n = 0;
+    while (std::getline(in, line)) {
+        n++;
+        if (line.empty()) continue;
+        try {
+            out.push_back(json::parse(line));
+        } catch (const std::exception &e) {
+            // A line cut short by a kill is the only way this file gets a bad line; it is the
+            // last one, and what it described is in the SampleStore.
+            std::fprintf(stderr, "sextant-autotune: ignoring unreadable line %d of %s\n", n,
+                         p.string().c_str());
+        }
+    }
+    return out;
+}
+
+bool autoscheduler_env(const std::string &name) {
+    return name.rfind("SEXTANT_", 0) == 0 || name.rfind("HL_", 0) == 0;
+}
+
+std::string fmt_ms(double s) {
+    char b[32];
+    std::snprintf(b, sizeof(b), "%.3f ms", s * 1e3);
+    return b;
+}
+
+std::string fmt_duration(double s) {
+    char b[32];
+    int m = int(s) / 60;
+    std::snprintf(b, sizeof(b), "%dm%02ds", m, int(s) % 60);
+    return b;
+}
+
+/** The plugin's -e featurization JSON plus a runtime -> one trainer sample. */
+TrainingSample featurization_to_sample(const std::string &pipeline, const json &f,
+                                       double runtime_s) {
+    if (f.value("schema_version", -1) != kFeatureSchemaVersion)
+        throw UserError("featurization has schema version " +
+                        std::to_string(f.value("schema_version", -1)) + ", expected " +
+                        std::to_string(kFeatureSchemaVersion));
+    TrainingSample s;
+    s.pipeline = pipeline;
+    s.runtime_seconds = runtime_s;
+    const auto &names = schedule_schema();
+    for (const json &row : f.at("stages")) {
+        s.algorithm.push_back(row.at("algorithm").get<std::vector<float>>());
+        ScheduleRow r{};
+        for (size_t k = 0; k < names.size(); k++) r[k] = row.at("schedule").at(names[k].name);
+        s.schedule.push_back(r);
+    }
+    return s;
+}
+
+class Autotuner {
+public:
+    explicit Autotuner(const AutotuneOptions &opt) : opt_(opt), dir_(opt.work_dir) {}
+
+    AutotuneSummary run();
+
+private:
+    void log(const std::string &msg) const {
+        if (!opt_.quiet) std::fprintf(stderr, "%s\n", msg.c_str());
+    }
+    double elapsed() const {
+        return elapsed_base_ +
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    }
+    bool over_budget() const { return opt_.time_budget_s > 0 && elapsed() > opt_.time_budget_s; }
+
+    void setup();
+    std::vector<std::string> generator_command(const fs::path &out_dir,
+                                               const std::string &emit) const;
+    std::map<std::string, std::string> model_env() const;
+    std::vector<Proposal> propose(int batch);
+    std::vector<Proposal> select(int batch, const std::vector<Proposal> &all);
+    Measured build(const Proposal &p, const fs::path &bdir);
+    void benchmark(const fs::path &bdir, Measured &m);
+    void record(int batch, const Proposal &p, const Measured &m, const fs::path &bdir);
+    void fine_tune(int batch);
+    void write_report();
+
+    AutotuneOptions opt_;
+    fs::path dir_;
+    std::unique_ptr<SampleStore> store_;
+    int64_t workload_id_ = 0;
+    std::string identity_;
+    int parallelism_ = 1;
+    double llc_bytes_ = 32 << 20;
+    fs::path rungen_obj_;
+    double elapsed_base_ = 0;
+    std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+    int measurements_ = 0;
+    int failures_ = 0;
+    double best_s_ = 0;
+    std::string best_hash_;
+    double baseline_s_ = 0;
+};
+
+void Autotuner::setup() {
+    if (opt_.generator.empty() || opt_.generator_name.empty())
+        throw UserError("a generator binary (--generator) and a generator name (-g) are required");
+    if (!fs::exists(opt_.generator))
+        throw UserError("generator binary '" + opt_.generator + "' does not exist");
+    if (access(opt_.generator.c_str(), X_OK) != 0)
+        throw UserError("generator binary '" + opt_.generator + "' is not executable");
+    opt_.generator = fs::absolute(opt_.generator).string();
+    if (!fs::exists(opt_.plugin))
+        throw UserError("Sextant plugin '" + opt_.plugin + "' does not exist (--plugin)");
+    if (!fs::exists(opt_.rungen_main))
+        throw UserError("Halide's RunGenMain.cpp not found at '" + opt_.rungen_main +
+                        "' (--rungen; Debian's libhalide14-0-dev installs it in /usr/src/halide14)");
+    if (opt_.select != "model" && opt_.select != "all")
+        throw UserError("--select must be 'model' or 'all', not '" + opt_.select + "'");
+    if (opt_.machine_params.empty()) {
+        opt_.machine_params = std::to_string(std::max(1u, std::thread::hardware_concurrency())) +
+                              ",33554432,40";
+    }
+    {
+        std::istringstream in(opt_.machine_params);
+        char c1 = 0, c2 = 0;
+        double balance = 0;
+        if (!(in >> parallelism_ >> c1 >> llc_bytes_ >> c2 >> balance) || c1 != ',' || c2 != ',' ||
+            parallelism_ < 1 || llc_bytes_ <= 0)
+            throw UserError("machine params '" + opt_.machine_params +
+                            "' are not 'cores,llc_bytes,balance'");
+    }
+    fs::create_directories(dir_ / "logs");
+    fs::create_directories(dir_ / "features");
+    fs::create_directories(dir_ / "schedules");
+
+    // The work directory belongs to one pipeline: a resumed run must ask for the same one.
+    json ident = {{"generator", opt_.generator},
+                  {"generator_name", opt_.generator_name},
+                  {"generator_args", opt_.generator_args},
+                  {"target", opt_.target},
+                  {"machine_params", opt_.machine_params},
+                  {"select", opt_.select}};
+    fs::path ident_path = dir_ / "workload.json";
+    if (fs::exists(ident_path)) {
+        json old = json::parse(read_text(ident_path));
+        if (old != ident)
+            throw UserError("work directory '" + dir_.string() +
+                            "' holds an autotuning run of another pipeline or setting:\n  " +
+                            old.dump() + "\nnot\n  " + ident.dump() +
+                            "\nUse another --dir, or remove it to start over.");
+    } else {
+        write_text(ident_path, ident.dump(1) + "\n");
+    }
+    std::string args;
+    for (const std::string &a : opt_.generator_args) args += (args.empty() ? "" : " ") + a;
+    identity_ = "user:" + fs::path(opt_.generator).filename().string() + ":" +
+                opt_.generator_name + "(" + args + ")";
+
+    store_ = std::make_unique<SampleStore>((dir_ / "samples.db").string());
+    WorkloadInfo w;
+    w.kind = "user";
+    w.identity = identity_;
+    w.target = opt_.target;
+    w.machine = "machine_params=" + opt_.machine_params;
+    w.options = ident.dump();
+    w.sextant_version = "autotune";
+    w.featurizer_version = kFeatureSchemaVersion;
+    workload_id_ = store_->upsert_workload(w);
+
+    // Resume: what the measurement log says so far.
+    for (const json &m : read_json_lines(dir_ / "measurements.jsonl")) {
+        measurements_ = std::max(measurements_, m.value("n", 0));
+        elapsed_base_ = std::max(elapsed_base_, m.value("elapsed_s", 0.0));
+        if (m.contains("runtime_seconds") && m["runtime_seconds"].is_number()) {
+            double r = m["runtime_seconds"];
+            if (best_s_ == 0 || r < best_s_) {
+                best_s_ = r;
+                best_hash_ = m.value("hash", "");
+            }
+            if (m.value("baseline", false)) baseline_s_ = r;
+        } else {
+            failures_++;
+        }
+    }
+    for (const json &b : read_json_lines(dir_ / "batches.jsonl"))
+        elapsed_base_ = std::max(elapsed_base_, b.value("elapsed_s", 0.0));
+
+    rungen_obj_ = dir_ / "rungen" / "RunGenMain.o";
+    if (!fs::exists(rungen_obj_)) {
+        fs::create_directories(rungen_obj_.parent_path());
+        log("compiling RunGenMain.cpp once for all benchmarks...");
+        fs::path tmp = rungen_obj_;
+        tmp += ".tmp.o";
+        ProcessResult r = run_process({opt_.cxx, "-std=c++17", "-O2", "-I", opt_.halide_include,
+                                       "-DHALIDE_NO_PNG", "-DHALIDE_NO_JPEG", "-c",
+                                       opt_.rungen_main, "-o", tmp.string()},
+                                      {}, (dir_ / "logs" / "rungen.log").string(), 600);
+        if (!r.ok())
+            throw UserError("compiling " + opt_.rungen_main + " failed (" + r.failure() + "):\n" +
+                            file_tail((dir_ / "logs" / "rungen.log").string(), 20));
+        fs::rename(tmp, rungen_obj_);
+    }
+}
+
+std::vector<std::string> Autotuner::generator_command(const fs::path &out_dir,
+                                                      const std::string &emit) const {
+    std::vector<std::string> cmd = {opt_.generator,
+                                    "-g",
+                                    opt_.generator_name,
+                                    "-o",
+                                    out_dir.string(),
+                                    "-f",
+                                    "pipeline",
+                                    "-e",
+                                    emit,
+                                    "-p",
+                                    opt_.plugin,
+                                    "-s",
+                                    "Sextant",
+                                    "target=" + opt_.target,
+                                    "auto_schedule=true",
+                                    "machine_params=" + opt_.machine_params};
+    cmd.insert(cmd.end(), opt_.generator_args.begin(), opt_.generator_args.end());
+    return cmd;
+}
+
+std::map<std::string, std::string> Autotuner::model_env() const {
+    fs::path tuned = dir_ / "tuned.sxw";
+    if (fs::exists(tuned)) return {{"SEXTANT_COST_MODEL", "learned"}, {"SEXTANT_WEIGHTS", tuned}};
+    if (!opt_.weights.empty())
+        return {{"SEXTANT_COST_MODEL", "learned"}, {"SEXTANT_WEIGHTS", opt_.weights}};
+    return {};
+}
+
+std::vector<Proposal> Autotuner::propose(int batch) {
+    fs::path bdir = dir_ / ("batch-" + std::to_string(batch));
+    fs::create_directories(bdir);
+    fs::remove(bdir / "candidates.jsonl");
+    std::map<std::string, std::string> env = model_env();
+    env["SEXTANT_CANDIDATES"] = bdir.string();
+    env["SEXTANT_NUM_CANDIDATES"] = std::to_string(opt_.candidates_per_batch);
+    env["SEXTANT_CANDIDATE_BEAM_SIZE"] = std::to_string(opt_.candidate_beam_size);
+    env["SEXTANT_BEAM_SIZE"] = std::to_string(opt_.beam_size);
+    env["SEXTANT_NUM_PASSES"] = std::to_string(opt_.num_passes);
+    env["SEXTANT_SEED"] = std::to_string(batch);
+    std::string logp = (dir_ / "logs" / ("propose-" + std::to_string(batch) + ".log")).string();
+    fs::remove(logp);
+    ProcessResult r = run_process(generator_command(bdir, "schedule"), env, logp,
+                                  opt_.propose_timeout_s, autoscheduler_env);
+    if (!r.ok())
+        throw UserError("the generator failed while Sextant proposed schedules (" + r.failure() +
+                        "). Command: " + opt_.generator + " -g " + opt_.generator_name +
+                        " ...; its output (" + logp + ") ends with:\n" + file_tail(logp, 25));
+    std::vector<Proposal> out;
+    for (const json &j : read_json_lines(bdir / "candidates.jsonl")) {
+        Proposal p;
+        p.index = j.at("index");
+        p.source = j.at("source");
+        p.predicted_seconds = j.at("predicted_seconds");
+        p.text = j.at("schedule_text");
+        p.hash = schedule_hash(p.text);
+        out.push_back(std::move(p));
+    }
+    if (out.empty())
+        throw UserError("Sextant proposed no schedules (see " + logp + ")");
+    return out;
+}
+
+std::vector<Proposal> Autotuner::select(int batch, const std::vector<Proposal> &all) {
+    std::vector<Proposal> fresh;
+    for (const Proposal &p : all)
+        if (!store_->has_record(workload_id_, p.hash)) fresh.push_back(p);
+    if (opt_.select == "all") return fresh;
+    std::vector<Proposal> picked;
+    // Batch 0's first candidate is what the plugin picks untuned: always measured, as the
+    // baseline the report compares with.
+    if (batch == 0 && !fresh.empty() && fresh[0].index == 0) {
+        picked.push_back(fresh[0]);
+        fresh.erase(fresh.begin());
+    }
+    std::stable_sort(fresh.begin(), fresh.end(), [](const Proposal &a, const Proposal &b) {
+        return a.predicted_seconds < b.predicted_seconds;
+    });
+    int want = std::max(0, opt_.measure_per_batch - int(picked.size()));
+    int explore = std::min(opt_.explore_per_batch, want);
+    int exploit = want - explore;
+    for (int i = 0; i < exploit && !fresh.empty(); i++) {
+        picked.push_back(fresh.front());
+        fresh.erase(fresh.begin());
+    }
+    std::mt19937_64 rng(uint64_t(batch) * 7919 + 17);
+    for (int i = 0; i < explore && !fresh.empty(); i++) {
+        size_t k = size_t(rng() % fresh.size());
+        picked.push_back(fresh[k]);
+        fresh.erase(fresh.begin() + long(k));
+    }
+    return picked;
+}
+
+Measured Autotuner::build(const Proposal &p, const fs::path &bdir) {
+    Measured m;
+    fs::remove_all(bdir);
+    fs::create_directories(bdir);
+    write_text(bdir / "schedule.txt", p.text);
+    std::string logp = (bdir / "build.log").string();
+    auto t0 = std::chrono::steady_clock::now();
+    ProcessResult g =
+        run_process(generator_command(bdir, "static_library,h,registration,featurization,schedule"),
+                    {{"SEXTANT_SCHEDULE_FILE", (bdir / "schedule.txt").string()},
+                     {"SEXTANT_COST_MODEL", "analytical"}},
+                    logp, opt_.build_timeout_s, autoscheduler_env);
+    if (!g.ok()) {
+        m.error = "generator " + g.failure() + ": " + file_tail(logp, 3);
+        return m;
+    }
+    ProcessResult l = run_process(
+        {opt_.cxx, "-std=c++17", "-I", opt_.halide_include, rungen_obj_.string(),
+         (bdir / "pipeline.registration.cpp").string(), (bdir / "pipeline.a").string(), "-o",
+         (bdir / "bench").string(), "-ldl", "-lpthread"},
+        {}, logp, opt_.build_timeout_s);
+    if (!l.ok()) {
+        m.error = "link " + l.failure() + ": " + file_tail(logp, 3);
+        return m;
+    }
+    m.build_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    m.ok = true;
+    return m;
+}
+
+void Autotuner::benchmark(const fs::path &bdir, Measured &m) {
+    std::vector<double> times;
+    for (int r = 0; r < opt_.repeats; r++) {
+        fs::path logp = bdir / ("bench-" + std::to_string(r) + ".log");
+        char min_time[32];
+        std::snprintf(min_time, sizeof(min_time), "%g", opt_.benchmark_min_time_s);
+        ProcessResult b = run_process({(bdir / "bench").string(), "--estimate_all",
+                                       "--benchmarks=all",
+                                       std::string("--benchmark_min_time=") + min_time,
+                                       "--parsable_output"},
+                                      {{"HL_NUM_THREADS", std::to_string(parallelism_)}},
+                                      logp.string(), opt_.bench_timeout_s, autoscheduler_env);
+        if (!b.ok()) {
+            m.ok = false;
+            m.error = "benchmark " + b.failure() + ": " + file_tail(logp.string(), 3);
+            return;
+        }
+        std::istringstream in(read_text(logp));
+        std::string line;
+        double ms = -1;
+        while (std::getline(in, line)) {
+            size_t k = line.find("BEST_TIME_MSEC_PER_ITER");
+            if (k != std::string::npos) ms = std::atof(line.c_str() + k + 23);
+        }
+        if (!(ms > 0)) {
+            m.ok = false;
+            m.error = "benchmark printed no BEST_TIME_MSEC_PER_ITER: " + file_tail(logp, 3);
+            return;
+        }
+        times.push_back(ms * 1e-3);
+    }
+    std::sort(times.begin(), times.end());
+    m.min_s = times.front();
+    m.median_s = times[times.size() / 2];
+}
+
+void Autotuner::record(int batch, const Proposal &p, const Measured &m, const fs::path &bdir) {
+    bool baseline = batch == 0 && p.index == 0;
+    if (m.ok) {
+        // What retraining and the user need outlives the build directory.
+        fs::copy_file(bdir / "pipeline.featurization", dir_ / "features" / (p.hash + ".json"),
+                      fs::copy_options::overwrite_existing);
+        fs::copy_file(bdir / "pipeline.schedule.h", dir_ / "schedules" / (p.hash + ".schedule.h"),
+                      fs::copy_options::overwrite_existing);
+        write_text(dir_ / "schedules" / (p.hash + ".txt"), p.text);
+    }
+    SampleRecord r;
+    r.workload_id = workload_id_;
+    r.schedule_text = p.text;
+    r.schedule_hash = p.hash;
+    r.source = "autotune:" + std::to_string(batch) + ":" + p.source;
+    if (m.ok) {
+        r.runtime_min_s = m.min_s;
+        r.runtime_median_s = m.median_s;
+        r.repeats = opt_.repeats;
+    } else {
+        r.error = m.error;
+    }
+    r.compile_s = m.build_s;
+    r.featurizer_version = kFeatureSchemaVersion;
+    store_->add_record(r);
+
+    measurements_++;
+    bool improved = false;
+    if (m.ok && (best_s_ == 0 || m.min_s < best_s_)) {
+        best_s_ = m.min_s;
+        best_hash_ = p.hash;
+        improved = true;
+        fs::copy_file(dir_ / "schedules" / (p.hash + ".schedule.h"), dir_ / "best.schedule.h.tmp",
+                      fs::copy_options::overwrite_existing);
+        fs::rename(dir_ / "best.schedule.h.tmp", dir_ / "best.schedule.h");
+        write_text(dir_ / "best.txt", p.text);
+    }
+    if (!m.ok) failures_++;
+    if (baseline && m.ok) baseline_s_ = m.min_s;
+    json line = {{"n", measurements_},
+                 {"batch", batch},
+                 {"index", p.index},
+                 {"hash", p.hash},
+                 {"source", p.source},
+                 {"predicted_seconds", p.predicted_seconds},
+                 {"baseline", baseline},
+                 {"best_seconds", best_s_ > 0 ? json(best_s_) : json(nullptr)},
+                 {"elapsed_s", elapsed()}};
+    if (m.ok) {
+        line["runtime_seconds"] = m.min_s;
+        line["median_seconds"] = m.median_s;
+    } else {
+        line["error"] = m.error;
+    }
+    append_line(dir_ / "measurements.jsonl", line.dump());
+    std::string msg = "[batch " + std::to_string(batch) + "] #" + std::to_string(measurements_) +
+                      " " + p.source + ": ";
+    msg += m.ok ? fmt_ms(m.min_s) + " (predicted " + fmt_ms(p.predicted_seconds) + ")"
+                : "FAILED " + m.error;
+    msg += " | best " + (best_s_ > 0 ? fmt_ms(best_s_) : std::string("-"));
+    if (baseline_s_ > 0 && best_s_ > 0) {
+        char b[64];
+        std::snprintf(b, sizeof(b), " (%.2fx faster than untuned)", baseline_s_ / best_s_);
+        msg += b;
+    }
+    msg += improved ? " NEW BEST" : "";
+    msg += " | " + fmt_duration(elapsed());
+    log(msg);
+}
+
+void Autotuner::fine_tune(int batch) {
+    if (opt_.trainer.empty()) return;
+    // Every measured schedule of this workload with its features, rebuilt from the store.
+    std::vector<TrainingSample> samples;
+    for (const SampleRecord &r : store_->records(workload_id_)) {
+        if (!r.ok()) continue;
+        fs::path f = dir_ / "features" / (r.schedule_hash + ".json");
+        if (!fs::exists(f)) continue;
+        try {
+            samples.push_back(
+                featurization_to_sample(identity_, json::parse(read_text(f)), *r.runtime_min_s));
+        } catch (const std::exception &e) {
+            log("warning: skipping features " + f.string() + ": " + e.what());
+        }
+    }
+    if (samples.size() < 4) {
+        log("fine-tuning skipped: " + std::to_string(samples.size()) +
+            " measured schedules so far (need 4)");
+        return;
+    }
+    fs::path data = dir_ / "training.jsonl";
+    write_samples_jsonl(data.string(), samples);
+    fs::path out = dir_ / "train";
+    fs::remove_all(out);
+    std::vector<std::string> cmd = {opt_.trainer,
+                                    "--data",
+                                    data.string(),
+                                    "--out",
+                                    out.string(),
+                                    "--epochs",
+                                    std::to_string(opt_.train_epochs),
+                                    "--val-percent",
+                                    "0",
+                                    "--seed",
+                                    std::to_string(batch + 1),
+                                    "--parallelism",
+                                    std::to_string(parallelism_),
+                                    "--llc-bytes",
+                                    std::to_string(int64_t(llc_bytes_)),
+                                    "--threads",
+                                    std::to_string(std::max(1, opt_.jobs)),
+                                    "--no-plot",
+                                    "--quiet"};
+    if (!opt_.weights.empty()) {
+        cmd.push_back("--init");
+        cmd.push_back(opt_.weights);
+    }
+    std::string logp = (dir_ / "logs" / ("train-" + std::to_string(batch) + ".log")).string();
+    fs::remove(logp);
+    ProcessResult r = run_process(cmd, {}, logp, 1800);
+    if (!r.ok() || !fs::exists(out / "weights.sxw")) {
+        log("warning: fine-tuning failed (" + r.failure() + "), keeping the previous model; see " +
+            logp);
+        return;
+    }
+    fs::copy_file(out / "weights.sxw", dir_ / "tuned.sxw.tmp", fs::copy_options::overwrite_existing);
+    fs::rename(dir_ / "tuned.sxw.tmp", dir_ / "tuned.sxw");
+    std::string acc;
+    try {
+        json rep = json::parse(read_text(out / "report.json"));
+        double a = rep.at("metrics").at("validation").at("pairwise_accuracy");
+        acc = ", pairwise accuracy on its own data " + std::to_string(a).substr(0, 5);
+    } catch (...) {
+    }
+    log("fine-tuned on " + std::to_string(samples.size()) + " measured schedules in " +
+        std::to_string(int(r.wall_s)) + " s" + acc);
+}
+
+void Autotuner::write_report() {
+    std::vector<json> ms = read_json_lines(dir_ / "measurements.jsonl");
+    std::vector<json> bs = read_json_lines(dir_ / "batches.jsonl");
+    json rep;
+    rep["workload"] = identity_;
+    rep["select"] = opt_.select;
+    rep["measurements"] = ms.size();
+    rep["failures"] = failures_;
+    rep["batches"] = bs;
+    rep["baseline_seconds"] = baseline_s_ > 0 ? json(baseline_s_) : json(nullptr);
+    rep["best_seconds"] = best_s_ > 0 ? json(best_s_) : json(nullptr);
+    rep["best_hash"] = best_hash_;
+    rep["elapsed_s"] = elapsed();
+    // Measurements needed to come within 5% of the best this run found.
+    int within = 0;
+    for (const json &m : ms) {
+        if (m.contains("runtime_seconds") && double(m["runtime_seconds"]) <= best_s_ * 1.05) {
+            within = m.value("n", 0);
+            break;
+        }
+    }
+    rep["measurements_to_within_5pct"] = within;
+    write_text(dir_ / "report.json", rep.dump(1) + "\n");
+
+    std::ostringstream md;
+    md << "# Autotuning report: " << identity_ << "\n\n";
+    md << "- selection: " << opt_.select << "; " << ms.size() << " measurements (" << failures_
+       << " failed) in " << bs.size() << " batches, " << fmt_duration(elapsed()) << "\n";
+    if (baseline_s_ > 0) md << "- untuned Sextant schedule: " << fmt_ms(baseline_s_) << "\n";
+    if (best_s_ > 0) {
+        md << "- best measured: " << fmt_ms(best_s_) << " (best.schedule.h)";
+        if (baseline_s_ > 0) md << ", " << std::to_string(baseline_s_ / best_s_).substr(0, 4) << "x faster";
+        md << "\n- measurements to come within 5% of the best: " << within << "\n";
+    }
+    md << "\n| batch | measured | best ms | elapsed |\n|---:|---:|---:|---:|\n";
+    for (const json &b : bs) {
+        md << "| " << b.value("batch", 0) << " | " << b.value("measured", 0) << " | "
+           << (b["best_seconds"].is_number() ? fmt_ms(b["best_seconds"]) : "-") << " | "
+           << fmt_duration(b.value("elapsed_s", 0.0)) << " |\n";
+    }
+    md << "\n![best runtime](curve.png)\n";
+    write_text(dir_ / "report.md", md.str());
+    if (!opt_.plot_script.empty()) {
+        // The first python3 on PATH may lack matplotlib (pyenv, venvs): then try the system
+        // interpreter, where Debian's python3-matplotlib lives.
+        std::string logp = (dir_ / "logs" / "plot.log").string();
+        fs::remove(logp);
+        ProcessResult r;
+        for (const std::string &py : {opt_.python, std::string("/usr/bin/python3")}) {
+            r = run_process({py, opt_.plot_script, (dir_ / "measurements.jsonl").string(),
+                             (dir_ / "curve.png").string()},
+                            {}, logp, 120);
+            if (r.ok()) break;
+        }
+        if (!r.ok()) log("note: no curve.png (" + r.failure() + "; see " + logp + ")");
+    }
+}
+
+AutotuneSummary Autotuner::run() {
+    setup();
+    int batch = int(read_json_lines(dir_ / "batches.jsonl").size());
+    if (batch > 0)
+        log("resuming after batch " + std::to_string(batch - 1) + ": " +
+            std::to_string(measurements_) + " measurements, best " + fmt_ms(best_s_));
+    while (batch < opt_.batches && !over_budget()) {
+        std::vector<Proposal> all = propose(batch);
+        std::vector<Proposal> picked = select(batch, all);
+        log("[batch " + std::to_string(batch) + "] " + std::to_string(all.size()) +
+            " candidates proposed, measuring " + std::to_string(picked.size()) + " | " +
+            fmt_duration(elapsed()));
+        // Build in parallel (jobs at a time), then benchmark one at a time with nothing else
+        // running, in chunks so a time budget is noticed between chunks.
+        size_t chunk = size_t(std::max(1, opt_.jobs)) * 2;
+        for (size_t c0 = 0; c0 < picked.size() && !over_budget(); c0 += chunk) {
+            size_t c1 = std::min(picked.size(), c0 + chunk);
+            std::vector<Measured> results(c1 - c0);
+            std::vector<fs::path> dirs(c1 - c0);
+            std::mutex mu;
+            size_t next = c0;
+            auto worker = [&] {
+                for (;;) {
+                    size_t i;
+                    {
+                        std::lock_guard<std::mutex> lock(mu);
+                        if (next >= c1) return;
+                        i = next++;
+                    }
+                    dirs[i - c0] = dir_ / "build" / picked[i].hash;
+                    results[i - c0] = build(picked[i], dirs[i - c0]);
+                }
+            };
+            std::vector<std::thread> threads;
+            for (int j = 0; j < std::max(1, opt_.jobs); j++) threads.emplace_back(worker);
+            for (std::thread &t : threads) t.join();
+            for (size_t i = c0; i < c1; i++) {
+                Measured &m = results[i - c0];
+                if (m.ok) benchmark(dirs[i - c0], m);
+                record(batch, picked[i], m, dirs[i - c0]);
+                fs::remove_all(dirs[i - c0]);
+            }
+        }
+        if (over_budget()) {
+            log("time budget reached during batch " + std::to_string(batch));
+            break;
+        }
+        fine_tune(batch);
+        append_line(dir_ / "batches.jsonl",
+                    json({{"batch", batch},
+                          {"proposed", all.size()},
+                          {"measured", picked.size()},
+                          {"measurements_total", measurements_},
+                          {"best_seconds", best_s_ > 0 ? json(best_s_) : json(nullptr)},
+                          {"elapsed_s", elapsed()},
+                          {"tuned_weights", fs::exists(dir_ / "tuned.sxw")}})
+                        .dump());
+        batch++;
+    }
+    write_report();
+    AutotuneSummary s;
+    s.batches_done = batch;
+    s.measurements = measurements_;
+    s.failures = failures_;
+    s.baseline_seconds = baseline_s_;
+    s.best_seconds = best_s_;
+    s.best_schedule_header = (dir_ / "best.schedule.h").string();
+    if (best_s_ == 0)
+        throw UserError("no schedule could be measured; see the build and benchmark errors above "
+                        "and the logs in " + dir_.string());
+    return s;
+}
+
+} // namespace
+
+AutotuneSummary run_autotune(const AutotuneOptions &opt) {
+    Autotuner t(opt);
+    return t.run();
+}
+
+} // namespace sextant

@@ -1,0 +1,71 @@
+// Autotune: turns minutes of measurement into a faster schedule for one user pipeline.
+//
+// Each batch: the Sextant plugin, run inside the user's generator, proposes distinct candidate
+// schedules with predicted runtimes (SEXTANT_CANDIDATES); the ones worth measuring are picked
+// (the model's best few plus exploration, or all of them); each is built ahead of time by the
+// same generator replaying its ScheduleText (SEXTANT_SCHEDULE_FILE) and linked with Halide's
+// RunGenMain, several builds in parallel; the benchmarks then run one at a time; every result
+// goes to the SampleStore under this workload; the cost model is fine-tuned on all measurements
+// so far, and the next batch proposes with it. Everything lands in the work directory as it is
+// made, so an interrupted run resumes where it stopped (see docs/AUTOTUNING.md).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace sextant {
+
+struct AutotuneOptions {
+    /** The user's generator binary, the generator's name (-g) and its generator params. */
+    std::string generator;
+    std::string generator_name;
+    std::vector<std::string> generator_args;
+    std::string target;         ///< Halide target; empty = this build's host target
+    std::string machine_params; ///< "cores,llc_bytes,balance"; empty = this machine
+    std::string work_dir;
+
+    int batches = 5;          ///< stop after this many batches (counting resumed ones)
+    double time_budget_s = 0; ///< and/or after this much wall time (0 = none)
+    int candidates_per_batch = 16;
+    /** "model": measure the model's best `measure_per_batch` (of which `explore_per_batch` are
+     * picked at random from the rest instead); "all": measure every candidate (the plain
+     * loop, for comparison). */
+    std::string select = "model";
+    int measure_per_batch = 4;
+    int explore_per_batch = 1;
+
+    int jobs = 2;       ///< parallel builds
+    int repeats = 3;    ///< benchmark processes per schedule (min and median over them)
+    double benchmark_min_time_s = 0.1;
+    double build_timeout_s = 600, bench_timeout_s = 120, propose_timeout_s = 900;
+
+    int beam_size = 32, num_passes = 5, candidate_beam_size = 4;
+
+    std::string plugin;  ///< libautoschedule_sextant.so
+    std::string trainer; ///< sextant-train; empty = no fine-tuning
+    /** Weights to start from; empty = the plugin's default model (shipped weights if any). */
+    std::string weights;
+    int train_epochs = 20;
+
+    std::string rungen_main; ///< RunGenMain.cpp
+    std::string halide_include;
+    std::string cxx = "c++";
+    std::string python = "python3"; ///< for the PNG curve
+    std::string plot_script;
+    bool quiet = false;
+};
+
+struct AutotuneSummary {
+    int batches_done = 0;
+    int measurements = 0;
+    int failures = 0;
+    double baseline_seconds = 0; ///< the untuned schedule (batch 0's search result)
+    double best_seconds = 0;
+    std::string best_schedule_header; ///< path of best.schedule.h
+};
+
+/** Runs (or resumes) autotuning; throws UserError with a clear message for bad options or a
+ * generator that cannot be run. */
+AutotuneSummary run_autotune(const AutotuneOptions &opt);
+
+} // namespace sextant

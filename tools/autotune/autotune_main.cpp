@@ -1,0 +1,137 @@
+// sextant-autotune: autotunes one pipeline of a user's generator binary. A thin main over
+// Autotune; see docs/AUTOTUNING.md.
+#include "plugin/dag/Errors.h"
+#include "tools/autotune/Autotune.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+using namespace sextant;
+
+namespace {
+
+const char *kUsage = R"(usage: sextant-autotune --generator BIN -g NAME --dir DIR [options] [PARAM=VALUE ...]
+
+Measures candidate schedules of generator NAME in BIN (a Halide 14 generator binary) in batches,
+fine-tunes the cost model on them, and keeps the fastest. PARAM=VALUE arguments are the
+generator's own params. Resumable: run the same command again to go on. Writes to DIR:
+best.schedule.h, best.txt (ScheduleText), tuned.sxw, report.md, report.json, curve.png,
+measurements.jsonl, samples.db.
+
+  --generator BIN        the generator binary (built with Halide 14's GenGen)
+  -g NAME                the generator's name
+  --dir DIR              work directory (created; one pipeline per directory)
+  --target T             Halide target (default: this machine, )" SEXTANT_HOST_TARGET_TEXT R"()
+  --machine-params P     cores,llc_bytes,balance (default: <cores>,33554432,40)
+  --batches N            stop after N batches (default 5)
+  --minutes M            stop after M minutes of wall time (default: no limit)
+  --candidates N         schedules proposed per batch (default 16)
+  --select model|all     measure the model's best few (default) or every candidate
+  --measure K            schedules measured per batch with --select model (default 4)
+  --explore E            of which picked at random from the rest (default 1)
+  --jobs J               parallel builds (default 2)
+  --repeats R            benchmark runs per schedule (default 3)
+  --min-time S           RunGen's --benchmark_min_time per run (default 0.1)
+  --beam B --passes P    the main search (default 32, 5)
+  --candidate-beam B     beam of the dropout searches (default 4)
+  --weights FILE         weights to start from (default: the shipped ones, if any)
+  --epochs N             fine-tuning epochs per batch (default 20; 0 = no fine-tuning)
+  --plugin FILE          libautoschedule_sextant.so (default: this build's)
+  --trainer FILE         sextant-train (default: this build's)
+  --rungen FILE          Halide's RunGenMain.cpp (default )" SEXTANT_RUNGEN_MAIN R"()
+  --quiet
+)";
+
+[[noreturn]] void usage_error(const std::string &msg) {
+    std::fprintf(stderr, "sextant-autotune: %s\n\n%s", msg.c_str(), kUsage);
+    std::exit(2);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+    AutotuneOptions opt;
+    opt.target = SEXTANT_HOST_TARGET_TEXT;
+    opt.plugin = SEXTANT_PLUGIN_PATH;
+    opt.trainer = SEXTANT_TRAINER_PATH;
+    opt.rungen_main = SEXTANT_RUNGEN_MAIN;
+    opt.halide_include = SEXTANT_HALIDE_INCLUDE;
+    opt.plot_script = SEXTANT_AUTOTUNE_PLOT;
+    if (std::filesystem::exists(SEXTANT_SHIPPED_WEIGHTS)) opt.weights = SEXTANT_SHIPPED_WEIGHTS;
+    int epochs = 20;
+    try {
+        for (int i = 1; i < argc; i++) {
+            std::string a = argv[i];
+            auto next = [&]() -> std::string {
+                if (i + 1 >= argc) usage_error(a + " needs a value");
+                return argv[++i];
+            };
+            auto next_int = [&](int lo) {
+                std::string v = next();
+                char *end = nullptr;
+                long x = std::strtol(v.c_str(), &end, 10);
+                if (v.empty() || *end || x < lo) usage_error(a + " " + v + ": expected an integer >= " + std::to_string(lo));
+                return int(x);
+            };
+            auto next_double = [&]() {
+                std::string v = next();
+                char *end = nullptr;
+                double x = std::strtod(v.c_str(), &end);
+                if (v.empty() || *end || !(x > 0)) usage_error(a + " " + v + ": expected a positive number");
+                return x;
+            };
+            if (a == "-h" || a == "--help") {
+                std::printf("%s", kUsage);
+                return 0;
+            } else if (a == "--generator") opt.generator = next();
+            else if (a == "-g") opt.generator_name = next();
+            else if (a == "--dir") opt.work_dir = next();
+            else if (a == "--target") opt.target = next();
+            else if (a == "--machine-params") opt.machine_params = next();
+            else if (a == "--batches") opt.batches = next_int(1);
+            else if (a == "--minutes") opt.time_budget_s = next_double() * 60;
+            else if (a == "--candidates") opt.candidates_per_batch = next_int(1);
+            else if (a == "--select") opt.select = next();
+            else if (a == "--measure") opt.measure_per_batch = next_int(1);
+            else if (a == "--explore") opt.explore_per_batch = next_int(0);
+            else if (a == "--jobs") opt.jobs = next_int(1);
+            else if (a == "--repeats") opt.repeats = next_int(1);
+            else if (a == "--min-time") opt.benchmark_min_time_s = next_double();
+            else if (a == "--beam") opt.beam_size = next_int(1);
+            else if (a == "--passes") opt.num_passes = next_int(1);
+            else if (a == "--candidate-beam") opt.candidate_beam_size = next_int(1);
+            else if (a == "--weights") opt.weights = next();
+            else if (a == "--epochs") epochs = next_int(0);
+            else if (a == "--plugin") opt.plugin = next();
+            else if (a == "--trainer") opt.trainer = next();
+            else if (a == "--rungen") opt.rungen_main = next();
+            else if (a == "--quiet") opt.quiet = true;
+            else if (a.rfind("-", 0) != 0 && a.find('=') != std::string::npos)
+                opt.generator_args.push_back(a);
+            else
+                usage_error("unknown argument '" + a + "'");
+        }
+        if (opt.generator.empty()) usage_error("--generator is required");
+        if (opt.generator_name.empty()) usage_error("-g is required");
+        if (opt.work_dir.empty()) usage_error("--dir is required");
+        if (epochs == 0) opt.trainer.clear();
+        opt.train_epochs = std::max(1, epochs);
+        AutotuneSummary s = run_autotune(opt);
+        std::printf("autotuned %d batches, %d measurements (%d failed): best %.4f ms",
+                    s.batches_done, s.measurements, s.failures, s.best_seconds * 1e3);
+        if (s.baseline_seconds > 0)
+            std::printf(", untuned %.4f ms (%.2fx)", s.baseline_seconds * 1e3,
+                        s.baseline_seconds / s.best_seconds);
+        std::printf("\nbest schedule: %s\nreport: %s/report.md\n", s.best_schedule_header.c_str(),
+                    opt.work_dir.c_str());
+        return 0;
+    } catch (const UserError &e) {
+        std::fprintf(stderr, "sextant-autotune: error: %s\n", e.what());
+        return 1;
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "sextant-autotune: internal error: %s\n", e.what());
+        return 3;
+    }
+}
