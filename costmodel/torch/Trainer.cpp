@@ -255,6 +255,23 @@ TrainResult train_cost_model(TrainableCostModel &model, const std::vector<Traini
     nlohmann::json metrics = {{"validation", metrics_to_json(res.validation)},
                               {"train", metrics_to_json(res.train)},
                               {"validation_is_train_set", !have_val}};
+    if (opt.baseline) {
+        auto score = [&](const std::vector<const TrainingSample *> &set) {
+            std::vector<double> pred = predict_samples(*opt.baseline, set);
+            std::vector<std::string> pipe;
+            std::vector<double> meas;
+            for (const TrainingSample *x : set) {
+                pipe.push_back(x->pipeline);
+                meas.push_back(x->runtime_seconds);
+            }
+            return ranking_metrics(pipe, pred, meas, opt.loss.tie_log_ratio);
+        };
+        res.baseline_validation = score(val_set);
+        res.baseline_train = score(train_all);
+        metrics["baseline"] = {{"model", opt.baseline->name()},
+                               {"validation", metrics_to_json(res.baseline_validation)},
+                               {"train", metrics_to_json(res.baseline_train)}};
+    }
     model.set_manifest_entry("training", summary.dump());
     model.set_manifest_entry("metrics", metrics.dump());
     model.set_manifest_entry("target", nlohmann::json(opt.target_machine).dump());

@@ -40,10 +40,15 @@ struct TrainerOptions {
     std::string target_machine;
     /** True if the model already holds weights to fine-tune (keep its normalization). */
     bool fine_tune = false;
+    /** If set, also scored on the validation and training sets, for the report (the
+     * analytical model, so a report says whether the net predicts better than it). */
+    CostModel *baseline = nullptr;
 };
 
 struct TrainResult {
     RankingMetrics train, validation;
+    /** opt.baseline's metrics on the same sets (pipelines == 0 if there was none). */
+    RankingMetrics baseline_train, baseline_validation;
     int best_epoch = -1;
     int epochs_run = 0;
     std::string weights_path, report_path;

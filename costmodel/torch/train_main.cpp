@@ -137,9 +137,14 @@ int main(int argc, char **argv) {
         } else {
             model = make_torch_cost_model(cfg);
         }
+        AnalyticalModel analytical(cfg.parallelism, cfg.llc_bytes);
+        opt.baseline = &analytical;
         TrainResult r = train_cost_model(*model, samples, opt);
-        std::printf("weights: %s\nreport: %s\nvalidation: %s\n", r.weights_path.c_str(),
-                    r.report_path.c_str(), metrics_json(r.validation).c_str());
+        std::printf("weights: %s\nreport: %s\nvalidation: %s\nanalytical model on the same "
+                    "validation set: %s\n",
+                    r.weights_path.c_str(), r.report_path.c_str(),
+                    metrics_json(r.validation).c_str(),
+                    metrics_json(r.baseline_validation).c_str());
     } catch (const UserError &e) {
         std::fprintf(stderr, "sextant-train: error: %s\n", e.what());
         return 1;
