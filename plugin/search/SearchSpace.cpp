@@ -1,6 +1,7 @@
 #include "SearchSpace.h"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 
 namespace sextant {
@@ -212,6 +213,80 @@ namespace {
 LoopMode c_stage_mode(const State &s, int func, int stage_loop) {
     return s.decisions[func].stages[0].loops[stage_loop].mode;
 }
+
+/** Appends, for each load path from stage `st` to Func `target` (directly or through inlined
+ * Funcs), how fast each of target's dimensions moves per step of one loop of the original
+ * consumer; `dloop[i]` is that rate for loop i of `st`. Non-affine paths are skipped. */
+void index_rates(const PipelineDag &dag, const Decisions &d, const Stage &st,
+                 const std::vector<double> &dloop, int target,
+                 std::vector<std::vector<double>> *out, int depth) {
+    for (const Load &L : st.loads) {
+        if (L.kind != ProducerKind::Func || L.self || L.loop_dims != int(dloop.size())) continue;
+        std::vector<double> dp(size_t(L.producer_dims), 0.0);
+        bool affine = true;
+        for (int p = 0; p < L.producer_dims && affine; p++) {
+            for (int i = 0; i < L.loop_dims; i++) {
+                if (dloop[size_t(i)] == 0) continue;
+                const JacobianEntry &e = L.at(p, i);
+                if (!e.affine || e.den == 0) {
+                    affine = false;
+                    break;
+                }
+                dp[size_t(p)] += dloop[size_t(i)] * double(e.num) / double(e.den);
+            }
+        }
+        if (!affine) continue;
+        if (L.producer == target) {
+            out->push_back(dp);
+        } else if (depth < 16 && is_inlined(dag, d, L.producer) &&
+                   !dag.funcs[L.producer].stages.empty()) {
+            const Stage &qs = dag.funcs[L.producer].stages[0];
+            std::vector<double> ql(qs.loops.size(), 0.0);
+            for (size_t j = 0; j < qs.loops.size(); j++) {
+                int fd = qs.loops[j].func_dim;
+                if (fd >= 0 && fd < int(dp.size())) ql[j] = dp[size_t(fd)];
+            }
+            index_rates(dag, d, qs, ql, target, out, depth + 1);
+        }
+    }
+}
+
+/** Halide 14 miscompile (sextant-fuzz seed 186): when a producer is computed at the loop
+ * whose body holds only loops over the consumer's vector dimension (its vector loop, the outer
+ * part of its split) and unrolled loops, and one of those has a ShiftInwards tail, the tail's
+ * loads from the producer's constant-size buffer have constant indices. For a load with stride 2-4 along the vector (dense load + shuffle), Halide
+ * then gives the dense load an alignment it does not have (align 64 at a 32-byte-aligned
+ * offset on AVX-512: vmovaps, SIGSEGV). True if computing `func` at `level` of `c` hits that. */
+bool strided_tail_hazard(const PipelineDag &dag, const State &s, int func, int c, int level) {
+    const StageNest &cn = s.nests[c]->stages[0];
+    if (cn.order.empty() || !cn.order.back().vectorized || cn.vector_width <= 1) return false;
+    const ConcreteLoop &vl = cn.order.back();
+    Box64 box = box_at_level(cn, level);
+    int64_t points = box[size_t(vl.stage_loop)].extent();
+    bool tail = points % (int64_t(cn.vector_width) * std::max(1, cn.unroll)) != 0;
+    for (int j = level + 1; j < int(cn.order.size()); j++) {
+        const ConcreteLoop &l = cn.order[j];
+        if (l.vectorized || l.unrolled) continue;
+        // Another loop over the vector dimension (the outer part of its split): its last,
+        // ShiftInwards, tile has constant indices too.
+        if (l.stage_loop != vl.stage_loop) return false; // indices vary with this loop
+        tail |= l.span > 0 && points % l.span != 0;
+    }
+    if (!tail) return false;
+    const Stage &cs = dag.stage(c, 0);
+    std::vector<double> dloop(cs.loops.size(), 0.0);
+    dloop[size_t(vl.stage_loop)] = 1.0;
+    std::vector<std::vector<double>> rates;
+    index_rates(dag, s.decisions, cs, dloop, func, &rates, 0);
+    for (const std::vector<double> &r : rates) {
+        if (r.empty()) continue;
+        double a = std::abs(r[0]);
+        bool strided = a >= 2 && a <= 4 && a == std::floor(a);
+        for (size_t k = 1; k < r.size(); k++) strided &= r[k] == 0;
+        if (strided) return true;
+    }
+    return false;
+}
 } // namespace
 
 std::vector<FuncSched> SearchSpace::placements(const State &s, int func) const {
@@ -252,6 +327,7 @@ std::vector<FuncSched> SearchSpace::placements(const State &s, int func) const {
     const StageNest &cn = s.nests[c]->stages[0];
     for (int level = 0; level < int(cn.order.size()) && level <= max_level; level++) {
         if (cn.order[level].vectorized) break;
+        if (strided_tail_hazard(dag_, s, func, c, level)) continue;
         out.push_back({Placement::At, c, level, -1, {}});
         // Sliding windows: storage one or two loops further out, over serial whole loops only.
         // A split loop in between (ShiftInwards moves its last tile backwards) or a Func with

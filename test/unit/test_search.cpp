@@ -247,3 +247,96 @@ TEST_CASE("register blocking unrolls the split part outside the vectors", "[sear
         offered |= t.unroll_outer;
     CHECK(offered);
 }
+
+namespace {
+
+/** in -> P(x, y) = in(x, y) -> C(x, y) = P(s*x, s*y) + P(s*x + 1, s*y) + ... (a downsample
+ * by s, or a plain 2-tap read for s = 1); C over [0, w-1] x [0, 15]. AVX2: 8 f32 lanes. */
+PipelineDag downsample_2d(int64_t w, int64_t s) {
+    PipelineDag dag;
+    dag.machine = test::avx2_machine(2);
+    Box64 pb = {{0, s * w}, {0, s * 16}};
+    dag.inputs.push_back(test::input(pb));
+    FuncNode p = test::func(0, "P", pb);
+    p.can_inline = true;
+    Stage ps;
+    ps.func = 0;
+    ps.name = "P";
+    ps.loops = {test::pure_loop("x", 0, 0, s * w), test::pure_loop("y", 1, 0, s * 16)};
+    ps.ops.at(OpKind::InputLoad, TypeClass::F32) = 1;
+    ps.loads = {test::simple_load(ProducerKind::Input, 0, 1, 2,
+                                  {{1, 1, true}, {0, 1, true}, {0, 1, true}, {1, 1, true}})};
+    p.stages.push_back(ps);
+    dag.funcs.push_back(p);
+    FuncNode c = test::func(1, "C", {{0, w - 1}, {0, 15}});
+    c.is_output = true;
+    Stage cs;
+    cs.func = 1;
+    cs.name = "C";
+    cs.loops = {test::pure_loop("x", 0, 0, w - 1), test::pure_loop("y", 1, 0, 15)};
+    cs.ops.at(OpKind::Add, TypeClass::F32) = 3;
+    cs.ops.at(OpKind::FuncLoad, TypeClass::F32) = 4;
+    cs.loads = {test::simple_load(ProducerKind::Func, 0, 4, 2,
+                                  {{s, 1, true}, {0, 1, true}, {0, 1, true}, {s, 1, true}})};
+    c.stages.push_back(cs);
+    dag.funcs.push_back(c);
+    dag.outputs = {1};
+    dag.edges.push_back(test::offset_edge(0, 0, ProducerKind::Input, 0, {0, 0}, {0, 0}, 1));
+    Edge e;
+    e.consumer_func = 1;
+    e.consumer_stage = 0;
+    e.kind = ProducerKind::Func;
+    e.producer = 0;
+    e.calls = 4;
+    for (int d = 0; d < 2; d++) {
+        using Op = BoundExpr::Op;
+        e.min.push_back(BoundExpr::binary(Op::Mul, BoundExpr::loop_min(d), BoundExpr::constant(s)));
+        e.max.push_back(BoundExpr::binary(
+            Op::Add, BoundExpr::binary(Op::Mul, BoundExpr::loop_max(d), BoundExpr::constant(s)),
+            BoundExpr::constant(1)));
+    }
+    dag.edges.push_back(e);
+    dag.link();
+    return dag;
+}
+
+/** compute_at levels the search offers P under a root C tiled as `loops`, vector 8. */
+std::set<int> at_levels(const PipelineDag &dag, std::vector<LoopTiling> loops, int unroll = 1) {
+    SearchSpace space(dag);
+    FuncSched c;
+    c.placement = Placement::Root;
+    StageSched s;
+    s.loops = std::move(loops);
+    s.vector_width = 8;
+    s.unroll = unroll;
+    c.stages = {s};
+    StatePtr after_c = space.make_child(*space.initial_state(), c);
+    std::vector<StatePtr> kids;
+    space.children(*after_c, {}, &kids);
+    std::set<int> out;
+    for (const StatePtr &k : kids)
+        if (k->decisions[0].placement == Placement::At) out.insert(k->decisions[0].at_level);
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("no compute_at whose strided loads get constant indices in a vector tail", "[search]") {
+    // Halide 14 miscompile (sextant-fuzz seed 186): P computed per row of a downsampling C
+    // whose vectorized x has a ShiftInwards tail. The tail's stride-2 loads from P's
+    // constant-size buffer have constant indices, and Halide 14 gives their dense load an
+    // alignment they do not have (vmovaps on an unaligned address: SIGSEGV).
+    const std::vector<LoopTiling> rows = {{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}; // y, x
+    CHECK(at_levels(downsample_2d(54, 2), rows).empty());        // 54 % 8 != 0: a tail
+    CHECK(at_levels(downsample_2d(56, 2), rows) == std::set<int>{0}); // no tail
+    CHECK(at_levels(downsample_2d(64, 2), rows, 2) == std::set<int>{0}); // 64 % 16 == 0
+    CHECK(at_levels(downsample_2d(56, 2), rows, 2).empty()); // unrolled by 2: 56 % 16 != 0
+    CHECK(at_levels(downsample_2d(54, 1), rows) == std::set<int>{0}); // dense loads: fine
+    // y split by 4 (y_o, y_i, x): at y_o the indices vary with y_i; at y_i they do not.
+    CHECK(at_levels(downsample_2d(54, 2), {{LoopMode::Inner, 0}, {LoopMode::Split, 4}}) ==
+          std::set<int>{0});
+    // x split by 16 with y outer (y, x_o, x_i): the last x_o tile (54 % 16 != 0) is constant
+    // at y; inside one x_o tile the 16 points fill two whole vectors.
+    CHECK(at_levels(downsample_2d(54, 2), {{LoopMode::Split, 16}, {LoopMode::Outer, 0}}) ==
+          std::set<int>{1});
+}
