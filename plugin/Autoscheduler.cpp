@@ -96,14 +96,14 @@ std::string featurization_json(const PipelineDag &dag, const ModelEvaluator &eva
  * first (null if no search found a schedule). */
 StatePtr write_candidates(const PipelineDag &dag, const SearchSpace &space, CostModel &model,
                       const BeamSearchOptions &main_search, const Params &params,
-                      const std::function<void(const std::string &)> &log) {
+                      const std::function<void(const std::string &)> &log, SearchStats *stats) {
     CandidateSearchOptions co;
     co.count = params.num_candidates;
     co.first = main_search;
     co.dropout_beam_size = params.candidate_beam_size;
     co.seed_offset = params.seed << 20;
     std::vector<SearchCandidate> cands = search_candidates(
-        dag, space, [&] { return std::make_unique<ModelEvaluator>(dag, model); }, co);
+        dag, space, [&] { return std::make_unique<ModelEvaluator>(dag, model); }, co, stats);
     std::string path = params.candidates_dir + "/candidates.jsonl";
     std::string lines;
     for (size_t i = 0; i < cands.size(); i++) {
@@ -158,7 +158,7 @@ AutoscheduleResult autoschedule(const std::vector<Halide::Internal::Function> &o
                                params.debug > 1 ? std::function<void(const std::string &)>(log)
                                                 : std::function<void(const std::string &)>());
         } else {
-            best = write_candidates(dag, space, *model, bo, params, log);
+            best = write_candidates(dag, space, *model, bo, params, log, &r.stats);
         }
         if (!best) throw UserError("Sextant found no legal schedule (is the memory limit too low?)");
     }

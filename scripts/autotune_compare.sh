@@ -42,5 +42,15 @@ for p in "${pipe_list[@]}"; do
     "$build/tools/sextant-autotune" --generator "$gen" -g "$p" --dir "$out/$p/plain" \
         --machine-params "$mp" --select all --batches "$plain_batches" --minutes "$minutes" \
         --candidates "$candidates"
+    # Final figures: the untuned schedule and each loop's best, rebuilt and timed interleaved
+    # in one run, so that drifts of this shared machine between the runs above cancel out.
+    base=$(python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    j = json.loads(l)
+    if j.get("baseline") and "runtime_seconds" in j: print(j["hash"]); break' "$out/$p/model/measurements.jsonl")
+    echo "=== $p: re-measuring untuned, model-picked best, plain best interleaved" >&2
+    "$build/tools/sextant-autotune" --generator "$gen" -g "$p" --dir "$out/$p/verify" \
+        --machine-params "$mp" --rounds 7 --quiet \
+        --remeasure "$out/$p/model/schedules/$base.txt,$out/$p/model/best.txt,$out/$p/plain/best.txt"
 done
 python3 "$root/scripts/autotune_compare.py" "$out" "${pipe_list[@]}" | tee "$out/summary.md"

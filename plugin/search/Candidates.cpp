@@ -10,7 +10,7 @@ namespace sextant {
 std::vector<SearchCandidate>
 search_candidates(const PipelineDag &dag, const SearchSpace &space,
                   const std::function<std::unique_ptr<StateEvaluator>()> &make_evaluator,
-                  const CandidateSearchOptions &opt) {
+                  const CandidateSearchOptions &opt, SearchStats *total) {
     std::vector<SearchCandidate> out;
     std::set<std::string> seen;
     // Dropout percentages cycled over the dropout searches: low keeps few candidates per step
@@ -39,6 +39,12 @@ search_candidates(const PipelineDag &dag, const SearchSpace &space,
         std::unique_ptr<StateEvaluator> eval = make_evaluator();
         SearchStats stats;
         c.state = beam_search(space, *eval, bo, &stats);
+        if (total) {
+            total->states_evaluated += stats.states_evaluated;
+            total->seconds_total += stats.seconds_total;
+            total->seconds_evaluating += stats.seconds_evaluating;
+            if (a == 0) total->best_cost_per_pass = stats.best_cost_per_pass;
+        }
         if (!c.state) continue;
         c.text = to_schedule_text(dag, c.state->decisions);
         if (!seen.insert(c.text).second) continue;

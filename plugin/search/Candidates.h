@@ -36,10 +36,11 @@ struct SearchCandidate {
 };
 
 /** Up to opt.count distinct candidates. `make_evaluator` gives a fresh evaluator per search
- * (evaluators may cache per-search data). Searches that find no schedule are skipped. */
+ * (evaluators may cache per-search data). Searches that find no schedule are skipped.
+ * `total`, if given, gets the sums over all searches (best_cost_per_pass: the first's). */
 std::vector<SearchCandidate>
 search_candidates(const PipelineDag &dag, const SearchSpace &space,
                   const std::function<std::unique_ptr<StateEvaluator>()> &make_evaluator,
-                  const CandidateSearchOptions &opt);
+                  const CandidateSearchOptions &opt, SearchStats *total = nullptr);
 
 } // namespace sextant

@@ -46,6 +46,11 @@ struct AutotuneOptions {
     /** Weights to start from; empty = the plugin's default model (shipped weights if any). */
     std::string weights;
     int train_epochs = 20;
+    /** At the end, the `final_top` fastest measured schedules and the untuned one are rebuilt
+     * and timed interleaved for `final_rounds` rounds; the winner becomes best.schedule.h
+     * (0 = skip). */
+    int final_top = 3;
+    int final_rounds = 5;
 
     std::string rungen_main; ///< RunGenMain.cpp
     std::string halide_include;
@@ -61,11 +66,26 @@ struct AutotuneSummary {
     int failures = 0;
     double baseline_seconds = 0; ///< the untuned schedule (batch 0's search result)
     double best_seconds = 0;
+    bool verified = false; ///< both from the final interleaved re-timing
     std::string best_schedule_header; ///< path of best.schedule.h
 };
 
 /** Runs (or resumes) autotuning; throws UserError with a clear message for bad options or a
  * generator that cannot be run. */
 AutotuneSummary run_autotune(const AutotuneOptions &opt);
+
+struct RemeasuredSchedule {
+    std::string file;
+    double min_s = 0, median_s = 0; ///< over the rounds
+    std::vector<double> runs_s;
+    std::string error;
+};
+
+/** Builds each ScheduleText file for the pipeline of `opt`, then benchmarks them interleaved
+ * (A B C A B C ...) for `rounds` rounds, so that slow drifts of a shared machine affect all
+ * alike. Writes opt.work_dir/remeasure.json. */
+std::vector<RemeasuredSchedule> remeasure_schedules(const AutotuneOptions &opt,
+                                                    const std::vector<std::string> &files,
+                                                    int rounds);
 
 } // namespace sextant

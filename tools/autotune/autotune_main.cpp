@@ -41,7 +41,15 @@ measurements.jsonl, samples.db.
   --plugin FILE          libautoschedule_sextant.so (default: this build's)
   --trainer FILE         sextant-train (default: this build's)
   --rungen FILE          Halide's RunGenMain.cpp (default )" SEXTANT_RUNGEN_MAIN R"()
+  --final-top K          at the end, re-time the K fastest measured schedules and the untuned
+                         one interleaved; the winner is best.schedule.h (default 3; 0 = off)
+  --final-rounds R       rounds of that re-timing (default 5)
   --quiet
+
+  --remeasure A.txt,B.txt,...  instead of autotuning: build these ScheduleText files (e.g.
+                         best.txt of several runs) and benchmark them interleaved for
+                         --rounds rounds (default 7); prints min and median of each and
+                         writes DIR/remeasure.json
 )";
 
 [[noreturn]] void usage_error(const std::string &msg) {
@@ -61,6 +69,8 @@ int main(int argc, char **argv) {
     opt.plot_script = SEXTANT_AUTOTUNE_PLOT;
     if (std::filesystem::exists(SEXTANT_SHIPPED_WEIGHTS)) opt.weights = SEXTANT_SHIPPED_WEIGHTS;
     int epochs = 20;
+    std::vector<std::string> remeasure;
+    int rounds = 7;
     try {
         for (int i = 1; i < argc; i++) {
             std::string a = argv[i];
@@ -108,6 +118,18 @@ int main(int argc, char **argv) {
             else if (a == "--trainer") opt.trainer = next();
             else if (a == "--rungen") opt.rungen_main = next();
             else if (a == "--quiet") opt.quiet = true;
+            else if (a == "--remeasure") {
+                std::string list = next();
+                size_t p0 = 0;
+                while (p0 <= list.size()) {
+                    size_t c = list.find(',', p0);
+                    if (c == std::string::npos) c = list.size();
+                    if (c > p0) remeasure.push_back(list.substr(p0, c - p0));
+                    p0 = c + 1;
+                }
+            } else if (a == "--rounds") rounds = next_int(1);
+            else if (a == "--final-top") opt.final_top = next_int(0);
+            else if (a == "--final-rounds") opt.final_rounds = next_int(1);
             else if (a.rfind("-", 0) != 0 && a.find('=') != std::string::npos)
                 opt.generator_args.push_back(a);
             else
@@ -118,9 +140,21 @@ int main(int argc, char **argv) {
         if (opt.work_dir.empty()) usage_error("--dir is required");
         if (epochs == 0) opt.trainer.clear();
         opt.train_epochs = std::max(1, epochs);
+        if (!remeasure.empty()) {
+            std::vector<RemeasuredSchedule> r = remeasure_schedules(opt, remeasure, rounds);
+            for (const RemeasuredSchedule &x : r) {
+                if (!x.error.empty())
+                    std::printf("%s: FAILED %s\n", x.file.c_str(), x.error.c_str());
+                else
+                    std::printf("%s: min %.4f ms, median %.4f ms over %zu rounds\n",
+                                x.file.c_str(), x.min_s * 1e3, x.median_s * 1e3, x.runs_s.size());
+            }
+            return 0;
+        }
         AutotuneSummary s = run_autotune(opt);
-        std::printf("autotuned %d batches, %d measurements (%d failed): best %.4f ms",
-                    s.batches_done, s.measurements, s.failures, s.best_seconds * 1e3);
+        std::printf("autotuned %d batches, %d measurements (%d failed): best %.4f ms%s",
+                    s.batches_done, s.measurements, s.failures, s.best_seconds * 1e3,
+                    s.verified ? " (re-timed interleaved)" : "");
         if (s.baseline_seconds > 0)
             std::printf(", untuned %.4f ms (%.2fx)", s.baseline_seconds * 1e3,
                         s.baseline_seconds / s.best_seconds);
