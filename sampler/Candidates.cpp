@@ -11,15 +11,9 @@ namespace sextant {
 std::vector<Candidate> make_candidates(const PipelineDag &dag, const CandidateOptions &opt) {
     AnalyticalModel model(dag.machine.parallelism, double(dag.machine.last_level_cache_bytes));
     SearchSpace space(dag);
-    CandidateSearchOptions co;
-    co.count = opt.count;
-    co.first.beam_size = opt.beam_size;
-    co.first.num_passes = opt.num_passes;
-    co.dropout_beam_size = opt.dropout_beam_size;
-    co.max_attempts_factor = opt.max_attempts_factor;
     std::vector<Candidate> out;
     for (SearchCandidate &s : search_candidates(
-             dag, space, [&] { return std::make_unique<ModelEvaluator>(dag, model); }, co)) {
+             dag, space, [&] { return std::make_unique<ModelEvaluator>(dag, model); }, opt)) {
         Candidate c;
         c.source = std::move(s.source);
         c.text = std::move(s.text);

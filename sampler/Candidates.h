@@ -5,27 +5,20 @@
 #pragma once
 
 #include "plugin/dag/PipelineDag.h"
+#include "plugin/search/Candidates.h"
 
 #include <string>
 #include <vector>
 
 namespace sextant {
 
-struct CandidateOptions {
-    /** Distinct schedules wanted. */
-    int count = 10;
-    /** Beam width and passes of the first ("beam") candidate: the plugin's defaults, so the
-     * data holds the schedules the plugin picks. About 2 s of search per pipeline on a
-     * default-sized random pipeline (beam 8, 2 passes: 0.2 s, but often a 2-5x slower
-     * schedule); amortized over `count` measurements. See docs/SAMPLING.md. */
-    int beam_size = 32;
-    int num_passes = 5;
-    /** Beam width of the dropout searches (1 = greedy with random dropout, as Adams2019's
-     * autotuning loop samples). */
-    int dropout_beam_size = 1;
-    /** Searches to try before giving up on reaching `count` distinct schedules. */
-    int max_attempts_factor = 4;
-};
+/** Which searches make the candidates (plugin/search/Candidates.h): the sampler's defaults are
+ * the plugin's beam 32 / 5 passes for the first ("beam") candidate, so the data holds the
+ * schedules the plugin picks (about 2 s of search per default-sized random pipeline, amortized
+ * over `count` measurements; beam 8 / 2 passes takes 0.2 s but often gives a 2-5x slower
+ * schedule, see docs/SAMPLING.md), then greedy searches with random dropout (beam 1, as
+ * Adams2019's autotuning loop samples). */
+using CandidateOptions = CandidateSearchOptions;
 
 struct Candidate {
     std::string source; ///< "beam", "greedy" or "dropout:<percent>:<seed>"

@@ -85,9 +85,9 @@ Options parse_args(int argc, char **argv) {
         else if (a == "--parallelism")
             o.sampler.parallelism = int(num(next()));
         else if (a == "--beam")
-            o.sampler.candidates.beam_size = int(num(next()));
+            o.sampler.candidates.first.beam_size = int(num(next()));
         else if (a == "--passes")
-            o.sampler.candidates.num_passes = int(num(next()));
+            o.sampler.candidates.first.num_passes = int(num(next()));
         else if (a == "--max-stages")
             o.sampler.generator.max_stages = int(num(next()));
         else if (a == "--max-work")
