@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Reliability: N random pipelines x 3 dropout seeds, each schedule compiled, run and compared
 # with Halide's default schedule; prints counts of correct / failed with reasons.
+# Then every bench pipeline through bench.sh's reference check (SX_RELIABILITY_BENCH=0 skips it).
 # Usage: scripts/reliability.sh [N=500] [first seed=0] [beam=8]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -10,3 +11,25 @@ from=${2:-0}
 beam=${3:-8}
 "$root/scripts/setup.sh" --target sextant-fuzz >/dev/null
 "$build/tools/sextant-fuzz" --from "$from" --to "$((from + n))" --seeds 3 --beam "$beam" --passes 2 --jobs "$(nproc)"
+
+# Plus every bench pipeline: Sextant's schedule compiled, run and checked against the
+# everything-at-root reference (bench.sh's correctness check; one timing repetition).
+if [ "${SX_RELIABILITY_BENCH:-1}" = 1 ]; then
+    out=$build/reliability-bench
+    "$root/scripts/bench.sh" --schedulers sextant-analytical --reps 1 --no-time-reference \
+        --beam "$beam" --out "$out" > "$out.log" 2>&1 || true
+    python3 - "$out/results.json" <<'PY'
+import json, sys
+try:
+    rows = json.load(open(sys.argv[1]))["rows"]
+except (OSError, ValueError, KeyError) as e:
+    sys.exit(f"bench pipelines: no results ({e}); see {sys.argv[1]}")
+rows = [r for r in rows if r["scheduler"] == "sextant-analytical"]
+bad = [r for r in rows if r["status"] != "ok"]
+print(f"bench pipelines: {len(rows) - len(bad)} of {len(rows)} Sextant schedules compiled, ran "
+      f"and matched the reference; {len(bad)} failed")
+for r in bad:
+    print(f"  FAILED {r['pipeline']}: {r['reason']}")
+sys.exit(1 if bad else 0)
+PY
+fi
