@@ -26,8 +26,12 @@ struct Candidate {
     std::string hash;   ///< schedule_hash(text)
 };
 
-/** Up to opt.count distinct candidates for `dag`, scored with the analytical cost model.
+/** Up to opt.count distinct candidates for `dag`, scored with the analytical cost model, or
+ * with the learned model of `weights` if given (then every source is prefixed "learned:").
+ * Data whose schedules only one model chose teaches a model nothing about the schedules the
+ * other would pick; sampling with the current weights adds exactly those (on-policy data).
  * Searches that find no schedule are skipped. */
-std::vector<Candidate> make_candidates(const PipelineDag &dag, const CandidateOptions &opt);
+std::vector<Candidate> make_candidates(const PipelineDag &dag, const CandidateOptions &opt,
+                                       const std::string &weights = "");
 
 } // namespace sextant

@@ -106,14 +106,15 @@ void benchmark_child(const MeasureSpec &spec, int fd, int go_fd) {
 }
 
 void candidates_child(const RandomWorkload &w, const std::string &target_string,
-                      const MachineInfo &machine, const CandidateOptions &opt, int fd) {
+                      const MachineInfo &machine, const CandidateOptions &opt,
+                      const std::string &weights, int fd) {
     nlohmann::json out;
     try {
         Halide::Target target(target_string);
         rp::RandomPipeline p = rp::make_random_pipeline(w.seed, w.options);
         PipelineDag dag = build_pipeline_dag(output_functions(p), target, machine);
         nlohmann::json list = nlohmann::json::array();
-        for (const Candidate &c : make_candidates(dag, opt))
+        for (const Candidate &c : make_candidates(dag, opt, weights))
             list.push_back({{"source", c.source}, {"text", c.text}, {"hash", c.hash}});
         out["candidates"] = list;
     } catch (const std::exception &e) {
@@ -329,9 +330,9 @@ std::vector<std::pair<int64_t, Measurement>> MeasurePool::wait() {
 
 CandidateResult candidates_for(const RandomWorkload &w, const std::string &target,
                                const MachineInfo &machine, const CandidateOptions &opt,
-                               double timeout_s) {
-    ChildResult c =
-        run_in_child([&](int fd) { candidates_child(w, target, machine, opt, fd); }, timeout_s);
+                               double timeout_s, const std::string &weights) {
+    ChildResult c = run_in_child(
+        [&](int fd) { candidates_child(w, target, machine, opt, weights, fd); }, timeout_s);
     CandidateResult r;
     r.wall_s = c.wall_s;
     std::string failure = c.failure();

@@ -89,9 +89,9 @@ struct CandidateResult {
     double wall_s = 0;
 };
 
-/** Builds the pipeline and its DAG in a child and returns make_candidates(dag, opt). */
+/** Builds the pipeline and its DAG in a child and returns make_candidates(dag, opt, weights). */
 CandidateResult candidates_for(const RandomWorkload &w, const std::string &target,
                                const MachineInfo &machine, const CandidateOptions &opt,
-                               double timeout_s);
+                               double timeout_s, const std::string &weights = "");
 
 } // namespace sextant

@@ -118,7 +118,7 @@ void SamplerRun::prepare_next() {
         return;
     }
     CandidateResult cands =
-        candidates_for(rw, target_, machine_, candidates_, opt_.search_timeout_s);
+        candidates_for(rw, target_, machine_, candidates_, opt_.search_timeout_s, opt_.weights);
     sum_.search_s += cands.wall_s;
     if (!opt_.quiet)
         std::fprintf(stderr, "seed %llu: %zu distinct schedules in %.2f s (have %lld)\n",
@@ -132,6 +132,7 @@ void SamplerRun::prepare_next() {
     int64_t wid = existing ? existing->id : store_.upsert_workload(w);
     int queued = 0;
     for (const Candidate &c : cands.candidates) {
+        if (queued >= opt_.per_pipeline - have) break;
         if (store_.has_record(wid, c.hash)) {
             sum_.skipped++;
             continue;

@@ -23,6 +23,10 @@ struct SamplerOptions {
     int threads = 0;               ///< HL_NUM_THREADS of benchmarks; <= 0: parallelism
     int parallelism = 0;           ///< MachineInfo cores; <= 0: all online CPUs
     CandidateOptions candidates;   ///< count is set from per_pipeline
+    /** If set, the candidate searches use the learned model with these weights (sources
+     * "learned:..."); at most per_pipeline - (records already stored) are measured, so a
+     * second pass over the same seeds with a larger per_pipeline adds on-policy schedules. */
+    std::string weights;
     random_pipelines::RandomPipelineOptions generator;
     /** Test hook: measurement number (in start order, from 0) -> "crash" | "hang" | "error". */
     std::map<int64_t, std::string> inject;

@@ -28,6 +28,10 @@ const char *kUsage =
     "  --threads T            Halide threads in each benchmark (default: --parallelism)\n"
     "  --parallelism P        cores the schedules target (default: all online CPUs)\n"
     "  --beam B --passes P    beam search of the first candidate (32, 5)\n"
+    "  --weights FILE         make the candidates with the learned model of FILE instead of\n"
+    "                         the analytical one (sources 'learned:...'); with a larger\n"
+    "                         --per-pipeline, a second pass over sampled seeds adds the\n"
+    "                         schedules that model picks (on-policy data)\n"
     "  --max-stages N --max-work W --max-extent E   random pipeline generator options\n"
     "  --export FILE          write the whole store as JSON lines (after sampling)\n"
     "  --import FILE          add the records of an exported file (before sampling)\n"
@@ -88,6 +92,8 @@ Options parse_args(int argc, char **argv) {
             o.sampler.candidates.first.beam_size = int(num(next()));
         else if (a == "--passes")
             o.sampler.candidates.first.num_passes = int(num(next()));
+        else if (a == "--weights")
+            o.sampler.weights = next();
         else if (a == "--max-stages")
             o.sampler.generator.max_stages = int(num(next()));
         else if (a == "--max-work")

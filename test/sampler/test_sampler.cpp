@@ -246,3 +246,47 @@ TEST_CASE("two jobs measure the same schedules as one, and timeouts still apply"
     CHECK(failed_one == 0);
     CHECK(failed_two == 1); // the hung child was killed; the other child finished normally
 }
+
+#ifdef SEXTANT_TRAIN_EXE
+TEST_CASE("a second pass with --weights adds the learned model's schedules up to K", "[tool]") {
+    std::string dir = temp_dir();
+    std::string db = dir + "/s.db";
+    std::string seeds = " --db " + db + " --from 40 --to 42" + std::string(kTiny);
+    int status = 0;
+    run(sampler() + seeds + " --per-pipeline 2", &status);
+    REQUIRE(status == 0);
+    std::map<int64_t, int64_t> first_pass; // workload -> records
+    {
+        SampleStore store(db);
+        for (const WorkloadInfo &w : store.workloads()) first_pass[w.id] = store.count_records(w.id);
+    }
+    REQUIRE(first_pass.size() == 2);
+    // Weights that rank differently from the analytical model: trained on synthetic data
+    // whose coefficients depart from the analytical ones.
+    std::string train_out = dir + "/train";
+    run(std::string(SEXTANT_TRAIN_EXE) + " --synthetic 24 --epochs 2 --quiet --no-plot --out " +
+            train_out + " 2>&1",
+        &status);
+    REQUIRE(status == 0);
+    std::string out = run(sampler() + seeds + " --per-pipeline 6 --weights " + train_out +
+                              "/weights.sxw 2>&1",
+                          &status);
+    INFO(out);
+    REQUIRE(status == 0);
+    SampleStore store(db);
+    int64_t added = 0;
+    for (const WorkloadInfo &w : store.workloads()) {
+        std::vector<SampleRecord> rs = store.records(w.id);
+        CHECK(int64_t(rs.size()) <= 6);
+        for (size_t i = size_t(first_pass[w.id]); i < rs.size(); i++) {
+            CHECK(rs[i].source.rfind("learned:", 0) == 0);
+            added++;
+        }
+    }
+    CHECK(added >= 1);
+    // Nothing is left to do on a rerun.
+    Summary again = parse_summary(
+        run(sampler() + seeds + " --per-pipeline 6 --weights " + train_out + "/weights.sxw"));
+    CHECK(again.measured == 0);
+}
+#endif
