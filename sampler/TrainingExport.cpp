@@ -8,6 +8,7 @@
 #include "sampler/ChildProcess.h"
 #include "sampler/RandomWorkload.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -37,8 +38,16 @@ std::vector<TrainingSample> workload_training_samples(const WorkloadInfo &w,
         build_pipeline_dag(outs, Halide::Target(w.target), parse_machine_string(w.machine));
     Featurizer featurizer(dag);
     std::vector<TrainingSample> out;
+    // A schedule that timed out is slower than anything of its pipeline that finished; it is
+    // exported with a censored runtime, twice the slowest finished one, so that the model
+    // learns to rank it last (dropping it would hide exactly the disasters a model must avoid).
+    double slowest_ok = 0;
+    for (const SampleRecord &r : records)
+        if (r.ok()) slowest_ok = std::max(slowest_ok, *r.runtime_min_s);
     for (const SampleRecord &r : records) {
-        if (!r.ok()) {
+        bool censored = !r.ok() && r.error->find("timeout after") != std::string::npos &&
+                        slowest_ok > 0;
+        if (!r.ok() && !censored) {
             stats.failed_records++;
             continue;
         }
@@ -56,7 +65,9 @@ std::vector<TrainingSample> workload_training_samples(const WorkloadInfo &w,
                     b.state_index.push_back(0);
                 }
             }
-            out.push_back(make_training_sample(w.identity, b, 0, *r.runtime_min_s));
+            out.push_back(make_training_sample(w.identity, b, 0,
+                                               censored ? 2 * slowest_ok : *r.runtime_min_s));
+            if (censored) stats.censored_records++;
         } catch (const std::exception &e) {
             stats.skipped_records++;
             stats.warnings.push_back("record " + std::to_string(r.id) + " of " + w.identity + ": " +
@@ -93,7 +104,8 @@ TrainingExportStats export_training(SampleStore &store, const std::string &path)
                 }
                 out += "C " + std::to_string(s.failed_records) + " " +
                        std::to_string(s.skipped_records) + " " +
-                       std::to_string(s.skipped_workloads) + "\n";
+                       std::to_string(s.skipped_workloads) + " " +
+                       std::to_string(s.censored_records) + "\n";
                 write_all(fd, out);
             },
             0);
@@ -108,11 +120,12 @@ TrainingExportStats export_training(SampleStore &store, const std::string &path)
                 stats.warnings.push_back(line.substr(2));
             } else if (line.rfind("C ", 0) == 0) {
                 std::istringstream in(line.substr(2));
-                int64_t a = 0, b = 0, d = 0;
-                in >> a >> b >> d;
+                int64_t a = 0, b = 0, d = 0, e = 0;
+                in >> a >> b >> d >> e;
                 stats.failed_records += a;
                 stats.skipped_records += b;
                 stats.skipped_workloads += d;
+                stats.censored_records += e;
                 counted = true;
             }
         }

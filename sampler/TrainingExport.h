@@ -16,6 +16,9 @@ namespace sextant {
 struct TrainingExportStats {
     int64_t samples = 0;           ///< lines written
     int64_t failed_records = 0;    ///< records with an error (not exported)
+    /** Timed-out records exported with runtime 2x the slowest finished schedule of their
+     * workload (counted in samples too). */
+    int64_t censored_records = 0;
     int64_t skipped_records = 0;   ///< ok records that could not be re-featurized
     int64_t skipped_workloads = 0; ///< workloads that could not be rebuilt
     std::vector<std::string> warnings;
@@ -29,7 +32,8 @@ std::vector<TrainingSample> workload_training_samples(const WorkloadInfo &w,
                                                       TrainingExportStats &stats);
 
 /** Writes every successful record of the store as JSON lines (TrainingData.h format) with
- * pipeline = workload identity and runtime_seconds = runtime_min_s. Each workload is
+ * pipeline = workload identity and runtime_seconds = runtime_min_s, plus timed-out records
+ * with a censored runtime (see censored_records). Each workload is
  * re-featurized in its own child process (Halide names Funcs uniquely per process). */
 TrainingExportStats export_training(SampleStore &store, const std::string &path);
 

@@ -182,11 +182,12 @@ int main(int argc, char **argv) {
             TrainingExportStats s = export_training(store, o.export_training_path);
             for (const std::string &w : s.warnings)
                 std::fprintf(stderr, "warning: %s\n", w.c_str());
-            std::printf("exported %lld training samples to %s (%lld failed records left out, "
-                        "%lld records and %lld workloads could not be re-featurized)\n",
+            std::printf("exported %lld training samples to %s (of which %lld timed out, with "
+                        "censored runtimes; %lld failed records left out, %lld records and "
+                        "%lld workloads could not be re-featurized)\n",
                         (long long)s.samples, o.export_training_path.c_str(),
-                        (long long)s.failed_records, (long long)s.skipped_records,
-                        (long long)s.skipped_workloads);
+                        (long long)s.censored_records, (long long)s.failed_records,
+                        (long long)s.skipped_records, (long long)s.skipped_workloads);
         }
         return 0;
     } catch (const UserError &e) {
