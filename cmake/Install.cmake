@@ -7,8 +7,13 @@ include(CMakePackageConfigHelpers)
 set_target_properties(autoschedule_sextant PROPERTIES EXPORT_NAME Sextant)
 install(TARGETS autoschedule_sextant EXPORT SextantTargets
         LIBRARY DESTINATION ${SEXTANT_PLUGIN_INSTALL_DIR})
+if(TARGET sextant_learned_model)
+    # Beside the plugin: it is found there (dladdr) when SEXTANT_COST_MODEL=learned.
+    install(TARGETS sextant_learned_model LIBRARY DESTINATION ${SEXTANT_PLUGIN_INSTALL_DIR})
+endif()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/weights/ DESTINATION ${SEXTANT_WEIGHTS_INSTALL_DIR}
-        FILES_MATCHING PATTERN "*.pt" PATTERN "*.json" PATTERN "*.md")
+        FILES_MATCHING PATTERN "sextant.sxw" PATTERN "*.md"
+        PATTERN "corpus" EXCLUDE)
 
 set(SEXTANT_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/Sextant)
 install(EXPORT SextantTargets NAMESPACE Sextant:: DESTINATION ${SEXTANT_CMAKE_DIR})

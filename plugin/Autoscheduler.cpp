@@ -50,20 +50,59 @@ std::string default_weights_path() {
     return SEXTANT_SOURCE_WEIGHTS;
 }
 
+#ifdef SEXTANT_LEARNED_MODULE
+/** The plugin's learned model: libsextant_learned_model.so beside the plugin, loaded on first
+ * use (and never unloaded: the models it makes live in it). */
+std::unique_ptr<CostModel> load_learned_module(const std::string &weights, int parallelism,
+                                               double llc_bytes) {
+    using Loader = CostModel *(*)(const char *, int, double, int, char *, size_t);
+    static Loader loader = nullptr;
+    if (!loader) {
+        Dl_info info;
+        std::string dir;
+        if (dladdr(reinterpret_cast<void *>(&default_weights_path), &info) && info.dli_fname) {
+            std::string so = info.dli_fname;
+            dir = so.substr(0, so.find_last_of('/') + 1);
+        }
+        std::string module = dir + SEXTANT_LEARNED_MODULE;
+        void *h = dlopen(module.c_str(), RTLD_NOW | RTLD_LOCAL);
+        if (!h) {
+            const char *why = dlerror();
+            throw UserError("cannot load the learned cost model module '" + module +
+                            "': " + (why ? why : "unknown error") +
+                            ". Install it beside the plugin, or set "
+                            "SEXTANT_COST_MODEL=analytical.");
+        }
+        loader = reinterpret_cast<Loader>(dlsym(h, "sextant_load_learned_model"));
+        if (!loader)
+            throw UserError("'" + module + "' has no sextant_load_learned_model: not a Sextant "
+                            "learned-model module of this version");
+    }
+    char error[2048] = {0};
+    CostModel *m = loader(weights.c_str(), parallelism, llc_bytes, 1, error, sizeof(error));
+    if (!m) throw UserError(error);
+    return std::unique_ptr<CostModel>(m);
+}
+#endif
+
 std::unique_ptr<CostModel> make_model(const Params &p, const MachineInfo &m) {
     if (p.cost_model == "analytical")
         return std::make_unique<AnalyticalModel>(m.parallelism, double(m.last_level_cache_bytes));
     std::string path = p.weights.empty() ? default_weights_path() : p.weights;
     if (!path.empty() && path.back() == '/') path += "sextant.sxw";
     if (std::ifstream(path + "/sextant.sxw").good()) path += "/sextant.sxw";
-#ifdef SEXTANT_HAVE_TORCH
+#if defined(SEXTANT_HAVE_TORCH) || defined(SEXTANT_LEARNED_MODULE)
     if (!std::ifstream(path).good()) {
         throw UserError("no learned weights at '" + path +
                         "'. Train some with sextant-train and point SEXTANT_WEIGHTS (or "
                         "HL_WEIGHTS_DIR) at them, or set SEXTANT_COST_MODEL=analytical to use "
                         "the analytical model.");
     }
+#endif
+#if defined(SEXTANT_HAVE_TORCH)
     return load_torch_cost_model(path, m.parallelism, double(m.last_level_cache_bytes), 1);
+#elif defined(SEXTANT_LEARNED_MODULE)
+    return load_learned_module(path, m.parallelism, double(m.last_level_cache_bytes));
 #else
     throw UserError("SEXTANT_COST_MODEL=learned, but this Sextant was built without LibTorch "
                     "(SEXTANT_WITH_TORCH=OFF); set SEXTANT_COST_MODEL=analytical.");
