@@ -101,6 +101,9 @@ private:
 
     /** Undo weights/table inputs created for a rejected candidate (always the newest). */
     void drop_aux_inputs(const StageSpec &s);
+    /** accept(s) unless reading `producer` makes the access tree too deep; on refusal the
+     * stage's auxiliary inputs are dropped again. */
+    bool accept_with_aux(StageSpec &s, int producer);
 
     // ---- stage kinds (PlannerStages.cpp, PlannerUpdateStages.cpp) ----------------------
 

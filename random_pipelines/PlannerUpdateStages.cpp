@@ -113,15 +113,7 @@ bool Planner::add_conv_layer(StageSpec &s) {
         if (shrink == 2) cin = std::min(cin, 2);
     }
     if (w_input) spec_.inputs[size_t(s.inputs[0])].extents = {k, k, cin, cout};
-    if (access_tree(a) + 10 > opts_.max_tree_size) {
-        drop_aux_inputs(s);
-        return false;
-    }
-    if (!accept(s)) {
-        drop_aux_inputs(s);
-        return false;
-    }
-    return true;
+    return accept_with_aux(s, a);
 }
 
 bool Planner::add_matmul(StageSpec &s) {
@@ -161,11 +153,11 @@ bool Planner::add_matmul(StageSpec &s) {
             kr = std::max(8, kr / 4);
     }
     if (w_input) spec_.inputs[size_t(s.inputs[0])].extents = {n, kr};
-    if (access_tree(a) + 10 > opts_.max_tree_size) {
-        drop_aux_inputs(s);
-        return false;
-    }
-    if (!accept(s)) {
+    return accept_with_aux(s, a);
+}
+
+bool Planner::accept_with_aux(StageSpec &s, int producer) {
+    if (access_tree(producer) + 10 > opts_.max_tree_size || !accept(s)) {
         drop_aux_inputs(s);
         return false;
     }
