@@ -256,9 +256,42 @@ std::vector<RawCall> collect_calls(const Expr &e) {
 
 bool contains_call(const Expr &e) { return !collect_calls(e).empty(); }
 
-JacobianEntry jacobian_entry(const Expr &arg, const std::string &var) {
+namespace {
+
+/** The interior form of an index expression with respect to `var`: a min or max whose other
+ * side does not depend on `var` is a clamp (boundary conditions, clamped resampling), and
+ * Halide's loop partitioning runs the interior without it, so the interior access is that of
+ * the clamped side (`likely` marks are dropped too). */
+class ClampStripper : public IRMutator {
+public:
+    explicit ClampStripper(const std::string &var) : var_(var) {}
+    using IRMutator::visit;
+
+private:
+    Expr visit(const Min *op) override { return strip(op->a, op->b, op); }
+    Expr visit(const Max *op) override { return strip(op->a, op->b, op); }
+    Expr visit(const Call *op) override {
+        if ((op->is_intrinsic(Call::likely) || op->is_intrinsic(Call::likely_if_innermost)) &&
+            op->args.size() == 1)
+            return mutate(op->args[0]);
+        return IRMutator::visit(op);
+    }
+    template <typename T> Expr strip(const Expr &a, const Expr &b, const T *op) {
+        bool ua = expr_uses_var(a, var_), ub = expr_uses_var(b, var_);
+        if (ua && !ub) return mutate(a);
+        if (ub && !ua) return mutate(b);
+        return IRMutator::visit(op);
+    }
+    std::string var_;
+};
+
+} // namespace
+
+JacobianEntry jacobian_entry(const Expr &arg_in, const std::string &var) {
     JacobianEntry j;
-    if (!expr_uses_var(arg, var)) return j; // 0
+    if (!expr_uses_var(arg_in, var)) return j; // 0
+    Expr arg = ClampStripper(var).mutate(arg_in);
+    if (!expr_uses_var(arg, var)) return j;
     Expr v = Variable::make(arg.type(), var);
     for (int64_t step : {1, 2, 4, 8}) {
         Expr shifted = substitute(var, v + make_const(arg.type(), step), arg);

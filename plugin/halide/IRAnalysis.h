@@ -31,7 +31,9 @@ struct RawCall {
 /** All Func and input-buffer calls in `e`, outermost first. */
 std::vector<RawCall> collect_calls(const Halide::Expr &e);
 
-/** d(arg)/d(var) as a rational, or non-affine. */
+/** d(arg)/d(var) as a rational, or non-affine, of the interior form of `arg`: clamps against
+ * bounds that do not depend on `var` (boundary conditions) are taken as inactive, as they are
+ * in the loop partition Halide runs for the interior. */
 JacobianEntry jacobian_entry(const Halide::Expr &arg, const std::string &var);
 
 /** True if `e` contains any Func or input-buffer call. */

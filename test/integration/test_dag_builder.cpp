@@ -202,6 +202,16 @@ TEST_CASE("boundary condition uses input estimates", "[dag]") {
     CHECK(func(dag, "repeat_edge").bounds == box({{-2, 41}, {0, 29}}));
     CHECK(func(dag, "in7_im").bounds == box({{0, 39}, {0, 29}}));
     CHECK(dag.inputs[0].bounds == box({{0, 39}, {0, 29}}));
+    // The clamp reads the input densely in the interior (Halide's loop partitioning drops it
+    // there), so its Jacobian is the identity, not "non-affine" (a gather).
+    const sextant::FuncNode &edge = func(dag, "lambda_0");
+    REQUIRE(edge.stages[0].loads.size() == 1);
+    const sextant::Load &l = edge.stages[0].loads[0];
+    CHECK(l.at(0, 0).affine);
+    CHECK(l.at(0, 0).num == 1);
+    CHECK(l.at(0, 0).den == 1);
+    CHECK(l.at(1, 1).num == 1);
+    CHECK(l.at(0, 1).num == 0);
 }
 
 TEST_CASE("missing output estimate names the Func and dimension", "[dag][errors]") {
