@@ -4,6 +4,7 @@
 #include "featurizer/Schema.h"
 #include "plugin/dag/Errors.h"
 #include "sampler/SampleStore.h"
+#include "tools/autotune/Files.h"
 #include "tools/autotune/Process.h"
 
 #include <nlohmann/json.hpp>
@@ -41,69 +42,6 @@ struct Measured {
     double build_s = 0;
     std::string error;
 };
-
-std::string read_text(const fs::path &p) {
-    std::ifstream in(p);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-void write_text(const fs::path &p, const std::string &s) {
-    fs::path tmp = p;
-    tmp += ".tmp";
-    {
-        std::ofstream out(tmp, std::ios::trunc);
-        if (!out) throw UserError("cannot write '" + tmp.string() + "'");
-        out << s;
-        if (!out) throw UserError("error writing '" + tmp.string() + "'");
-    }
-    fs::rename(tmp, p); // readers never see a half-written file
-}
-
-void append_line(const fs::path &p, const std::string &line) {
-    std::ofstream out(p, std::ios::app);
-    if (!out) throw UserError("cannot append to '" + p.string() + "'");
-    out << line << "\n";
-    out.flush();
-}
-
-std::vector<json> read_json_lines(const fs::path &p) {
-    std::vector<json> out;
-    std::ifstream in(p);
-    std::string line;
-    int n = 0;
-    while (std::getline(in, line)) {
-        n++;
-        if (line.empty()) continue;
-        try {
-            out.push_back(json::parse(line));
-        } catch (const std::exception &e) {
-            // A line cut short by a kill is the only way this file gets a bad line; it is the
-            // last one, and what it described is in the SampleStore.
-            std::fprintf(stderr, "sextant-autotune: ignoring unreadable line %d of %s\n", n,
-                         p.string().c_str());
-        }
-    }
-    return out;
-}
-
-bool autoscheduler_env(const std::string &name) {
-    return name.rfind("SEXTANT_", 0) == 0 || name.rfind("HL_", 0) == 0;
-}
-
-std::string fmt_ms(double s) {
-    char b[32];
-    std::snprintf(b, sizeof(b), "%.3f ms", s * 1e3);
-    return b;
-}
-
-std::string fmt_duration(double s) {
-    char b[32];
-    int m = int(s) / 60;
-    std::snprintf(b, sizeof(b), "%dm%02ds", m, int(s) % 60);
-    return b;
-}
 
 /** The plugin's -e featurization JSON plus a runtime -> one trainer sample. */
 TrainingSample featurization_to_sample(const std::string &pipeline, const json &f,
@@ -153,6 +91,9 @@ private:
     std::vector<Proposal> propose(int batch);
     std::vector<Proposal> select(int batch, const std::vector<Proposal> &all);
     Measured build(const Proposal &p, const fs::path &bdir);
+    /** build() of every proposal into dirs[i], opt_.jobs at a time. */
+    std::vector<Measured> build_all(const std::vector<Proposal> &props,
+                                    const std::vector<fs::path> &dirs);
     void benchmark(const fs::path &bdir, Measured &m);
     void record(int batch, const Proposal &p, const Measured &m, const fs::path &bdir);
     void fine_tune(int batch);
@@ -400,6 +341,28 @@ Measured Autotuner::build(const Proposal &p, const fs::path &bdir) {
     m.build_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     m.ok = true;
     return m;
+}
+
+std::vector<Measured> Autotuner::build_all(const std::vector<Proposal> &props,
+                                           const std::vector<fs::path> &dirs) {
+    std::vector<Measured> out(props.size());
+    std::mutex mu;
+    size_t next = 0;
+    auto worker = [&] {
+        for (;;) {
+            size_t i;
+            {
+                std::lock_guard<std::mutex> lock(mu);
+                if (next >= props.size()) return;
+                i = next++;
+            }
+            out[i] = build(props[i], dirs[i]);
+        }
+    };
+    std::vector<std::thread> threads;
+    for (int j = 0; j < std::max(1, opt_.jobs); j++) threads.emplace_back(worker);
+    for (std::thread &t : threads) t.join();
+    return out;
 }
 
 void Autotuner::benchmark(const fs::path &bdir, Measured &m) {
@@ -663,25 +626,10 @@ AutotuneSummary Autotuner::run() {
         size_t chunk = size_t(std::max(1, opt_.jobs)) * 2;
         for (size_t c0 = 0; c0 < picked.size() && !over_budget(); c0 += chunk) {
             size_t c1 = std::min(picked.size(), c0 + chunk);
-            std::vector<Measured> results(c1 - c0);
-            std::vector<fs::path> dirs(c1 - c0);
-            std::mutex mu;
-            size_t next = c0;
-            auto worker = [&] {
-                for (;;) {
-                    size_t i;
-                    {
-                        std::lock_guard<std::mutex> lock(mu);
-                        if (next >= c1) return;
-                        i = next++;
-                    }
-                    dirs[i - c0] = dir_ / "build" / picked[i].hash;
-                    results[i - c0] = build(picked[i], dirs[i - c0]);
-                }
-            };
-            std::vector<std::thread> threads;
-            for (int j = 0; j < std::max(1, opt_.jobs); j++) threads.emplace_back(worker);
-            for (std::thread &t : threads) t.join();
+            std::vector<Proposal> chunk_props(picked.begin() + long(c0), picked.begin() + long(c1));
+            std::vector<fs::path> dirs;
+            for (const Proposal &p : chunk_props) dirs.push_back(dir_ / "build" / p.hash);
+            std::vector<Measured> results = build_all(chunk_props, dirs);
             for (size_t i = c0; i < c1; i++) {
                 Measured &m = results[i - c0];
                 if (m.ok) benchmark(dirs[i - c0], m);
@@ -725,28 +673,12 @@ std::vector<RemeasuredSchedule> Autotuner::interleaved(const std::vector<Proposa
                                                        const std::vector<std::string> &names,
                                                        int rounds, const fs::path &where) {
     std::vector<RemeasuredSchedule> out(props.size());
-    std::vector<Measured> built(props.size());
     std::vector<fs::path> dirs(props.size());
     for (size_t i = 0; i < props.size(); i++) {
         out[i].file = names[i];
         dirs[i] = where / std::to_string(i);
     }
-    std::mutex mu;
-    size_t next = 0;
-    auto worker = [&] {
-        for (;;) {
-            size_t i;
-            {
-                std::lock_guard<std::mutex> lock(mu);
-                if (next >= props.size()) return;
-                i = next++;
-            }
-            built[i] = build(props[i], dirs[i]);
-        }
-    };
-    std::vector<std::thread> threads;
-    for (int j = 0; j < std::max(1, opt_.jobs); j++) threads.emplace_back(worker);
-    for (std::thread &t : threads) t.join();
+    std::vector<Measured> built = build_all(props, dirs);
     const int saved_repeats = opt_.repeats;
     opt_.repeats = 1;
     for (int r = 0; r < rounds; r++) {

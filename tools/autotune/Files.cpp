@@ -1,0 +1,77 @@
+#include "Files.h"
+
+#include "plugin/dag/Errors.h"
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+namespace sextant {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+std::string read_text(const fs::path &p) {
+    std::ifstream in(p);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+void write_text(const fs::path &p, const std::string &s) {
+    fs::path tmp = p;
+    tmp += ".tmp";
+    {
+        std::ofstream out(tmp, std::ios::trunc);
+        if (!out) throw UserError("cannot write '" + tmp.string() + "'");
+        out << s;
+        if (!out) throw UserError("error writing '" + tmp.string() + "'");
+    }
+    fs::rename(tmp, p); // readers never see a half-written file
+}
+
+void append_line(const fs::path &p, const std::string &line) {
+    std::ofstream out(p, std::ios::app);
+    if (!out) throw UserError("cannot append to '" + p.string() + "'");
+    out << line << "\n";
+    out.flush();
+}
+
+std::vector<json> read_json_lines(const fs::path &p) {
+    std::vector<json> out;
+    std::ifstream in(p);
+    std::string line;
+    int n = 0;
+    while (std::getline(in, line)) {
+        n++;
+        if (line.empty()) continue;
+        try {
+            out.push_back(json::parse(line));
+        } catch (const std::exception &e) {
+            // A line cut short by a kill is the only way this file gets a bad line; it is the
+            // last one, and what it described is in the SampleStore.
+            std::fprintf(stderr, "sextant-autotune: ignoring unreadable line %d of %s\n", n,
+                         p.string().c_str());
+        }
+    }
+    return out;
+}
+
+bool autoscheduler_env(const std::string &name) {
+    return name.rfind("SEXTANT_", 0) == 0 || name.rfind("HL_", 0) == 0;
+}
+
+std::string fmt_ms(double s) {
+    char b[32];
+    std::snprintf(b, sizeof(b), "%.3f ms", s * 1e3);
+    return b;
+}
+
+std::string fmt_duration(double s) {
+    char b[32];
+    int m = int(s) / 60;
+    std::snprintf(b, sizeof(b), "%dm%02ds", m, int(s) % 60);
+    return b;
+}
+
+} // namespace sextant
