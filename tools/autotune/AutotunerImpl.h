@@ -1,0 +1,95 @@
+// AutotunerImpl: the autotuner's state and steps, shared by Autotune.cpp (the batch loop:
+// propose, select, build, benchmark, record, fine-tune) and AutotuneVerify.cpp (interleaved
+// re-timing, the final verification, the report). Internal to tools/autotune.
+#pragma once
+
+#include "sampler/SampleStore.h"
+#include "tools/autotune/Autotune.h"
+
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace sextant {
+namespace autotune_detail {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+struct Proposal {
+    int index = 0;
+    std::string source;
+    double predicted_seconds = 0;
+    std::string text;
+    std::string hash;
+};
+
+struct Measured {
+    bool ok = false;
+    double min_s = 0, median_s = 0;
+    double build_s = 0;
+    std::string error;
+};
+
+class Autotuner {
+public:
+    explicit Autotuner(const AutotuneOptions &opt) : opt_(opt), dir_(opt.work_dir) {}
+
+    AutotuneSummary run();
+    std::vector<RemeasuredSchedule> remeasure(const std::vector<std::string> &files, int rounds);
+
+private:
+    std::vector<RemeasuredSchedule> interleaved(const std::vector<Proposal> &props,
+                                                const std::vector<std::string> &names, int rounds,
+                                                const fs::path &where);
+    void verify_best();
+    void log(const std::string &msg) const {
+        if (!opt_.quiet) std::fprintf(stderr, "%s\n", msg.c_str());
+    }
+    double elapsed() const {
+        return elapsed_base_ +
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    }
+    bool over_budget() const { return opt_.time_budget_s > 0 && elapsed() > opt_.time_budget_s; }
+
+    void setup();
+    std::vector<std::string> generator_command(const fs::path &out_dir,
+                                               const std::string &emit) const;
+    std::map<std::string, std::string> model_env() const;
+    std::vector<Proposal> propose(int batch);
+    std::vector<Proposal> select(int batch, const std::vector<Proposal> &all);
+    Measured build(const Proposal &p, const fs::path &bdir);
+    /** build() of every proposal into dirs[i], opt_.jobs at a time. */
+    std::vector<Measured> build_all(const std::vector<Proposal> &props,
+                                    const std::vector<fs::path> &dirs);
+    void benchmark(const fs::path &bdir, Measured &m);
+    void record(int batch, const Proposal &p, const Measured &m, const fs::path &bdir);
+    void fine_tune(int batch);
+    void write_report();
+
+    AutotuneOptions opt_;
+    fs::path dir_;
+    std::unique_ptr<SampleStore> store_;
+    int64_t workload_id_ = 0;
+    std::string identity_;
+    int parallelism_ = 1;
+    double llc_bytes_ = 32 << 20;
+    fs::path rungen_obj_;
+    double elapsed_base_ = 0;
+    std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+    int measurements_ = 0;
+    int failures_ = 0;
+    double best_s_ = 0;
+    std::string best_hash_;
+    double baseline_s_ = 0;
+    double verified_best_s_ = 0, verified_base_s_ = 0; ///< from verify_best(), 0 if not run
+};
+
+
+} // namespace autotune_detail
+} // namespace sextant
