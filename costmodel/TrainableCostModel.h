@@ -24,6 +24,11 @@ struct LossOptions {
     double pair_temperature = 0.1;
     /** Pairs whose measured runtimes differ by less than this log-ratio are ties (ignored). */
     double tie_log_ratio = 0.01;
+    /** Weight each pair by its measured log-ratio (capped at 3) instead of 1: ordering two
+     * schedules 10x apart matters more to the search than ordering two 5% apart. */
+    bool weight_pairs_by_gap = false;
+    /** Decoupled weight decay (AdamW) on the trained parameters; 0 = plain Adam. */
+    double weight_decay = 0;
 };
 
 class TrainableCostModel : public CostModel {
@@ -63,6 +68,12 @@ struct TorchModelConfig {
     int schedule_embedding = 16;
     /** Width of the hidden layer of the head MLP. */
     int hidden = 32;
+    /** Bound R on each term's multiplier: m = R^tanh(z), so m lies in [1/R, R] and is 1 at
+     * z = 0. The search maximises over the model's mistakes; a bounded multiplier keeps the
+     * learned model within a factor R of the analytical coefficient per term, so no schedule
+     * can be predicted free because the net switched a term off. 0: unbounded
+     * (m = softplus(z) / ln 2, the first design). */
+    double multiplier_range = 8.0;
     /** Torch intra-op threads, set with torch::set_num_threads when the model is made.
      * Default 1: the search is single-threaded per candidate batch and Halide's own thread
      * pool / the generator's threads must not be oversubscribed by Torch's OpenMP pool. */

@@ -8,22 +8,11 @@ namespace sextant {
 
 namespace {
 
-bool is_arith(OpKind k) {
-    switch (k) {
-    case OpKind::Constant:
-    case OpKind::Variable:
-    case OpKind::Param:
-    case OpKind::FuncLoad:
-    case OpKind::InputLoad:
-    case OpKind::Let: return false;
-    default: return true;
-    }
-}
-
-int64_t arith_ops(const OpHistogram &h) {
-    int64_t n = 0;
+/** Arithmetic work per point in simple-instruction units (op_kind_cost). */
+double arith_ops(const OpHistogram &h) {
+    double n = 0;
     for (int k = 0; k < kNumOpKinds; k++)
-        if (is_arith(OpKind(k))) n += h.of_kind(OpKind(k));
+        n += op_kind_cost(OpKind(k)) * double(h.of_kind(OpKind(k)));
     return n;
 }
 
@@ -52,7 +41,7 @@ struct EffLoad {
 void collect_loads(const PipelineDag &dag, const Decisions &d, const Stage &s,
                    const std::vector<double> &dloop, int K, double mult,
                    std::vector<EffLoad> *out, double *ops) {
-    *ops += mult * double(arith_ops(s.ops));
+    *ops += mult * arith_ops(s.ops);
     for (const Load &l : s.loads) {
         std::vector<double> dp(size_t(l.producer_dims) * K, 0.0);
         for (int p = 0; p < l.producer_dims; p++) {

@@ -9,7 +9,8 @@
 namespace sextant {
 
 /** Bump whenever a feature's meaning, order or count changes. */
-constexpr int kFeatureSchemaVersion = 5; // 5: loads through clamps count as their interior pattern
+constexpr int kFeatureSchemaVersion = 6; // 6: transcendental op kind, ops weighted by cost
+// 5: loads through clamps count as their interior pattern
 
 enum class ScheduleFeature : int {
 #define X(name, group, doc) name,

@@ -32,11 +32,15 @@ struct InferenceNetParams {
     /** Machine the cost terms are computed for. */
     int parallelism = 8;
     double llc_bytes = 0;
+    /** TorchModelConfig::multiplier_range: m = R^tanh(z) for R > 0, else softplus(z) / ln 2. */
+    double multiplier_range = 0;
 };
 
 class InferenceNet {
 public:
-    explicit InferenceNet(InferenceNetParams p) : p_(std::move(p)) {}
+    explicit InferenceNet(InferenceNetParams p)
+        : p_(std::move(p)),
+          log_range_(p_.multiplier_range > 0 ? std::log(p_.multiplier_range) : 0.0) {}
 
     /** Predicted seconds of each row of `batch` into `out` (resized to batch.size()).
      * Throws std::logic_error for a missing table, a stage id outside it or a table row of
@@ -75,16 +79,16 @@ public:
             accumulate(e, Es, hw, H, h);
             for (int j = 0; j < H; j++)
                 h[j] = relu(h[j] + hb[j]);
-            // Output: multipliers softplus(h @ W_o + b_o) / ln 2 over the scaled cost terms.
+            // Output: multipliers m(h @ W_o + b_o) over the scaled cost terms.
             std::fill(z, z + K, 0.0);
             accumulate(h, H, ow, K, z);
             const TermRow terms = cost_terms(row, p_.parallelism, p_.llc_bytes);
             double secs = 0;
             for (int k = 0; k < K; k++) {
                 const double t = terms[size_t(k)] * scale[k], zk = z[k] + ob[k];
-                // A zero term adds exactly 0 for any finite multiplier: skip the softplus.
+                // A zero term adds exactly 0 for any finite multiplier: skip it.
                 if (t == 0 && std::isfinite(zk)) continue;
-                secs += softplus(zk) / kLn2 * t;
+                secs += multiplier(zk) * t;
             }
             out[r] = secs;
         }
@@ -127,6 +131,12 @@ private:
             y[l] = acc[l];
     }
     static double relu(double v) { return v > 0 ? v : 0.0; }
+    /** A term's multiplier from its output z, as TorchCostModel's forward computes it. */
+    double multiplier(double z) const {
+        if (p_.multiplier_range > 0) return std::exp(log_range_ * std::tanh(z));
+        return softplus(z) / kLn2;
+    }
+
     /** torch::softplus with beta 1, threshold 20. */
     static double softplus(double v) { return v > 20 ? v : std::log1p(std::exp(v)); }
 
@@ -191,6 +201,7 @@ private:
     }
 
     InferenceNetParams p_;
+    double log_range_ = 0; // ln(multiplier_range), or 0 when unbounded
     // Cache over the table last seen (by address): per entry, the row it was computed from,
     // whether it is computed, the call that last checked it, and its hidden-layer share.
     const void *table_ = nullptr;

@@ -57,6 +57,9 @@ struct TorchCostModel::Impl {
     explicit Impl(const TorchModelConfig &c) : cfg(c) {
         if (cfg.algorithm_embedding < 1 || cfg.schedule_embedding < 1 || cfg.hidden < 1)
             throw std::invalid_argument("TorchModelConfig: layer sizes must be >= 1");
+        if (!(cfg.multiplier_range == 0 || cfg.multiplier_range > 1))
+            throw std::invalid_argument(
+                "TorchModelConfig: multiplier_range must be 0 (unbounded) or > 1");
         std::mt19937_64 rng(cfg.seed);
         auto normal = [&](std::vector<int64_t> shape, double mean, double sd) {
             int64_t n = 1;
@@ -113,6 +116,7 @@ struct TorchCostModel::Impl {
         p.term_scale = values(term_scale);
         p.parallelism = cfg.parallelism;
         p.llc_bytes = cfg.llc_bytes;
+        p.multiplier_range = cfg.multiplier_range;
         inference = std::make_unique<InferenceNet>(std::move(p));
         return *inference;
     }
@@ -200,7 +204,10 @@ struct TorchCostModel::Impl {
         torch::Tensor x = (in.schedule - sched_mean) / sched_std;
         torch::Tensor s = torch::relu(torch::matmul(x, sched_w) + sched_b);
         torch::Tensor h = torch::relu(torch::matmul(torch::cat({a, s}, 1), hid_w) + hid_b);
-        torch::Tensor mult = torch::softplus(torch::matmul(h, out_w) + out_b) / kLn2;
+        torch::Tensor z = torch::matmul(h, out_w) + out_b;
+        torch::Tensor mult = cfg.multiplier_range > 0
+                                 ? torch::exp(std::log(cfg.multiplier_range) * torch::tanh(z))
+                                 : torch::softplus(z) / kLn2;
         return (mult * (in.terms * term_scale)).sum(1);
     }
 
@@ -216,6 +223,7 @@ struct TorchCostModel::Impl {
         m["algorithm_embedding"] = cfg.algorithm_embedding;
         m["schedule_embedding"] = cfg.schedule_embedding;
         m["hidden"] = cfg.hidden;
+        m["multiplier_range"] = cfg.multiplier_range;
         m["cost_term_machine"] = {{"parallelism", cfg.parallelism}, {"llc_bytes", cfg.llc_bytes}};
         m["normalization"] = "schedule features: (log1p(max(0,x)) - schedule_mean) / schedule_std";
         return m;
@@ -290,6 +298,12 @@ double TorchCostModel::train_step(const std::vector<const TrainingSample *> &sam
         m.optimizer = std::make_unique<torch::optim::Adam>(
             params, torch::optim::AdamOptions(opt.learning_rate));
     }
+    if (opt.weight_decay > 0) {
+        // Decoupled decay (AdamW-style), applied before the Adam step.
+        torch::NoGradGuard no_grad;
+        for (torch::Tensor *p : m.trained())
+            p->mul_(1.0 - opt.learning_rate * opt.weight_decay);
+    }
     for (auto &group : m.optimizer->param_groups())
         static_cast<torch::optim::AdamOptions &>(group.options()).lr(opt.learning_rate);
 
@@ -321,7 +335,12 @@ double TorchCostModel::train_step(const std::vector<const TrainingSample *> &sam
     torch::Tensor loss = opt.absolute_weight * (lp - lr).pow(2).mean();
     if (mask.any().item<bool>()) {
         torch::Tensor pair = torch::softplus(-dp.masked_select(mask) / opt.pair_temperature);
-        loss = loss + pair.mean();
+        if (opt.weight_pairs_by_gap) {
+            torch::Tensor w = dt.masked_select(mask).clamp_max(3.0);
+            loss = loss + (pair * w).sum() / w.sum();
+        } else {
+            loss = loss + pair.mean();
+        }
     }
     m.optimizer->zero_grad();
     loss.backward();
@@ -359,6 +378,8 @@ void TorchCostModel::load(const std::string &path) {
         cfg.algorithm_embedding = manifest.at("algorithm_embedding").get<int>();
         cfg.schedule_embedding = manifest.at("schedule_embedding").get<int>();
         cfg.hidden = manifest.at("hidden").get<int>();
+        // Files written before the bound existed used the unbounded multiplier.
+        cfg.multiplier_range = manifest.value("multiplier_range", 0.0);
     } catch (const nlohmann::json::exception &e) {
         throw UserError("weights file '" + path +
                         "' is truncated or corrupt: the layer sizes are "
@@ -366,9 +387,10 @@ void TorchCostModel::load(const std::string &path) {
                         std::string(e.what()) + "). Retrain with sextant-train.");
     }
     if (cfg.algorithm_embedding < 1 || cfg.schedule_embedding < 1 || cfg.hidden < 1 ||
-        cfg.algorithm_embedding > 4096 || cfg.schedule_embedding > 4096 || cfg.hidden > 4096)
+        cfg.algorithm_embedding > 4096 || cfg.schedule_embedding > 4096 || cfg.hidden > 4096 ||
+        !(cfg.multiplier_range == 0 || (cfg.multiplier_range > 1 && cfg.multiplier_range < 1e6)))
         throw UserError("weights file '" + path +
-                        "' is truncated or corrupt: bad layer sizes. "
+                        "' is truncated or corrupt: bad layer sizes or multiplier range. "
                         "Retrain with sextant-train.");
     auto fresh = std::make_unique<Impl>(cfg);
     auto named = fresh->named();
@@ -398,7 +420,7 @@ void TorchCostModel::load(const std::string &path) {
     for (const char *k :
          {"model", "feature_schema_version", "num_algorithm_features", "num_schedule_features",
           "num_cost_terms", "schedule_features", "cost_terms", "algorithm_embedding",
-          "schedule_embedding", "hidden", "cost_term_machine", "normalization", "format_version",
+          "schedule_embedding", "hidden", "multiplier_range", "cost_term_machine", "normalization", "format_version",
           "dtype", "tensors", "payload_bytes", "payload_fnv1a64"})
         manifest.erase(k);
     fresh->extra = manifest;

@@ -34,6 +34,11 @@ accuracy), DIR/report.json, DIR/scatter.csv, DIR/scatter.png and DIR/checkpoint/
   --parallelism N     cores of the target machine (default: this machine's)
   --llc-bytes N       last-level cache bytes of the target machine (default 32 MiB)
   --hidden N          hidden width (default 32); --embedding N: embedding widths (default 16)
+  --pair-temperature T   logistic pair loss temperature in log-seconds (default 0.1)
+  --weight-pairs-by-gap  weight each pair by its measured log-ratio (capped at 3)
+  --weight-decay X       decoupled weight decay (default 0)
+  --multiplier-range R   bound on each cost term's learned multiplier, [1/R, R] (default 8;
+                      0: unbounded)
   --threads N         Torch intra-op threads (default 1)
   --target TEXT       target machine description recorded in the manifest
   --python PATH       interpreter with matplotlib for the plot (default python3, then
@@ -91,6 +96,14 @@ int main(int argc, char **argv) {
                 cfg.parallelism = std::stoi(next());
             else if (a == "--llc-bytes")
                 cfg.llc_bytes = std::stod(next());
+            else if (a == "--pair-temperature")
+                opt.loss.pair_temperature = std::stod(next());
+            else if (a == "--weight-pairs-by-gap")
+                opt.loss.weight_pairs_by_gap = true;
+            else if (a == "--weight-decay")
+                opt.loss.weight_decay = std::stod(next());
+            else if (a == "--multiplier-range")
+                cfg.multiplier_range = std::stod(next());
             else if (a == "--hidden")
                 cfg.hidden = std::stoi(next());
             else if (a == "--embedding")
@@ -115,6 +128,8 @@ int main(int argc, char **argv) {
         usage_error("bad number in the arguments");
     }
     if (data.empty() && synthetic == 0) usage_error("give --data FILE or --synthetic N");
+    if (!(cfg.multiplier_range == 0 || (cfg.multiplier_range > 1 && cfg.multiplier_range < 1e6)))
+        usage_error("--multiplier-range must be 0 (unbounded) or between 1 and 1e6");
     try {
         std::vector<TrainingSample> samples;
         for (const std::string &d : data) {

@@ -41,8 +41,25 @@ const char *op_kind_name(OpKind k) {
     static const char *names[kNumOpKinds] = {
         "constant", "cast",   "variable", "param",  "add",     "sub",  "mul",       "div",
         "mod",      "minmax", "compare",  "logical", "select", "bitwise", "math", "func_load",
-        "input_load", "let"};
+        "input_load", "let", "transcendental"};
     return names[int(k)];
+}
+
+double op_kind_cost(OpKind k) {
+    switch (k) {
+    case OpKind::Constant:
+    case OpKind::Variable:
+    case OpKind::Param:
+    case OpKind::FuncLoad:
+    case OpKind::InputLoad:
+    case OpKind::Let: return 0;
+    // x86 has no vector integer division: Halide lowers division by a constant to a
+    // multiply-high and shifts, float division is one slow instruction.
+    case OpKind::Div:
+    case OpKind::Mod: return 4;
+    case OpKind::Transcendental: return 20;
+    default: return 1;
+    }
 }
 
 int64_t OpHistogram::total() const {

@@ -38,12 +38,16 @@ enum class OpKind : uint8_t {
     Logical,
     Select,
     Bitwise,
-    Math, // transcendental and other intrinsic calls (exp, sqrt, abs, ...)
+    Math, // other intrinsic and extern calls (sqrt, abs, floor, saturating ops, ...)
     FuncLoad,
     InputLoad,
     Let,
+    Transcendental, // sin, cos, exp, log, pow, atan, ...: a polynomial of 10-30 instructions
 };
-constexpr int kNumOpKinds = 18;
+constexpr int kNumOpKinds = 19;
+/** Rough cost of one operation of kind k in simple arithmetic instructions (1 for add, mul,
+ * compare, ...; 0 for constants, variables, loads and lets). ops_per_point sums these. */
+double op_kind_cost(OpKind k);
 const char *op_kind_name(OpKind k);
 
 /** Counts of operations by (kind, type). */

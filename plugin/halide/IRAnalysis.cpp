@@ -14,6 +14,21 @@ TypeClass type_class(Type t) {
 
 namespace {
 
+/** Halide's math library calls that expand to a polynomial or a libm call (sin_f32, exp_f64,
+ * pow_f32, ...); sqrt, floor, abs and the like are single instructions and stay Math. */
+bool is_transcendental(const Call *op) {
+    if (op->call_type != Call::PureExtern && op->call_type != Call::Extern) return false;
+    static const char *const kNames[] = {"sin",   "cos",   "tan",  "asin",  "acos",  "atan",
+                                         "atan2", "sinh",  "cosh", "tanh",  "asinh", "acosh",
+                                         "atanh", "exp",   "log",  "pow",   "erf"};
+    const std::string &n = op->name;
+    size_t us = n.rfind('_');
+    std::string base = us == std::string::npos ? n : n.substr(0, us);
+    for (const char *k : kNames)
+        if (base == k) return true;
+    return false;
+}
+
 class OpCounter : public IRVisitor {
 public:
     explicit OpCounter(OpHistogram *h) : hist(h) {}
@@ -121,6 +136,8 @@ private:
             // Annotations: no work of their own.
         } else if (op->is_intrinsic(Call::if_then_else)) {
             add(OpKind::Select, op->type);
+        } else if (is_transcendental(op)) {
+            add(OpKind::Transcendental, op->type);
         } else {
             add(OpKind::Math, op->type);
         }

@@ -289,10 +289,50 @@ bool strided_tail_hazard(const PipelineDag &dag, const State &s, int func, int c
 }
 } // namespace
 
+namespace {
+
+/** IR nodes of stage `st`'s definition with every inlined producer substituted, counted up
+ * to `cap` (the walk stops once the count passes it, so deep inline chains stay cheap). */
+double expanded_nodes(const PipelineDag &dag, const Decisions &d, const Stage &st, double cap,
+                      int depth) {
+    double n = double(st.ops.total());
+    for (const Load &L : st.loads) {
+        if (n > cap) break;
+        if (L.kind != ProducerKind::Func || L.self || depth >= 64 || !is_inlined(dag, d, L.producer))
+            continue;
+        n += double(L.count) * expanded_nodes(dag, d, dag.stage(L.producer, 0), cap, depth + 1);
+    }
+    return n;
+}
+
+} // namespace
+
+bool SearchSpace::inline_fits(const State &s, int func) const {
+    Decisions d = s.decisions;
+    d[func].placement = Placement::Inline;
+    for (const StageRef &r : effective_consumers(dag_, d, func)) {
+        const FuncSched &g = s.decisions[r.first];
+        double copies = 1;
+        if (size_t(r.second) < g.stages.size()) {
+            const StageSched &sc = g.stages[size_t(r.second)];
+            copies = std::max(1, sc.unroll);
+            const FuncNest *n = s.nests[r.first].get();
+            if (sc.unroll_outer && n && size_t(r.second) < n->stages.size()) {
+                const auto &order = n->stages[size_t(r.second)].order;
+                if (order.size() >= 2) copies *= double(std::max<int64_t>(1, order[order.size() - 2].extent));
+            }
+        }
+        double cap = kMaxInlinedBodyNodes / copies;
+        if (expanded_nodes(dag_, d, dag_.stage(r.first, r.second), cap, 0) > cap) return false;
+    }
+    return true;
+}
+
 std::vector<FuncSched> SearchSpace::placements(const State &s, int func) const {
     const FuncNode &f = dag_.funcs[func];
     std::vector<FuncSched> out;
-    if (f.can_inline && !f.is_output) out.push_back({Placement::Inline, -1, -1, -1, {}});
+    if (f.can_inline && !f.is_output && inline_fits(s, func))
+        out.push_back({Placement::Inline, -1, -1, -1, {}});
     out.push_back({Placement::Root, -1, -1, -1, {}});
     if (f.is_output) return out;
     std::vector<StageRef> cons = effective_consumers(dag_, s.decisions, func);

@@ -53,6 +53,16 @@ private:
     mutable std::unordered_map<uint64_t, std::vector<StageSched>> tiling_cache_;
     mutable std::mutex tiling_cache_mutex_;
     std::vector<FuncSched> placements(const State &s, int func) const;
+    /** False if inlining `func` would make a consumer's loop body (its definition with every
+     * inlined producer substituted, times the copies its unrolling makes) larger than
+     * kMaxInlinedBodyNodes IR nodes. Inlining a chain of stencils multiplies the expression
+     * at each level: 5 levels of a 2x2 pyramid are ~1000 loads per point, 5 levels of 3x3
+     * ~60000, and Halide's lowering and LLVM then take minutes on one basic block (bench
+     * interpolate: a 23,000-line lowered Stmt, generator killed after 120 s). */
+    bool inline_fits(const State &s, int func) const;
+
+public:
+    static constexpr double kMaxInlinedBodyNodes = 4096;
 };
 
 } // namespace sextant

@@ -71,6 +71,22 @@ TEST_CASE("pointwise chain", "[dag]") {
     CHECK(func(dag, "f").consumers == std::vector<int>{dag.find_func("g")});
 }
 
+TEST_CASE("math library calls: transcendental vs single-instruction", "[dag]") {
+    // sin, exp, pow expand to a polynomial (or a libm call); sqrt and floor are one instruction.
+    // The op histogram keeps them apart and ops_per_point weighs them (op_kind_cost).
+    ImageParam in(Float(32), 1, "in_trig");
+    Var x("x");
+    Func f("trig");
+    f(x) = sin(in(x)) + exp(in(x)) * pow(in(x), 2.5f) + sqrt(in(x)) + floor(in(x));
+    f.set_estimate(x, 0, 100);
+    PipelineDag dag = build({f});
+    const sextant::Stage &s = func(dag, "trig").stages[0];
+    CHECK(s.ops.at(OpKind::Transcendental, TypeClass::F32) == 3);
+    CHECK(s.ops.at(OpKind::Math, TypeClass::F32) == 2);
+    CHECK(sextant::op_kind_cost(OpKind::Transcendental) > 10 * sextant::op_kind_cost(OpKind::Add));
+    CHECK(sextant::op_kind_cost(OpKind::FuncLoad) == 0);
+}
+
 TEST_CASE("separable stencil", "[dag]") {
     ImageParam in(Float(32), 2, "in1");
     Var x("x"), y("y");

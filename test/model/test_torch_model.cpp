@@ -50,6 +50,11 @@ double softplus(double x) {
 double relu(double x) {
     return x > 0 ? x : 0;
 }
+/** A cost term's multiplier from the output z, per the config's bound. */
+double multiplier(const TorchModelConfig &c, double z) {
+    if (c.multiplier_range > 0) return std::pow(c.multiplier_range, std::tanh(z));
+    return softplus(z) / std::log(2.0);
+}
 
 /** The net written out with loops, from the model's own parameters. */
 double reference_forward(const TorchCostModel &m, const std::vector<float> &alg,
@@ -94,7 +99,7 @@ double reference_forward(const TorchCostModel &m, const std::vector<float> &alg,
         double z = ob[k];
         for (int j = 0; j < H; j++)
             z += h[j] * ow[j * K + k];
-        secs += softplus(z) / std::log(2.0) * scale[k] * t[k];
+        secs += multiplier(c, z) * scale[k] * t[k];
     }
     return secs;
 }
@@ -115,8 +120,12 @@ TEST_CASE("untrained net with zero output weights equals the analytical model") 
 
 TEST_CASE("forward pass equals a hand computation with constant weights") {
     // Every weight 0.1, biases 0, normalization identity: all multipliers are equal and
-    // computable by hand: softplus(H * relu-hidden * 0.1) / ln 2.
-    TorchCostModel m(tiny_config());
+    // computable by hand: m(H * relu-hidden * 0.1), m = softplus(z) / ln 2 unbounded or
+    // R^tanh(z) bounded.
+    TorchModelConfig c = tiny_config();
+    c.multiplier_range = GENERATE(0.0, 8.0);
+    CAPTURE(c.multiplier_range);
+    TorchCostModel m(c);
     for (const std::string &n : m.parameter_names()) {
         if (n == "term_scale" || n == "schedule_mean" || n == "schedule_std") continue;
         double v = n.find("bias") != std::string::npos ? 0.0 : 0.1;
@@ -139,7 +148,9 @@ TEST_CASE("forward pass equals a hand computation with constant weights") {
         ss += std::log1p(std::max(0.0, x));
     double ea = 0.1 * sa, es = 0.1 * ss;  // each embedding unit (all positive)
     double hid = 0.1 * (2 * ea + 3 * es); // each hidden unit
-    double mult = std::log1p(std::exp(0.1 * 4 * hid)) / std::log(2.0);
+    double z = 0.1 * 4 * hid;
+    double mult = c.multiplier_range > 0 ? std::pow(8.0, std::tanh(z))
+                                         : std::log1p(std::exp(z)) / std::log(2.0);
     TermRow t = cost_terms(row, 4, 8.0 * 1024 * 1024);
     double want = 0;
     for (int k = 0; k < kNumCostTerms; k++)
@@ -172,6 +183,30 @@ TEST_CASE("forward pass equals a loop-by-loop reference on random weights") {
         // Same math, different summation order: agree to rounding (float64, sums of ~300 terms).
         CHECK(got[i] == Approx(want).epsilon(1e-7));
     }
+}
+
+TEST_CASE("bounded multipliers keep every stage within a factor R of the analytical model") {
+    // The search exploits a model's mistakes; with m = R^tanh(z) no output weights, however
+    // large, can price a stage below 1/R (or above R) of its analytical cost.
+    TorchModelConfig c = tiny_config();
+    c.multiplier_range = 4;
+    TorchCostModel m(c);
+    AnalyticalModel a(4, 8.0 * 1024 * 1024);
+    Rows r;
+    make_rows(r, 12, 3, 21);
+    for (double w : {-1e3, 1e3}) {
+        std::vector<double> ow = m.parameter("output.weight");
+        for (size_t i = 0; i < ow.size(); i++)
+            ow[i] = w * (i % 3 == 0 ? 1 : -1);
+        m.set_parameter("output.weight", ow);
+        std::vector<double> got = m.predict_stages(r.batch), base = a.predict_stages(r.batch);
+        for (size_t i = 0; i < got.size(); i++) {
+            CHECK(got[i] >= base[i] / 4 * (1 - 1e-12));
+            CHECK(got[i] <= base[i] * 4 * (1 + 1e-12));
+        }
+    }
+    c.multiplier_range = 0.5;
+    CHECK_THROWS_AS(TorchCostModel(c), std::invalid_argument);
 }
 
 TEST_CASE("a batch gives the same predictions as one row at a time") {
@@ -216,11 +251,17 @@ namespace {
 std::unique_ptr<TorchCostModel> random_model(uint64_t seed) {
     TorchModelConfig c = tiny_config();
     c.seed = seed;
+    // Unbounded multipliers: these tests check the stage cache, and with tiny random inputs
+    // R^tanh(z) saturates at R for some rows, hiding a changed table entry.
+    c.multiplier_range = 0;
     auto m = std::make_unique<TorchCostModel>(c);
     std::vector<double> ow = m->parameter("output.weight");
     for (size_t i = 0; i < ow.size(); i++)
         ow[i] = 0.2 * std::sin(double(i + seed));
     m->set_parameter("output.weight", ow);
+    // Hidden units biased on, so every input reaches the output (with a tiny net, some seeds
+    // otherwise leave every hidden unit at relu's zero and the net is constant).
+    m->set_parameter("hidden.bias", std::vector<double>(size_t(c.hidden), 0.5));
     return m;
 }
 
@@ -260,6 +301,7 @@ InferenceNetParams inference_params(const TorchCostModel &m) {
     p.term_scale = m.parameter("term_scale");
     p.parallelism = c.parallelism;
     p.llc_bytes = c.llc_bytes;
+    p.multiplier_range = c.multiplier_range;
     return p;
 }
 
@@ -311,7 +353,10 @@ TEST_CASE("changing a table entry in place invalidates only that entry") {
     make_rows(r, 32, 2, 15);
     std::vector<double> before, after;
     net.predict(r.batch, before);
-    r.table[2][0] += 5; // same table object, same size
+    // Same table object, same size; every feature of entry 2 raised (the embedding's weights
+    // are non-negative, so its units rise too), one zeroed.
+    for (float &v : r.table[2])
+        v += 5;
     r.table[2][7] = 0;
     net.predict(r.batch, after);
     CHECK(net.stage_computations() == 5);
@@ -351,10 +396,12 @@ TEST_CASE("set_parameter after a prediction is seen by the next one") {
     Rows r;
     make_rows(r, 8, 2, 18);
     std::vector<double> p = m->predict_stages(r.batch);
-    std::vector<double> ab = m->parameter("algorithm_embedding.bias");
-    for (double &b : ab)
+    // The output bias moves every multiplier whatever the hidden layer does (a tiny random
+    // net can have every hidden unit at relu's zero for some rows).
+    std::vector<double> ob = m->parameter("output.bias");
+    for (double &b : ob)
         b += 1.0;
-    m->set_parameter("algorithm_embedding.bias", ab);
+    m->set_parameter("output.bias", ob);
     std::vector<double> q = m->predict_stages(r.batch);
     check_against_reference(*m, r, q);
     CHECK(q != p);

@@ -340,3 +340,78 @@ TEST_CASE("no compute_at whose strided loads get constant indices in a vector ta
     CHECK(at_levels(downsample_2d(54, 2), {{LoopMode::Split, 16}, {LoopMode::Outer, 0}}) ==
           std::set<int>{1});
 }
+
+namespace {
+
+/** in -> P0 -> P1 -> ... -> P{n-1} -> C, each a 9-tap 1-D stencil of the one before (8 adds,
+ * 9 loads: 17 IR nodes); C over [0, 63]. */
+PipelineDag stencil_chain(int n) {
+    PipelineDag dag;
+    dag.machine = test::avx2_machine(2);
+    const int64_t lo = -4 * (n + 1), hi = 63 + 4 * (n + 1);
+    dag.inputs.push_back(test::input({{lo, hi}}));
+    for (int k = 0; k <= n; k++) {
+        bool out = k == n;
+        FuncNode f = test::func(k, out ? "C" : "P" + std::to_string(k), {{out ? 0 : lo, out ? 63 : hi}});
+        f.can_inline = !out;
+        f.is_output = out;
+        Stage s;
+        s.func = k;
+        s.name = f.name;
+        s.loops = {test::pure_loop("x", 0, f.bounds[0].min, f.bounds[0].max)};
+        s.ops.at(OpKind::Add, TypeClass::F32) = 8;
+        ProducerKind kind = k == 0 ? ProducerKind::Input : ProducerKind::Func;
+        s.ops.at(k == 0 ? OpKind::InputLoad : OpKind::FuncLoad, TypeClass::F32) = 9;
+        s.loads = {test::simple_load(kind, k == 0 ? 0 : k - 1, 9, 1, {{1, 1, true}})};
+        f.stages.push_back(s);
+        dag.funcs.push_back(f);
+        dag.edges.push_back(test::offset_edge(k, 0, kind, k == 0 ? 0 : k - 1, {-4}, {4}, 9));
+    }
+    dag.outputs = {n};
+    dag.link();
+    return dag;
+}
+
+bool offers_inline(const SearchSpace &space, const State &s) {
+    std::vector<StatePtr> kids;
+    space.children(s, {}, &kids);
+    int func = space.order()[size_t(s.num_decided)];
+    bool root = false, inl = false;
+    for (const StatePtr &k : kids) {
+        root |= k->decisions[size_t(func)].placement == Placement::Root;
+        inl |= k->decisions[size_t(func)].placement == Placement::Inline;
+    }
+    CHECK(root); // rooting is always possible
+    return inl;
+}
+
+} // namespace
+
+TEST_CASE("inlining stops before a consumer's expanded body passes the node cap", "[search]") {
+    // Inlining a chain of stencils multiplies the consumer's expression at each level
+    // (17 -> 170 -> 1547 -> 13940 nodes here); past SearchSpace::kMaxInlinedBodyNodes (4096)
+    // Halide's lowering and LLVM take minutes, so the search stops offering it.
+    PipelineDag dag = stencil_chain(4);
+    SearchSpace space(dag);
+    auto run = [&](int unroll) {
+        FuncSched c;
+        c.placement = Placement::Root;
+        StageSched sc;
+        sc.loops = {{LoopMode::Inner, 0}};
+        sc.vector_width = 8;
+        sc.unroll = unroll;
+        c.stages = {sc};
+        StatePtr s = space.make_child(*space.initial_state(), c);
+        int inlined = 0;
+        while (offers_inline(space, *s) && inlined < 4) {
+            FuncSched in;
+            in.placement = Placement::Inline;
+            s = space.make_child(*s, in);
+            inlined++;
+        }
+        return inlined;
+    };
+    CHECK(run(1) == 2); // P3 and P2 inlined (1547 nodes); P1 would make 13940
+    CHECK(run(2) == 2); // 2 x 1547 = 3094 still fits
+    CHECK(run(4) == 1); // 4 copies of the unrolled body: 4 x 1547 > 4096
+}
