@@ -225,7 +225,8 @@ AutoscheduleResult autoschedule(const std::vector<Halide::Internal::Function> &o
          << (t.featurize_seconds > 0 ? double(t.states) / t.featurize_seconds : 0.0)
          << " states/s), cost model " << t.predict_seconds << " s ("
          << (r.stats.seconds_total > 0 ? 100.0 * t.predict_seconds / r.stats.seconds_total : 0.0)
-         << "% of search); predicted " << r.predicted_seconds * 1e3 << " ms per run";
+         << "% of search); predicted " << r.predicted_seconds * 1e3 << " ms per run; unrolling adds "
+         << best->unrolled_nodes << " IR nodes";
     log(done.str());
     return r;
 }

@@ -307,21 +307,24 @@ double expanded_nodes(const PipelineDag &dag, const Decisions &d, const Stage &s
 
 } // namespace
 
+double SearchSpace::stage_copies(const State &s, int func, int stage) const {
+    const FuncSched &g = s.decisions[func];
+    if (size_t(stage) >= g.stages.size()) return 1;
+    const StageSched &sc = g.stages[size_t(stage)];
+    double copies = std::max(1, sc.unroll);
+    const FuncNest *n = s.nests[func].get();
+    if (sc.unroll_outer && n && size_t(stage) < n->stages.size()) {
+        const auto &order = n->stages[size_t(stage)].order;
+        if (order.size() >= 2) copies *= double(std::max<int64_t>(1, order[order.size() - 2].extent));
+    }
+    return copies;
+}
+
 bool SearchSpace::inline_fits(const State &s, int func) const {
     Decisions d = s.decisions;
     d[func].placement = Placement::Inline;
     for (const StageRef &r : effective_consumers(dag_, d, func)) {
-        const FuncSched &g = s.decisions[r.first];
-        double copies = 1;
-        if (size_t(r.second) < g.stages.size()) {
-            const StageSched &sc = g.stages[size_t(r.second)];
-            copies = std::max(1, sc.unroll);
-            const FuncNest *n = s.nests[r.first].get();
-            if (sc.unroll_outer && n && size_t(r.second) < n->stages.size()) {
-                const auto &order = n->stages[size_t(r.second)].order;
-                if (order.size() >= 2) copies *= double(std::max<int64_t>(1, order[order.size() - 2].extent));
-            }
-        }
+        double copies = stage_copies(s, r.first, r.second);
         double cap = kMaxInlinedBodyNodes / copies;
         if (expanded_nodes(dag_, d, dag_.stage(r.first, r.second), cap, 0) > cap) return false;
     }
@@ -396,11 +399,29 @@ StatePtr SearchSpace::make_child(const State &parent, const FuncSched &fs,
     if (fs.placement == Placement::Root || fs.placement == Placement::At) {
         c->nests[func] = build_func_nest(dag_, c->decisions, c->nests, func, placed);
         c->dirty.push_back(func);
+        // Its producers are undecided (not inlined yet): the body is the stage's own.
+        for (size_t k = 0; k < dag_.funcs[func].stages.size(); k++) {
+            double copies = stage_copies(*c, func, int(k));
+            if (copies > 1)
+                c->unrolled_nodes += (copies - 1) * double(dag_.funcs[func].stages[k].ops.total());
+        }
         if (fs.placement == Placement::Root)
             c->root_bytes += double(box_volume(dag_.funcs[func].bounds)) *
                              dag_.funcs[func].bytes_per_point;
     } else {
         c->func_cost[func] = 0;
+        if (fs.placement == Placement::Inline) {
+            // The Func's body is substituted into every unrolled copy of its consumers.
+            for (const StageRef &r : effective_consumers(dag_, c->decisions, func)) {
+                double copies = stage_copies(*c, r.first, r.second);
+                if (copies <= 1) continue;
+                const Stage &cs = dag_.stage(r.first, r.second);
+                const double cap = 64 * kMaxInlinedBodyNodes; // bounds the walk
+                double after = expanded_nodes(dag_, c->decisions, cs, cap, 0);
+                double before = expanded_nodes(dag_, parent.decisions, cs, cap, 0);
+                c->unrolled_nodes += (copies - 1) * std::max(0.0, after - before);
+            }
+        }
     }
     for (const StageRef &r : effective_consumers(dag_, c->decisions, func)) {
         if (std::find(c->dirty.begin(), c->dirty.end(), r.first) == c->dirty.end())
@@ -461,6 +482,14 @@ void SearchSpace::children(const State &s, const SearchSpaceOptions &opt,
             p.stages = combo;
             out->push_back(make_child(s, p, &placed));
         }
+    }
+    if (opt.max_unrolled_nodes > 0) {
+        // Drop children whose unrolling makes too much code, unless that would leave none
+        // (the unrolled variants always come with a plain one).
+        auto over = [&](const StatePtr &c) { return c->unrolled_nodes > opt.max_unrolled_nodes; };
+        bool any_ok = std::any_of(out->begin() + first, out->end(),
+                                  [&](const StatePtr &c) { return !over(c); });
+        if (any_ok) out->erase(std::remove_if(out->begin() + first, out->end(), over), out->end());
     }
     if (opt.memory_limit_bytes > 0) {
         // Drop children over the limit, unless that would leave none.

@@ -20,6 +20,9 @@ struct State {
     std::vector<int> dirty; // Funcs whose cost the evaluator must (re)compute
     double cost = 0;        // predicted seconds per run; lower is better
     double root_bytes = 0;  // bytes allocated at root (for the memory limit)
+    /** IR nodes that unrolling adds to the generated code: per stage, (copies - 1) x its body
+     * with inlined producers substituted (SearchSpaceOptions::max_unrolled_nodes). */
+    double unrolled_nodes = 0;
     uint64_t hash = 0;            // of all decisions so far
     uint64_t placement_hash = 0;  // of the placements only (the coarse structure)
 };

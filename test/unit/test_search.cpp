@@ -415,3 +415,29 @@ TEST_CASE("inlining stops before a consumer's expanded body passes the node cap"
     CHECK(run(2) == 2); // 2 x 1547 = 3094 still fits
     CHECK(run(4) == 1); // 4 copies of the unrolled body: 4 x 1547 > 4096
 }
+
+TEST_CASE("unrolling is not offered once it would add more code than the budget", "[search]") {
+    // C's body is 17 IR nodes; unrolling its vector loop by 2 adds one copy.
+    PipelineDag dag = stencil_chain(1);
+    SearchSpace space(dag);
+    auto kids_with = [&](double budget) {
+        SearchSpaceOptions o;
+        o.max_unrolled_nodes = budget;
+        std::vector<StatePtr> kids;
+        space.children(*space.initial_state(), o, &kids);
+        REQUIRE(!kids.empty());
+        return kids;
+    };
+    bool one_copy = false;
+    int unrolled = 0;
+    for (const StatePtr &k : kids_with(0)) {
+        const StageSched &sc = k->decisions[1].stages[0];
+        if (sc.unroll == 2 && !sc.unroll_outer) one_copy |= k->unrolled_nodes == 17;
+        unrolled += k->unrolled_nodes > 0;
+        CHECK((k->unrolled_nodes > 0) == (sc.unroll > 1 || sc.unroll_outer));
+    }
+    CHECK(one_copy);
+    CHECK(unrolled > 0);
+    for (const StatePtr &k : kids_with(16)) CHECK(k->unrolled_nodes == 0);
+    for (const StatePtr &k : kids_with(17)) CHECK(k->unrolled_nodes <= 17);
+}

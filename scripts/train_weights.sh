@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Trains the learned cost model on a SampleStore and (with --ship) installs the result as the
+# shipped weights: weights/sextant.sxw, weights/report.json, weights/scatter.png and
+# weights/REPORT.md. The settings are the ones the shipped weights were trained with.
+#
+#   scripts/train_weights.sh --db build-sampler/samples.db --out build/train-weights [--ship]
+#
+# Options: --build DIR (default: $SEXTANT_BUILD or build; needs sextant-sample and
+# sextant-train, i.e. a LibTorch build), --epochs N (25), --multiplier-range R (8),
+# --target TEXT (machine description for the manifest; default from lscpu).
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${SEXTANT_BUILD:-$ROOT/build}
+DB=
+OUT=
+SHIP=0
+EPOCHS=25
+RANGE=8
+TARGET=
+while [[ $# -gt 0 ]]; do
+    case $1 in
+        --db) DB=$2; shift 2 ;;
+        --out) OUT=$2; shift 2 ;;
+        --build) BUILD=$2; shift 2 ;;
+        --ship) SHIP=1; shift ;;
+        --epochs) EPOCHS=$2; shift 2 ;;
+        --multiplier-range) RANGE=$2; shift 2 ;;
+        --target) TARGET=$2; shift 2 ;;
+        -h|--help) sed -n 2,12p "$0"; exit 0 ;;
+        *) echo "train_weights.sh: unknown argument '$1'" >&2; exit 2 ;;
+    esac
+done
+[[ -n $DB && -n $OUT ]] || { echo "train_weights.sh: --db and --out are required" >&2; exit 2; }
+[[ -f $DB ]] || { echo "train_weights.sh: no sample store '$DB'" >&2; exit 1; }
+for exe in sampler/sextant-sample costmodel/sextant-train; do
+    [[ -x $BUILD/$exe ]] || cmake --build "$BUILD" --target "$(basename $exe)" -j"$(nproc)"
+done
+if [[ -z $TARGET ]]; then
+    TARGET="$(lscpu | sed -n 's/^Model name: *//p' | head -1), $(nproc) cores, L3 $(lscpu | sed -n 's/^L3 cache: *//p' | head -1)"
+fi
+mkdir -p "$OUT"
+echo "== exporting training samples from $DB" >&2
+"$BUILD/sampler/sextant-sample" --db "$DB" --export-training "$OUT/train.jsonl"
+echo "== training ($EPOCHS epochs, multiplier range $RANGE)" >&2
+"$BUILD/costmodel/sextant-train" --data "$OUT/train.jsonl" --out "$OUT" \
+    --pipelines-per-step 4 --lr 5e-3 --epochs "$EPOCHS" --weight-pairs-by-gap \
+    --multiplier-range "$RANGE" --parallelism 2 --llc-bytes 33554432 --target "$TARGET"
+python3 "$ROOT/scripts/weights_report.py" "$OUT/report.json" > "$OUT/REPORT.md"
+if [[ $SHIP == 1 ]]; then
+    cp "$OUT/weights.sxw" "$ROOT/weights/sextant.sxw"
+    cp "$OUT/report.json" "$ROOT/weights/report.json"
+    [[ -f $OUT/scatter.png ]] && cp "$OUT/scatter.png" "$ROOT/weights/scatter.png"
+    cp "$OUT/REPORT.md" "$ROOT/weights/REPORT.md"
+    echo "== shipped: weights/sextant.sxw (reconfigure the build so the plugin defaults to it)" >&2
+fi
+cat "$OUT/REPORT.md"

@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""Markdown summary of a sextant-train report.json: data, held-out ranking metrics of the
+learned model next to the analytical model's on the same pipelines, and the epoch history.
+
+    scripts/weights_report.py DIR/report.json > DIR/REPORT.md
+"""
+import json
+import sys
+
+
+def row(name, m):
+    return "| %s | %d | %d | %d | %.3f | %.3f | %.3f | %.2f | %.3f |" % (
+        name, m["pipelines"], m["samples"], m["pairs"], m["pairwise_accuracy"],
+        m["kendall_tau"], m["top1_regret_geomean"], m["top1_regret_max"],
+        m["mean_abs_log_error"])
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: weights_report.py report.json")
+    with open(sys.argv[1]) as f:
+        r = json.load(f)
+    d, m = r["data"], r["metrics"]
+    out = ["# Training report", ""]
+    out.append("%d samples of %d random pipelines; %d pipelines (%d samples) held out for "
+               "validation by hash (%d%%). %d epochs, best epoch %d (by held-out pairwise "
+               "accuracy); learning rate %g, pair temperature %g, absolute weight %g." % (
+                   d["samples"], d["pipelines"], d["validation_pipelines"],
+                   d["validation_samples"], d["validation_percent"], d["epochs"],
+                   d["best_epoch"], d["learning_rate"], d["pair_temperature"],
+                   d["absolute_weight"]))
+    out.append("")
+    out.append("Pairwise accuracy: share of same-pipeline pairs (runtimes differing by more "
+               "than 1%) ordered correctly. Kendall tau: rank correlation per pipeline, "
+               "averaged. Top-1 regret: measured runtime of the schedule the model ranks first "
+               "over the fastest measured one (1 = perfect), geomean and max over pipelines.")
+    out.append("")
+    out.append("| model | pipelines | samples | pairs | pairwise acc | Kendall tau | "
+               "top-1 regret (geomean) | top-1 regret (max) | mean abs log error |")
+    out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    out.append(row("learned, held out", m["validation"]))
+    if "baseline" in m:
+        out.append(row("analytical, same held-out set", m["baseline"]["validation"]))
+    out.append(row("learned, training set", m["train"]))
+    if "baseline" in m:
+        out.append(row("analytical, training set", m["baseline"]["train"]))
+    out.append("")
+    out.append("Scatter plot of predicted vs measured runtimes: `scatter.png` (data in "
+               "`scatter.csv` of the training directory).")
+    out.append("")
+    out.append("| epoch | loss | held-out pairwise acc | Kendall tau | top-1 regret |")
+    out.append("|---:|---:|---:|---:|---:|")
+    for h in r["history"]:
+        out.append("| %d | %.4f | %.3f | %.3f | %.3f |" % (
+            h["epoch"], h["loss"], h["val_pairwise_accuracy"], h["val_kendall_tau"],
+            h["val_top1_regret_geomean"]))
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main()
