@@ -73,7 +73,7 @@ struct TorchModelConfig {
      * learned model within a factor R of the analytical coefficient per term, so no schedule
      * can be predicted free because the net switched a term off. 0: unbounded
      * (m = softplus(z) / ln 2, the first design). */
-    double multiplier_range = 8.0;
+    double multiplier_range = 4.0;
     /** Torch intra-op threads, set with torch::set_num_threads when the model is made.
      * Default 1: the search is single-threaded per candidate batch and Halide's own thread
      * pool / the generator's threads must not be oversubscribed by Torch's OpenMP pool. */

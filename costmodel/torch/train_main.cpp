@@ -37,7 +37,7 @@ accuracy), DIR/report.json, DIR/scatter.csv, DIR/scatter.png and DIR/checkpoint/
   --pair-temperature T   logistic pair loss temperature in log-seconds (default 0.1)
   --weight-pairs-by-gap  weight each pair by its measured log-ratio (capped at 3)
   --weight-decay X       decoupled weight decay (default 0)
-  --multiplier-range R   bound on each cost term's learned multiplier, [1/R, R] (default 8;
+  --multiplier-range R   bound on each cost term's learned multiplier, [1/R, R] (default 4;
                       0: unbounded)
   --threads N         Torch intra-op threads (default 1)
   --target TEXT       target machine description recorded in the manifest
