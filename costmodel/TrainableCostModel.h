@@ -74,6 +74,8 @@ struct TorchModelConfig {
      * can be predicted free because the net switched a term off. 0: unbounded
      * (m = softplus(z) / ln 2, the first design). */
     double multiplier_range = 4.0;
+    /** multiplier_range is 0 (unbounded) or in (1, 1e6). */
+    static bool valid_multiplier_range(double r) { return r == 0 || (r > 1 && r < 1e6); }
     /** Torch intra-op threads, set with torch::set_num_threads when the model is made.
      * Default 1: the search is single-threaded per candidate batch and Halide's own thread
      * pool / the generator's threads must not be oversubscribed by Torch's OpenMP pool. */

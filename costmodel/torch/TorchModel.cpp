@@ -57,9 +57,9 @@ struct TorchCostModel::Impl {
     explicit Impl(const TorchModelConfig &c) : cfg(c) {
         if (cfg.algorithm_embedding < 1 || cfg.schedule_embedding < 1 || cfg.hidden < 1)
             throw std::invalid_argument("TorchModelConfig: layer sizes must be >= 1");
-        if (!(cfg.multiplier_range == 0 || cfg.multiplier_range > 1))
+        if (!TorchModelConfig::valid_multiplier_range(cfg.multiplier_range))
             throw std::invalid_argument(
-                "TorchModelConfig: multiplier_range must be 0 (unbounded) or > 1");
+                "TorchModelConfig: multiplier_range must be 0 (unbounded) or in (1, 1e6)");
         std::mt19937_64 rng(cfg.seed);
         auto normal = [&](std::vector<int64_t> shape, double mean, double sd) {
             int64_t n = 1;
@@ -388,7 +388,7 @@ void TorchCostModel::load(const std::string &path) {
     }
     if (cfg.algorithm_embedding < 1 || cfg.schedule_embedding < 1 || cfg.hidden < 1 ||
         cfg.algorithm_embedding > 4096 || cfg.schedule_embedding > 4096 || cfg.hidden > 4096 ||
-        !(cfg.multiplier_range == 0 || (cfg.multiplier_range > 1 && cfg.multiplier_range < 1e6)))
+        !TorchModelConfig::valid_multiplier_range(cfg.multiplier_range))
         throw UserError("weights file '" + path +
                         "' is truncated or corrupt: bad layer sizes or multiplier range. "
                         "Retrain with sextant-train.");

@@ -128,7 +128,7 @@ int main(int argc, char **argv) {
         usage_error("bad number in the arguments");
     }
     if (data.empty() && synthetic == 0) usage_error("give --data FILE or --synthetic N");
-    if (!(cfg.multiplier_range == 0 || (cfg.multiplier_range > 1 && cfg.multiplier_range < 1e6)))
+    if (!TorchModelConfig::valid_multiplier_range(cfg.multiplier_range))
         usage_error("--multiplier-range must be 0 (unbounded) or between 1 and 1e6");
     try {
         std::vector<TrainingSample> samples;

@@ -396,6 +396,7 @@ StatePtr SearchSpace::make_child(const State &parent, const FuncSched &fs,
     c->dirty.clear();
     c->hash = hash_mix(parent.hash, hash_sched(fs));
     c->placement_hash = hash_mix(parent.placement_hash, placement_key(fs));
+    const std::vector<StageRef> consumers = effective_consumers(dag_, c->decisions, func);
     if (fs.placement == Placement::Root || fs.placement == Placement::At) {
         c->nests[func] = build_func_nest(dag_, c->decisions, c->nests, func, placed);
         c->dirty.push_back(func);
@@ -412,7 +413,7 @@ StatePtr SearchSpace::make_child(const State &parent, const FuncSched &fs,
         c->func_cost[func] = 0;
         if (fs.placement == Placement::Inline) {
             // The Func's body is substituted into every unrolled copy of its consumers.
-            for (const StageRef &r : effective_consumers(dag_, c->decisions, func)) {
+            for (const StageRef &r : consumers) {
                 double copies = stage_copies(*c, r.first, r.second);
                 if (copies <= 1) continue;
                 const Stage &cs = dag_.stage(r.first, r.second);
@@ -423,7 +424,7 @@ StatePtr SearchSpace::make_child(const State &parent, const FuncSched &fs,
             }
         }
     }
-    for (const StageRef &r : effective_consumers(dag_, c->decisions, func)) {
+    for (const StageRef &r : consumers) {
         if (std::find(c->dirty.begin(), c->dirty.end(), r.first) == c->dirty.end())
             c->dirty.push_back(r.first);
     }
@@ -483,21 +484,17 @@ void SearchSpace::children(const State &s, const SearchSpaceOptions &opt,
             out->push_back(make_child(s, p, &placed));
         }
     }
-    if (opt.max_unrolled_nodes > 0) {
-        // Drop children whose unrolling makes too much code, unless that would leave none
-        // (the unrolled variants always come with a plain one).
-        auto over = [&](const StatePtr &c) { return c->unrolled_nodes > opt.max_unrolled_nodes; };
+    // Drop the new children over a limit, unless that would leave none (the unrolled variants
+    // always come with a plain one; rooting may be all there is).
+    auto prune = [&](auto over) {
         bool any_ok = std::any_of(out->begin() + first, out->end(),
                                   [&](const StatePtr &c) { return !over(c); });
         if (any_ok) out->erase(std::remove_if(out->begin() + first, out->end(), over), out->end());
-    }
-    if (opt.memory_limit_bytes > 0) {
-        // Drop children over the limit, unless that would leave none.
-        auto over = [&](const StatePtr &c) { return c->root_bytes > opt.memory_limit_bytes; };
-        bool any_ok = std::any_of(out->begin() + first, out->end(),
-                                  [&](const StatePtr &c) { return !over(c); });
-        if (any_ok) out->erase(std::remove_if(out->begin() + first, out->end(), over), out->end());
-    }
+    };
+    if (opt.max_unrolled_nodes > 0)
+        prune([&](const StatePtr &c) { return c->unrolled_nodes > opt.max_unrolled_nodes; });
+    if (opt.memory_limit_bytes > 0)
+        prune([&](const StatePtr &c) { return c->root_bytes > opt.memory_limit_bytes; });
 }
 
 } // namespace sextant
