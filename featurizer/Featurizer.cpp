@@ -292,10 +292,21 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
         return total / std::max(1.0, inner_iters) * count * copies;
     };
 
-    const double kRegisterFileBytes = 2048; // ~32 vector registers
+    // An update's accumulator is promoted to registers when its whole realization is a small
+    // constant-size buffer (computed in a tile): LLVM unrolls the short loops over it and
+    // keeps it in registers across every RVar loop, whatever the order of pure and RVar loops
+    // (matmul's 16x8 tile with k outermost: no load or store of the accumulator per k).
+    // Budget: three quarters of the vector register file (16 registers; 32 with AVX-512).
+    const double vector_bytes = m.vector_bits / 8.0;
+    const double register_file_bytes = vector_bytes * (m.vector_bits >= 512 ? 32 : 16) * 0.75;
     const bool accumulates_in_registers =
         fn.stages.size() > 1 && d[func].placement == Placement::At &&
-        double(box_volume(fn.store_region)) * f.bytes_per_point <= kRegisterFileBytes;
+        double(box_volume(fn.store_region)) * f.bytes_per_point <= register_file_bytes;
+    // Points of this stage excluding its RVar loops: accumulator accesses when promoted.
+    double rvar_iters = 1;
+    for (int i = 0; i < K; i++)
+        if (s.loops[i].is_rvar) rvar_iters *= double(std::max<int64_t>(1, sn.loop_box[i].extent()));
+    const double pure_points = total / rvar_iters;
     double lpp = 0, dense = 0, strided = 0, bcast = 0;
     double dense_exec = 0, gather_exec = 0, bcast_exec = 0;
     for (const EffLoad &l : loads) {
@@ -318,9 +329,17 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
         } else {
             strided += l.count;
         }
-        // An update's own accumulator stays in registers across inner RVar loops only when
-        // its whole realization is a small buffer LLVM can promote (computed in a tile);
-        // otherwise every reduction step loads and stores it.
+        if (l.self && accumulates_in_registers) {
+            // Promoted: loaded once per pure point of each realization (see above).
+            const double execs = pure_points * l.count;
+            if (vw > 1 && depends_on_vector && unit) dense_exec += execs / vw * pieces;
+            else if (vw > 1 && depends_on_vector) gather_exec += execs;
+            else if (vw > 1) bcast_exec += execs / vw;
+            else dense_exec += execs;
+            continue;
+        }
+        // Otherwise the accumulator is loaded and stored by every reduction step that runs
+        // inside its pure loops.
         auto depends = [&](int loop) {
             return l.depends_on(loop) || (l.self && !accumulates_in_registers && s.loops[loop].is_rvar);
         };
@@ -350,7 +369,9 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
     // The store to f(pure vars) moves only with the pure loops: an update accumulating over
     // inner RVar loops stores once per pure point (the value stays in a register).
     double stored_points = total;
-    if (stage > 0) {
+    if (stage > 0 && accumulates_in_registers) {
+        stored_points = std::min(total, pure_points);
+    } else if (stage > 0) {
         auto pure = [&](int loop) {
             return s.loops[loop].func_dim >= 0 || (!accumulates_in_registers && s.loops[loop].is_rvar);
         };

@@ -1,6 +1,7 @@
 #include "Autoscheduler.h"
 
 #include "costmodel/CostModel.h"
+#include "costmodel/CostTerms.h"
 #include "costmodel/ModelEvaluator.h"
 #include "plugin/dag/DagJson.h"
 #include "plugin/halide/DagBuilder.h"
@@ -124,6 +125,11 @@ std::string featurization_json(const PipelineDag &dag, const ModelEvaluator &eva
                 if (eval.featurizer().stage_id(f.id, st.index) == sid) row["stage"] = st.name;
         row["predicted_seconds"] = costs[r];
         for (size_t k = 0; k < names.size(); k++) row["schedule"][names[k].name] = b.schedule[r][k];
+        // The analytical cost terms of the row (before any model's coefficients), so a
+        // misprediction can be traced to the term that carries it.
+        const TermRow terms = cost_terms(b.schedule[r], dag.machine.parallelism,
+                                         double(dag.machine.last_level_cache_bytes));
+        for (int k = 0; k < kNumCostTerms; k++) row["terms"][cost_term_name(CostTerm(k))] = terms[k];
         row["algorithm"] = (*b.algorithm)[sid];
         j["stages"].push_back(row);
     }

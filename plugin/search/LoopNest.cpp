@@ -168,11 +168,19 @@ void place_func_nest(const PipelineDag &dag, const Decisions &d, const Nests &ne
         assert(fs.placement == Placement::At);
         const FuncNest &c = *nests[fs.at_func];
         n->region = region_at(dag, d, nests, func, fs.at_func, fs.at_level);
-        n->realizations = c.realizations;
+        // Inside a consumer that slides its window, only the iterations that compute new
+        // points of it need the producer: scale by the fraction of its points it computes.
+        double parent = c.realizations;
+        if (c.sliding) {
+            double full = c.realizations * double(box_volume(c.region));
+            double slid = c.store_realizations * double(box_volume(c.store_region));
+            if (full > 0) parent *= std::min(1.0, slid / full);
+        }
+        n->realizations = parent;
         n->inside_parallel = c.inside_parallel;
         const StageNest &cs = c.stages[0];
         int store = fs.store_level < 0 ? fs.at_level : fs.store_level;
-        n->store_realizations = c.realizations;
+        n->store_realizations = parent;
         for (int j = 0; j <= fs.at_level; j++) {
             n->realizations *= double(cs.order[j].extent);
             if (j <= store) n->store_realizations *= double(cs.order[j].extent);

@@ -366,24 +366,36 @@ std::vector<FuncSched> SearchSpace::placements(const State &s, int func) const {
         if (g.placement != Placement::At || g.at_func != c) return out; // nested deeper
         max_level = std::min(max_level, g.at_level);
     }
-    if (!s.nests[c]) return out;
-    const StageNest &cn = s.nests[c]->stages[0];
-    for (int level = 0; level < int(cn.order.size()) && level <= max_level; level++) {
-        if (cn.order[level].vectorized) break;
-        if (strided_tail_hazard(dag_, s, func, c, level)) continue;
-        out.push_back({Placement::At, c, level, -1, {}});
-        // Sliding windows: storage one or two loops further out, over serial whole loops only.
-        // A split loop in between (ShiftInwards moves its last tile backwards) or a Func with
-        // updates makes Halide 14's sliding window / storage folding compute wrong results
-        // (found by sextant-fuzz: seeds 89 and 116), so those are not offered.
-        if (!f.stages.empty() && f.stages.size() > 1) continue;
-        for (int store = level - 1; store >= 0 && store >= level - 2; store--) {
-            const ConcreteLoop &between = cn.order[store + 1];
-            bool split_part = c_stage_mode(s, c, between.stage_loop) == LoopMode::Split;
-            if (between.parallel || split_part) break;
-            out.push_back({Placement::At, c, level, store, {}});
+    // The loops of `anchor`'s pure stage, outermost first, up to `last`, as compute_at sites.
+    auto offer = [&](int anchor, int last) {
+        if (!s.nests[anchor]) return;
+        const StageNest &cn = s.nests[anchor]->stages[0];
+        for (int level = 0; level < int(cn.order.size()) && level <= last; level++) {
+            if (cn.order[level].vectorized) break;
+            if (strided_tail_hazard(dag_, s, func, anchor, level)) continue;
+            out.push_back({Placement::At, anchor, level, -1, {}});
+            // Sliding windows: storage one or two loops further out, over serial whole loops
+            // only. A split loop in between (ShiftInwards moves its last tile backwards) or a
+            // Func with updates makes Halide 14's sliding window / storage folding compute
+            // wrong results (found by sextant-fuzz: seeds 89 and 116), so those are not
+            // offered.
+            if (!f.stages.empty() && f.stages.size() > 1) continue;
+            for (int store = level - 1; store >= 0 && store >= level - 2; store--) {
+                const ConcreteLoop &between = cn.order[store + 1];
+                bool split_part = c_stage_mode(s, anchor, between.stage_loop) == LoopMode::Split;
+                if (between.parallel || split_part) break;
+                out.push_back({Placement::At, anchor, level, store, {}});
+            }
         }
-    }
+    };
+    offer(c, max_level);
+    // Nesting: a Func read by one Func only, which is itself computed inside another, may also
+    // go inside that consumer's own loops (unsharp_mask's blur_x per row of ratio, ratio per
+    // tile of the output), so a chain of stages can share one tile without being inlined.
+    int only = cons.front().first;
+    for (const StageRef &r : cons)
+        if (r.first != only) only = -1;
+    if (only >= 0 && only != c && s.decisions[only].placement == Placement::At) offer(only, 1 << 30);
     return out;
 }
 

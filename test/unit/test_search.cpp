@@ -441,3 +441,55 @@ TEST_CASE("unrolling is not offered once it would add more code than the budget"
     for (const StatePtr &k : kids_with(16)) CHECK(k->unrolled_nodes == 0);
     for (const StatePtr &k : kids_with(17)) CHECK(k->unrolled_nodes <= 17);
 }
+
+TEST_CASE("a producer of a Func computed per tile may also go inside that Func's loops",
+          "[search]") {
+    // P0 -> P1 -> C. C at root in 16-wide tiles, P1 per tile of C in 8-wide vectors: P0 can
+    // be inlined, rooted, computed per tile of C beside P1, or nested per vector block of P1.
+    PipelineDag dag = stencil_chain(2);
+    SearchSpace space(dag);
+    FuncSched c;
+    c.placement = Placement::Root;
+    StageSched sc;
+    sc.loops = {{LoopMode::Split, 16}};
+    sc.vector_width = 8;
+    c.stages = {sc};
+    StatePtr s = space.make_child(*space.initial_state(), c);
+    FuncSched p1;
+    p1.placement = Placement::At;
+    p1.at_func = 2;
+    p1.at_level = 0;
+    StageSched s1;
+    s1.loops = {{LoopMode::Split, 8}};
+    s1.vector_width = 8;
+    p1.stages = {s1};
+    s = space.make_child(*s, p1);
+    std::vector<StatePtr> kids;
+    space.children(*s, {}, &kids);
+    std::set<std::tuple<int, int, int>> seen;
+    for (const StatePtr &k : kids) {
+        const FuncSched &p0 = k->decisions[0];
+        seen.insert({int(p0.placement), p0.at_func, p0.at_level});
+    }
+    CHECK(seen == std::set<std::tuple<int, int, int>>{{int(Placement::Inline), -1, -1},
+                                                       {int(Placement::Root), -1, -1},
+                                                       {int(Placement::At), 2, 0},
+                                                       {int(Placement::At), 1, 0}});
+    for (const StatePtr &k : kids) {
+        const FuncSched &p0 = k->decisions[0];
+        if (p0.placement != Placement::At || p0.at_func != 1) continue;
+        // 4 tiles of C x 3 blocks of P1 (P1 computes 24 points per tile: 16 + 2 x 4).
+        const FuncNest &n = *k->nests[0];
+        CHECK(n.realizations == 12);
+        CHECK(n.region[0].extent() == 16); // 8 points of P1 + 2 x 4 halo
+        std::vector<Directive> ds = make_directives(dag, k->decisions);
+        bool nested = false;
+        for (const Directive &d : ds)
+            if (d.kind == Directive::Kind::ComputeAt && d.func == 0)
+                nested = d.at_func == 1 && d.vars.size() == 1 && d.vars[0].name == "x_o";
+        CHECK(nested);
+        // And the text round-trips.
+        CHECK(parse_schedule_text(dag, to_schedule_text(dag, k->decisions)) == k->decisions);
+        break;
+    }
+}
