@@ -14,8 +14,6 @@ TermRow cost_terms(const ScheduleRow &f, int parallelism, double llc_bytes) {
     } else {
         cores = std::max(1.0, P * (1.0 - g(ScheduleFeature::idle_core_fraction)));
     }
-    double vw = std::max(1.0, g(ScheduleFeature::vector_width));
-    double total = g(ScheduleFeature::total_points);
     double ops = g(ScheduleFeature::ops_per_point);
     double vectors = g(ScheduleFeature::num_vectors) / (1.0 - g(ScheduleFeature::vector_tail_waste));
     double scalars = g(ScheduleFeature::scalar_points);

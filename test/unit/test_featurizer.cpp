@@ -330,3 +330,60 @@ TEST_CASE("an update accumulating over inner RVars stores once per pure point", 
     n = build_all_nests(dag, d);
     CHECK(at(fz.schedule_features(d, n, 1, 1), F::bytes_written) == 128 * 64 * 4);
 }
+
+TEST_CASE("a producer nested in a sliding consumer runs only where the consumer computes",
+          "[features]") {
+    // Q(x, y) = in(x, y); P = stencil of Q along y; C = stencil of P along y (stencil_2d with a
+    // pointwise Q in front). P slides down 8-row strips of C (computed per row, stored per
+    // strip); Q is nested per row of P. P computes 10 rows per strip instead of 8 x 3, so Q
+    // runs for 10/24 of P's realizations.
+    PipelineDag dag;
+    dag.machine = test::avx2_machine(2);
+    dag.inputs.push_back(test::input({{0, 63}, {-2, 33}}));
+    auto make = [&](int id, const std::string &name, Box64 b, ProducerKind kind, int producer,
+                    int64_t lo, int64_t hi) {
+        FuncNode f = test::func(id, name, b);
+        f.can_inline = id != 2;
+        f.is_output = id == 2;
+        Stage s;
+        s.func = id;
+        s.name = name;
+        s.loops = {test::pure_loop("x", 0, b[0].min, b[0].max),
+                   test::pure_loop("y", 1, b[1].min, b[1].max)};
+        s.ops.at(OpKind::Add, TypeClass::F32) = 2;
+        s.loads = {test::simple_load(kind, producer, hi - lo + 1, 2,
+                                     {{1, 1, true}, {0, 1, true}, {0, 1, true}, {1, 1, true}})};
+        f.stages.push_back(s);
+        dag.funcs.push_back(f);
+        dag.edges.push_back(
+            test::offset_edge(id, 0, kind, producer, {0, lo}, {0, hi}, int(hi - lo + 1)));
+    };
+    make(0, "Q", {{0, 63}, {-2, 33}}, ProducerKind::Input, 0, 0, 0);
+    make(1, "P", {{0, 63}, {-1, 32}}, ProducerKind::Func, 0, -1, 1);
+    make(2, "C", {{0, 63}, {0, 31}}, ProducerKind::Func, 1, -1, 1);
+    dag.outputs = {2};
+    dag.link();
+    Decisions d(3);
+    d[2].placement = Placement::Root;
+    d[2].stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Split, 8}}, 8, 0)}; // y_o, y_i, x
+    d[1].placement = Placement::At;
+    d[1].at_func = 2;
+    d[1].at_level = 1;
+    d[1].store_level = 0;
+    d[1].stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)}; // y, x
+    d[0].placement = Placement::At;
+    d[0].at_func = 1;
+    d[0].at_level = 0; // per row of P
+    d[0].stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
+    Nests n = build_all_nests(dag, d);
+    REQUIRE(n[1]->sliding);
+    CHECK(n[1]->realizations == 32);
+    CHECK(box_volume(n[1]->region) == 3 * 64);
+    // P computes 4 strips x 10 rows of its 32 x 3-row realizations: Q runs 40 rows' worth.
+    CHECK(box_volume(n[0]->region) == 3 * 64); // one row of P needs three of Q
+    CHECK(n[0]->realizations == Approx(32 * 3 * (4.0 * 10 / (32 * 3))));
+    // Without the window, Q runs for every row of every realization of P.
+    d[1].store_level = -1;
+    n = build_all_nests(dag, d);
+    CHECK(n[0]->realizations == 32 * 3);
+}
