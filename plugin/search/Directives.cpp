@@ -24,20 +24,22 @@ std::vector<Directive> make_directives(const PipelineDag &dag, const Decisions &
             out.push_back({Directive::Kind::ComputeRoot, f.id, 0, {}});
         } else {
             const FuncNode &c = dag.funcs[fs.at_func];
-            const StageSched &cs = d[fs.at_func].stages[0];
-            StageNest cn = make_stage_nest(c.stages[0], cs, c.stages[0].full_loop_box());
+            // Halide resolves compute_at(c, var) to the stage of c that uses the Func.
+            const Stage &cst = c.stages[fs.at_stage];
+            const StageSched &cs = d[fs.at_func].stages[fs.at_stage];
+            StageNest cn = make_stage_nest(cst, cs, cst.full_loop_box());
             const ConcreteLoop &l = cn.order[fs.at_level];
             Directive at{Directive::Kind::ComputeAt, f.id, 0, {}};
             at.at_func = fs.at_func;
-            at.vars.push_back({loop_var_name(c.stages[0], cs, l.stage_loop, l.outer_part),
-                               c.stages[0].loops[l.stage_loop].is_rvar});
+            at.vars.push_back({loop_var_name(cst, cs, l.stage_loop, l.outer_part),
+                               cst.loops[l.stage_loop].is_rvar});
             out.push_back(at);
             if (fs.store_level >= 0 && fs.store_level < fs.at_level) {
                 const ConcreteLoop &sl = cn.order[fs.store_level];
                 Directive st{Directive::Kind::StoreAt, f.id, 0, {}};
                 st.at_func = fs.at_func;
-                st.vars.push_back({loop_var_name(c.stages[0], cs, sl.stage_loop, sl.outer_part),
-                                   c.stages[0].loops[sl.stage_loop].is_rvar});
+                st.vars.push_back({loop_var_name(cst, cs, sl.stage_loop, sl.outer_part),
+                                   cst.loops[sl.stage_loop].is_rvar});
                 out.push_back(st);
             }
         }

@@ -123,10 +123,13 @@ Box64 box_at_level(const StageNest &consumer, int level) {
 Box64 region_at(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func,
                 int at_func, int level) {
     const FuncNest &c = *nests[at_func];
-    Box64 box = box_at_level(c.stages[0], level);
+    const int at_stage = d[func].placement == Placement::At && d[func].at_func == at_func
+                             ? d[func].at_stage
+                             : 0;
+    Box64 box = box_at_level(c.stages[at_stage], level);
     Box64 acc(dag.funcs[func].dims.size());
     for (const StageRef &r : effective_consumers(dag, d, func)) {
-        if (r.first == at_func) {
+        if (r.first == at_func && (at_stage == 0 || r.second == at_stage)) {
             required_region(dag, d, r, box, ProducerKind::Func, func, &acc);
         } else if (d[r.first].placement == Placement::At && d[r.first].at_func == at_func) {
             // A sibling computed deeper in the same nest: cover all its realizations inside
@@ -178,7 +181,7 @@ void place_func_nest(const PipelineDag &dag, const Decisions &d, const Nests &ne
         }
         n->realizations = parent;
         n->inside_parallel = c.inside_parallel;
-        const StageNest &cs = c.stages[0];
+        const StageNest &cs = c.stages[fs.at_stage];
         int store = fs.store_level < 0 ? fs.at_level : fs.store_level;
         n->store_realizations = parent;
         for (int j = 0; j <= fs.at_level; j++) {

@@ -89,15 +89,18 @@ struct StageSched {
 struct FuncSched {
     Placement placement = Placement::Undecided;
     int at_func = -1;  // Placement::At: the consumer Func
-    int at_level = -1; // Placement::At: index in the consumer's pure-stage loop order
+    int at_level = -1; // Placement::At: index in the loop order of the consumer's stage
     /** Placement::At: the consumer loop its storage is allocated in; -1 = at_level. A level
      * further out (with only serial loops in between) lets Halide slide the window: each
      * point is computed once per storage realization instead of once per compute. */
     int store_level = -1;
     std::vector<StageSched> stages; // empty unless Root or At
+    /** Placement::At: which stage of the consumer: 0 (pure), or the one update stage that
+     * makes every use (Halide's compute_at(f, var) goes to the stage that uses the Func). */
+    int at_stage = 0;
     bool operator==(const FuncSched &o) const {
         return placement == o.placement && at_func == o.at_func && at_level == o.at_level &&
-               store_level == o.store_level &&
+               at_stage == o.at_stage && store_level == o.store_level &&
                stages == o.stages;
     }
 };

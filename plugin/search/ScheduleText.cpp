@@ -24,6 +24,7 @@ std::string to_schedule_text(const PipelineDag &dag, const Decisions &d) {
         case Placement::Root: o << "root\n"; break;
         case Placement::At:
             o << "at " << dag.funcs[fs.at_func].name << " " << fs.at_level;
+            if (fs.at_stage > 0) o << " update " << fs.at_stage;
             if (fs.store_level >= 0) o << " store " << fs.store_level;
             o << "\n";
             break;
@@ -157,7 +158,13 @@ Decisions parse_schedule_text(const PipelineDag &dag, const std::string &text) {
                 fs.at_func = find_func_by_name(c);
                 if (fs.at_func < 0 || !ls) bad("bad compute_at target");
                 std::string kw;
-                if (ls >> kw) {
+                if (ls >> kw && kw == "update") {
+                    if (!(ls >> fs.at_stage) || fs.at_stage < 1 ||
+                        fs.at_stage >= int(dag.funcs[fs.at_func].stages.size()))
+                        bad("expected 'update S' naming an update stage of " + c);
+                    if (!(ls >> kw)) kw.clear();
+                }
+                if (!kw.empty() && kw != "update") {
                     if (kw != "store" || !(ls >> fs.store_level) || fs.store_level > fs.at_level)
                         bad("expected 'store L' with L <= the compute level");
                 }

@@ -9,7 +9,8 @@
 //     stage 0 loops y:inner x:inner vector 8 unroll 1 parallel 0
 //   func clamped inline
 //
-// Loops are listed innermost first (x before y), as `name:inner|outer|middle|splitN`.
+// Loops are listed innermost first (x before y), as `name:inner|outer|middle|splitN`. A Func
+// computed inside an update stage of its consumer says which: `func T at S 0 update 1`.
 #pragma once
 
 #include "plugin/dag/PipelineDag.h"

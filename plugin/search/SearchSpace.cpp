@@ -16,7 +16,8 @@ uint64_t hash_mix(uint64_t h, uint64_t v) {
 
 uint64_t placement_key(const FuncSched &fs) {
     return uint64_t(fs.placement) * 262144 + uint64_t(fs.at_func + 1) * 4096 +
-           uint64_t(fs.at_level + 1) * 64 + uint64_t(fs.store_level + 1);
+           uint64_t(fs.at_level + 1) * 64 + uint64_t(fs.store_level + 1) +
+           uint64_t(fs.at_stage) * 0x100000000ULL;
 }
 
 namespace {
@@ -210,8 +211,8 @@ const std::vector<StageSched> &SearchSpace::cached_tilings(const Stage &s, const
 }
 
 namespace {
-LoopMode c_stage_mode(const State &s, int func, int stage_loop) {
-    return s.decisions[func].stages[0].loops[stage_loop].mode;
+LoopMode c_stage_mode(const State &s, int func, int stage, int stage_loop) {
+    return s.decisions[func].stages[size_t(stage)].loops[stage_loop].mode;
 }
 
 /** Appends, for each load path from stage `st` to Func `target` (directly or through inlined
@@ -257,8 +258,9 @@ void index_rates(const PipelineDag &dag, const Decisions &d, const Stage &st,
  * loads from the producer's constant-size buffer have constant indices. For a load with stride 2-4 along the vector (dense load + shuffle), Halide
  * then gives the dense load an alignment it does not have (align 64 at a 32-byte-aligned
  * offset on AVX-512: vmovaps, SIGSEGV). True if computing `func` at `level` of `c` hits that. */
-bool strided_tail_hazard(const PipelineDag &dag, const State &s, int func, int c, int level) {
-    const StageNest &cn = s.nests[c]->stages[0];
+bool strided_tail_hazard(const PipelineDag &dag, const State &s, int func, int c, int stage,
+                         int level) {
+    const StageNest &cn = s.nests[c]->stages[size_t(stage)];
     if (cn.order.empty() || !cn.order.back().vectorized || cn.vector_width <= 1) return false;
     const ConcreteLoop &vl = cn.order.back();
     Box64 box = box_at_level(cn, level);
@@ -273,7 +275,7 @@ bool strided_tail_hazard(const PipelineDag &dag, const State &s, int func, int c
         tail |= l.span > 0 && points % l.span != 0;
     }
     if (!tail) return false;
-    const Stage &cs = dag.stage(c, 0);
+    const Stage &cs = dag.stage(c, stage);
     std::vector<double> dloop(cs.loops.size(), 0.0);
     dloop[size_t(vl.stage_loop)] = 1.0;
     std::vector<std::vector<double>> rates;
@@ -340,62 +342,81 @@ std::vector<FuncSched> SearchSpace::placements(const State &s, int func) const {
     if (f.is_output) return out;
     std::vector<StageRef> cons = effective_consumers(dag_, s.decisions, func);
     if (cons.empty()) return out;
-    // The anchor: the one consumer Func whose nest holds every use — the consumer itself,
-    // or consumers computed directly inside it (then only loops enclosing them qualify).
-    int c = -1;
-    for (const StageRef &r : cons) {
-        if (r.second != 0) return out; // read by an update: its uses span all stages
-        const FuncSched &g = s.decisions[r.first];
-        int anchor = g.placement == Placement::At ? g.at_func : r.first;
-        if (c >= 0 && anchor != c) {
-            // Two anchors: fine only if one consumer is the other's anchor.
-            bool ok = anchor == c || (g.placement == Placement::At && g.at_func == c);
-            if (!ok && s.decisions[c].placement == Placement::At &&
-                s.decisions[c].at_func == r.first) {
-                c = r.first;
-                ok = true;
-            }
-            if (!ok) return out;
-        }
-        if (c < 0) c = anchor;
-    }
-    int max_level = 1 << 30;
-    for (const StageRef &r : cons) {
-        if (r.first == c) continue;
-        const FuncSched &g = s.decisions[r.first];
-        if (g.placement != Placement::At || g.at_func != c) return out; // nested deeper
-        max_level = std::min(max_level, g.at_level);
-    }
-    // The loops of `anchor`'s pure stage, outermost first, up to `last`, as compute_at sites.
-    auto offer = [&](int anchor, int last) {
+    // The loops of `anchor`'s stage `stage`, outermost first, up to `last`, as compute_at
+    // sites (with sliding windows only in pure stages).
+    auto offer = [&](int anchor, int stage, int last) {
         if (!s.nests[anchor]) return;
-        const StageNest &cn = s.nests[anchor]->stages[0];
+        const StageNest &cn = s.nests[anchor]->stages[size_t(stage)];
         for (int level = 0; level < int(cn.order.size()) && level <= last; level++) {
             if (cn.order[level].vectorized) break;
-            if (strided_tail_hazard(dag_, s, func, anchor, level)) continue;
-            out.push_back({Placement::At, anchor, level, -1, {}});
+            if (strided_tail_hazard(dag_, s, func, anchor, stage, level)) continue;
+            FuncSched at{Placement::At, anchor, level, -1, {}};
+            at.at_stage = stage;
+            out.push_back(at);
             // Sliding windows: storage one or two loops further out, over serial whole loops
             // only. A split loop in between (ShiftInwards moves its last tile backwards) or a
             // Func with updates makes Halide 14's sliding window / storage folding compute
             // wrong results (found by sextant-fuzz: seeds 89 and 116), so those are not
             // offered.
-            if (!f.stages.empty() && f.stages.size() > 1) continue;
+            if (stage > 0 || f.stages.size() > 1) continue;
             for (int store = level - 1; store >= 0 && store >= level - 2; store--) {
                 const ConcreteLoop &between = cn.order[store + 1];
-                bool split_part = c_stage_mode(s, anchor, between.stage_loop) == LoopMode::Split;
+                bool split_part =
+                    c_stage_mode(s, anchor, stage, between.stage_loop) == LoopMode::Split;
                 if (between.parallel || split_part) break;
                 out.push_back({Placement::At, anchor, level, store, {}});
             }
         }
     };
-    offer(c, max_level);
+    // Every use in one update stage of one Func (nl_means' weights, read only by the blend's
+    // update): computed inside that stage's loops, per tile of its pure loops or per step of
+    // its RVars.
+    bool one_update = cons.front().second > 0;
+    for (const StageRef &r : cons) one_update &= r == cons.front();
+    if (one_update) {
+        offer(cons.front().first, cons.front().second, 1 << 30);
+        return out;
+    }
+    // The anchor: the one consumer Func whose nest holds every use — the consumer itself,
+    // or consumers computed directly inside it (then only loops enclosing them qualify, in the
+    // stage of the anchor they are computed in).
+    auto anchor_sites = [&]() {
+        int c = -1;
+        for (const StageRef &r : cons) {
+            if (r.second != 0) return; // read by an update and by others: uses span stages
+            const FuncSched &g = s.decisions[r.first];
+            int anchor = g.placement == Placement::At ? g.at_func : r.first;
+            if (c >= 0 && anchor != c) {
+                // Two anchors: fine only if one consumer is the other's anchor.
+                bool ok = anchor == c || (g.placement == Placement::At && g.at_func == c);
+                if (!ok && s.decisions[c].placement == Placement::At &&
+                    s.decisions[c].at_func == r.first) {
+                    c = r.first;
+                    ok = true;
+                }
+                if (!ok) return;
+            }
+            if (c < 0) c = anchor;
+        }
+        int max_level = 1 << 30, stage = -1;
+        for (const StageRef &r : cons) {
+            const FuncSched &g = s.decisions[r.first];
+            if (r.first != c && (g.placement != Placement::At || g.at_func != c)) return;
+            int st = r.first == c ? r.second : g.at_stage;
+            if (stage >= 0 && st != stage) return; // uses in two stages of the anchor
+            stage = st;
+            if (r.first != c) max_level = std::min(max_level, g.at_level);
+        }
+        offer(c, stage, max_level);
+    };
+    anchor_sites();
     // Nesting: a Func read by one Func only, which is itself computed inside another, may also
     // go inside that consumer's own loops (unsharp_mask's blur_x per row of ratio, ratio per
     // tile of the output), so a chain of stages can share one tile without being inlined.
     int only = cons.front().first;
     for (const StageRef &r : cons)
-        if (r.first != only) only = -1;
-    if (only >= 0 && only != c && s.decisions[only].placement == Placement::At) offer(only, 1 << 30);
+        if (r.first != only || r.second != 0) only = -1;
+    if (only >= 0 && s.decisions[only].placement == Placement::At) offer(only, 0, 1 << 30);
     return out;
 }
 

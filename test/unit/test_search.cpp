@@ -83,16 +83,44 @@ TEST_CASE("a single-consumer producer may be inlined, rooted or computed per til
     }
 }
 
-TEST_CASE("a producer used by an update stage is never computed inside the consumer", "[search]") {
+TEST_CASE("a producer used only by an update stage is computed inside that stage's loops",
+          "[search]") {
+    // T is read only by S's update: it may go inside the update's loops (Halide's
+    // compute_at(S, var) resolves to the stage that uses T), never into S's pure stage.
     PipelineDag dag = test::transpose_reduce();
     SearchSpace space(dag);
     std::vector<StatePtr> kids;
     space.children(*space.initial_state(), {}, &kids);
     REQUIRE(!kids.empty());
-    std::vector<StatePtr> grandkids;
-    space.children(*kids[0], {}, &grandkids);
-    CHECK(placements_of(grandkids, 0) ==
-          std::set<std::pair<int, int>>{{int(Placement::Inline), -1}, {int(Placement::Root), -1}});
+    int nested = 0;
+    for (const StatePtr &kid : kids) {
+        std::vector<StatePtr> grandkids;
+        space.children(*kid, {}, &grandkids);
+        for (const StatePtr &g : grandkids) {
+            const FuncSched &t = g->decisions[0];
+            if (t.placement != Placement::At) continue;
+            nested++;
+            CHECK(t.at_func == 1);
+            CHECK(t.at_stage == 1);
+            const StageNest &un = g->nests[1]->stages[1];
+            REQUIRE(t.at_level < int(un.order.size()));
+            CHECK(!un.order[size_t(t.at_level)].vectorized);
+            // T's region is what one iteration of that update loop reads.
+            CHECK(box_volume(g->nests[0]->region) <= box_volume(dag.funcs[0].bounds));
+            std::vector<Directive> ds = make_directives(dag, g->decisions);
+            bool found = false;
+            for (const Directive &d : ds) {
+                if (d.kind != Directive::Kind::ComputeAt || d.func != 0) continue;
+                const ConcreteLoop &l = un.order[size_t(t.at_level)];
+                found = d.vars[0].is_rvar == dag.funcs[1].stages[1].loops[l.stage_loop].is_rvar;
+            }
+            CHECK(found);
+            std::string text = to_schedule_text(dag, g->decisions);
+            CHECK(text.find(" update 1") != std::string::npos);
+            CHECK(parse_schedule_text(dag, text) == g->decisions);
+        }
+    }
+    CHECK(nested > 0);
 }
 
 TEST_CASE("update tilings never parallelize or vectorize an RVar", "[search]") {
