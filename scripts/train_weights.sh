@@ -6,7 +6,7 @@
 #   scripts/train_weights.sh --db build-sampler/samples.db --out build/train-weights [--ship]
 #
 # Options: --build DIR (default: $SEXTANT_BUILD or build; needs sextant-sample and
-# sextant-train, i.e. a LibTorch build), --epochs N (25), --multiplier-range R (4),
+# sextant-train, i.e. a LibTorch build), --epochs N (25), --multiplier-range R (2),
 # --target TEXT (machine description for the manifest; default from lscpu).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,7 +15,7 @@ DB=
 OUT=
 SHIP=0
 EPOCHS=25
-RANGE=4
+RANGE=2
 TARGET=
 while [[ $# -gt 0 ]]; do
     case $1 in
