@@ -341,7 +341,7 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
         // Otherwise the accumulator is loaded and stored by every reduction step that runs
         // inside its pure loops.
         auto depends = [&](int loop) {
-            return l.depends_on(loop) || (l.self && !accumulates_in_registers && s.loops[loop].is_rvar);
+            return l.depends_on(loop) || (l.self && s.loops[loop].is_rvar);
         };
         double sites = sites_of(depends, l.count);
         if (block) {
@@ -372,9 +372,7 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
     if (stage > 0 && accumulates_in_registers) {
         stored_points = std::min(total, pure_points);
     } else if (stage > 0) {
-        auto pure = [&](int loop) {
-            return s.loops[loop].func_dim >= 0 || (!accumulates_in_registers && s.loops[loop].is_rvar);
-        };
+        auto pure = [&](int loop) { return s.loops[loop].func_dim >= 0 || s.loops[loop].is_rvar; };
         double sites = sites_of(pure, 1.0);
         double lanes = block ? double(sn.order[nl - 1].extent) : 1.0;
         stored_points = std::min(total, sites * lanes);

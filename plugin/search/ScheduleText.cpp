@@ -164,10 +164,9 @@ Decisions parse_schedule_text(const PipelineDag &dag, const std::string &text) {
                         bad("expected 'update S' naming an update stage of " + c);
                     if (!(ls >> kw)) kw.clear();
                 }
-                if (!kw.empty() && kw != "update") {
-                    if (kw != "store" || !(ls >> fs.store_level) || fs.store_level > fs.at_level)
-                        bad("expected 'store L' with L <= the compute level");
-                }
+                if (!kw.empty() &&
+                    (kw != "store" || !(ls >> fs.store_level) || fs.store_level > fs.at_level))
+                    bad("expected 'store L' with L <= the compute level");
                 fs.placement = Placement::At;
             } else {
                 bad("expected inline, root or at");

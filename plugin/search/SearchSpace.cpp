@@ -398,20 +398,18 @@ std::vector<FuncSched> SearchSpace::placements(const State &s, int func) const {
             }
             if (c < 0) c = anchor;
         }
-        int max_level = 1 << 30, stage = -1;
+        int max_level = 1 << 30;
         for (const StageRef &r : cons) {
+            if (r.first == c) continue; // its pure stage (update uses returned above)
             const FuncSched &g = s.decisions[r.first];
-            if (r.first != c && (g.placement != Placement::At || g.at_func != c)) return;
-            int st = r.first == c ? r.second : g.at_stage;
-            if (stage >= 0 && st != stage) return; // uses in two stages of the anchor
+            if (g.placement != Placement::At || g.at_func != c) return; // nested deeper
             // Not beside a consumer computed inside an update stage: random pipeline seed 186
             // (a downsample's producer next to it in an argmin's update) crashed in Halide
             // 14's code. It can still nest inside that consumer.
-            if (st > 0) return;
-            stage = st;
-            if (r.first != c) max_level = std::min(max_level, g.at_level);
+            if (g.at_stage > 0) return;
+            max_level = std::min(max_level, g.at_level);
         }
-        offer(c, stage, max_level);
+        offer(c, 0, max_level);
     };
     anchor_sites();
     // Nesting: a Func read by one Func only, which is itself computed inside another, may also

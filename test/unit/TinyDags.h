@@ -2,8 +2,18 @@
 #pragma once
 
 #include "plugin/dag/PipelineDag.h"
+#include "plugin/search/Schedule.h"
 
 namespace sextant::test {
+
+/** A stage schedule: per-loop tilings, vector width and parallel loop count. */
+inline StageSched sched(std::vector<LoopTiling> loops, int vw, int par) {
+    StageSched s;
+    s.loops = std::move(loops);
+    s.vector_width = vw;
+    s.parallel = par;
+    return s;
+}
 
 inline LoopDim pure_loop(const std::string &n, int dim, int64_t lo, int64_t hi) {
     LoopDim l;

@@ -10,13 +10,7 @@ using F = ScheduleFeature;
 
 namespace {
 
-StageSched sched(std::vector<LoopTiling> loops, int vw, int par) {
-    StageSched s;
-    s.loops = std::move(loops);
-    s.vector_width = vw;
-    s.parallel = par;
-    return s;
-}
+using test::sched;
 
 double at(const ScheduleRow &r, F f) { return r[int(f)]; }
 
@@ -274,8 +268,8 @@ TEST_CASE("a tile-sized accumulator stays in registers with pure loops inside th
     // S per 32-wide tile of O (128 bytes: fits the register budget). Its update runs the RVar
     // outside a loop of 4 vectors along x, which is not one unrolled block: LLVM unrolls that
     // constant loop and promotes the tile, so S is loaded and stored once per pure point
-    // (matmul's 16x8 tile with k outermost measured 2.5x faster than the same loops over a
-    // root accumulator, which reloads and stores every step).
+    // (matmul's 16x8 tile with k outermost: docs/COSTMODEL.md, "Finding a mispriced term by
+    // replay").
     PipelineDag dag = transpose_reduce_with_output();
     Decisions d(3);
     d[2].placement = Placement::Root;

@@ -7,13 +7,7 @@ using namespace sextant;
 
 namespace {
 
-StageSched sched(std::vector<LoopTiling> loops, int vw, int par) {
-    StageSched s;
-    s.loops = std::move(loops);
-    s.vector_width = vw;
-    s.parallel = par;
-    return s;
-}
+using test::sched;
 
 } // namespace
 

@@ -476,22 +476,9 @@ TEST_CASE("a producer of a Func computed per tile may also go inside that Func's
     // be inlined, rooted, computed per tile of C beside P1, or nested per vector block of P1.
     PipelineDag dag = stencil_chain(2);
     SearchSpace space(dag);
-    FuncSched c;
-    c.placement = Placement::Root;
-    StageSched sc;
-    sc.loops = {{LoopMode::Split, 16}};
-    sc.vector_width = 8;
-    c.stages = {sc};
-    StatePtr s = space.make_child(*space.initial_state(), c);
-    FuncSched p1;
-    p1.placement = Placement::At;
-    p1.at_func = 2;
-    p1.at_level = 0;
-    StageSched s1;
-    s1.loops = {{LoopMode::Split, 8}};
-    s1.vector_width = 8;
-    p1.stages = {s1};
-    s = space.make_child(*s, p1);
+    FuncSched c{Placement::Root, -1, -1, -1, {test::sched({{LoopMode::Split, 16}}, 8, 0)}};
+    FuncSched p1{Placement::At, 2, 0, -1, {test::sched({{LoopMode::Split, 8}}, 8, 0)}};
+    StatePtr s = space.make_child(*space.make_child(*space.initial_state(), c), p1);
     std::vector<StatePtr> kids;
     space.children(*s, {}, &kids);
     std::set<std::tuple<int, int, int>> seen;
