@@ -166,16 +166,63 @@ StatePtr write_candidates(const PipelineDag &dag, const SearchSpace &space, Cost
 
 } // namespace
 
-AutoscheduleResult autoschedule(const std::vector<Halide::Internal::Function> &outputs,
-                                const Halide::Target &target, const MachineInfo &machine,
-                                const Params &params) {
+namespace {
+
+/** SEXTANT_TEST_FAULT: an evaluator that throws at its 20th call, as a bug deep in the search
+ * would. */
+class FaultyEvaluator : public StateEvaluator {
+public:
+    FaultyEvaluator(StateEvaluator &inner, std::string kind) : inner_(inner), kind_(std::move(kind)) {}
+    void evaluate(const std::vector<State *> &states) override {
+        if (++calls_ == 20) {
+            if (kind_ == "bad_alloc") throw std::bad_alloc();
+            SEXTANT_ASSERT(false, "SEXTANT_TEST_FAULT=internal");
+        }
+        inner_.evaluate(states);
+    }
+
+private:
+    StateEvaluator &inner_;
+    std::string kind_;
+    int calls_ = 0;
+};
+
+/** Where autoschedule() is, for the message of an internal error. */
+struct Progress {
+    std::string phase = "analysing the pipeline";
+    std::vector<std::string> func_names; // by Func id, once the DAG is built
+    /** Where the search was when it threw (SearchStats::pass/step/func); pass 0: not in it. */
+    int pass = 0, step = 0, func = -1;
+};
+
+std::string describe_progress(const std::vector<Halide::Internal::Function> &outputs,
+                              const Progress &p) {
+    std::ostringstream o;
+    o << "while " << p.phase;
+    if (p.pass > 0) {
+        o << " (pass " << p.pass << ", step " << p.step + 1;
+        if (p.func >= 0 && p.func < int(p.func_names.size()))
+            o << ": deciding Func '" << p.func_names[size_t(p.func)] << "'";
+        o << ")";
+    }
+    o << ", for the pipeline with output";
+    if (outputs.size() > 1) o << "s";
+    for (size_t i = 0; i < outputs.size(); i++) o << (i ? ", " : " ") << "'" << outputs[i].name() << "'";
+    return o.str();
+}
+
+AutoscheduleResult autoschedule_impl(const std::vector<Halide::Internal::Function> &outputs,
+                                     const Halide::Target &target, const MachineInfo &machine,
+                                     const Params &params, Progress &progress) {
     auto log = [&](const std::string &msg) {
         if (params.debug > 0) std::cerr << "Sextant: " << msg << "\n";
     };
     log("params: " + params.describe());
     PipelineDag dag = build_pipeline_dag(outputs, target, machine);
+    for (const FuncNode &f : dag.funcs) progress.func_names.push_back(f.name);
     if (!params.dump_dag_path.empty()) write_file(params.dump_dag_path, dag_to_json(dag).dump(1));
 
+    progress.phase = "loading the cost model";
     std::unique_ptr<CostModel> model = make_model(params, dag.machine);
     ModelEvaluator eval(dag, *model);
     SearchSpace space(dag);
@@ -183,6 +230,7 @@ AutoscheduleResult autoschedule(const std::vector<Halide::Internal::Function> &o
     r.cost_model = model->name();
     StatePtr best;
     if (!params.schedule_file.empty()) {
+        progress.phase = "replaying " + params.schedule_file;
         best = space.initial_state();
         best->decisions = parse_schedule_text(dag, read_file(params.schedule_file));
         best->nests = build_all_nests(dag, best->decisions);
@@ -192,26 +240,51 @@ AutoscheduleResult autoschedule(const std::vector<Halide::Internal::Function> &o
         eval.evaluate(one);
         log("replaying " + params.schedule_file);
     } else {
+        progress.phase = "searching";
         BeamSearchOptions bo;
         bo.beam_size = params.beam_size;
         bo.num_passes = params.num_passes;
         bo.random_dropout = params.random_dropout;
         bo.seed = params.seed;
         bo.memory_limit_bytes = params.memory_limit_bytes;
-        if (params.candidates_dir.empty()) {
-            best = beam_search(space, eval, bo, &r.stats,
-                               params.debug > 1 ? std::function<void(const std::string &)>(log)
-                                                : std::function<void(const std::string &)>());
-        } else {
-            best = write_candidates(dag, space, *model, bo, params, log, &r.stats);
+        bo.memory_bytes = params.search_memory_bytes;
+        bo.time_limit_s = params.time_limit_s;
+        try {
+            if (params.candidates_dir.empty()) {
+                std::unique_ptr<FaultyEvaluator> faulty;
+                if (!params.test_fault.empty())
+                    faulty = std::make_unique<FaultyEvaluator>(eval, params.test_fault);
+                StateEvaluator &ev = faulty ? static_cast<StateEvaluator &>(*faulty) : eval;
+                best = beam_search(space, ev, bo, &r.stats,
+                                   params.debug > 1 ? std::function<void(const std::string &)>(log)
+                                                    : std::function<void(const std::string &)>());
+            } else {
+                best = write_candidates(dag, space, *model, bo, params, log, &r.stats);
+            }
+        } catch (...) {
+            progress.pass = r.stats.pass;
+            progress.step = r.stats.step;
+            progress.func = r.stats.func;
+            throw;
         }
-        if (!best) throw UserError("Sextant found no legal schedule (is the memory limit too low?)");
+        SEXTANT_ASSERT(best, "the search ended without a complete schedule (a step had no legal "
+                             "child)");
+        // What the bounds did is worth knowing even without SEXTANT_DEBUG.
+        for (const std::string &n : r.stats.notes) std::cerr << "Sextant: " << n << "\n";
+        if (params.memory_limit_bytes > 0 && best->root_bytes > params.memory_limit_bytes) {
+            std::cerr << "Sextant: warning: no schedule keeps its root allocations within "
+                         "SEXTANT_MEMORY_LIMIT="
+                      << int64_t(params.memory_limit_bytes) << " bytes; the chosen one allocates "
+                      << int64_t(best->root_bytes) << " bytes at root\n";
+        }
     }
+    progress.phase = "applying the schedule";
     r.predicted_seconds = best->cost;
     r.schedule_text = to_schedule_text(dag, best->decisions);
     std::vector<Directive> directives = make_directives(dag, best->decisions);
     std::map<std::string, Halide::Func> funcs = funcs_by_name(outputs);
     apply_directives(dag, directives, funcs);
+    progress.phase = "writing the schedule source and featurization";
     std::ostringstream header;
     header << "Schedule generated by Sextant (" << r.cost_model << " cost model, beam "
            << params.beam_size << ", " << params.num_passes << " passes, seed " << params.seed
@@ -232,9 +305,27 @@ AutoscheduleResult autoschedule(const std::vector<Halide::Internal::Function> &o
          << " states/s), cost model " << t.predict_seconds << " s ("
          << (r.stats.seconds_total > 0 ? 100.0 * t.predict_seconds / r.stats.seconds_total : 0.0)
          << "% of search); predicted " << r.predicted_seconds * 1e3 << " ms per run; unrolling adds "
-         << best->unrolled_nodes << " IR nodes";
+         << best->unrolled_nodes << " IR nodes; search held at most "
+         << r.stats.peak_held_bytes / (1024.0 * 1024.0) << " MiB";
     log(done.str());
     return r;
+}
+
+} // namespace
+
+AutoscheduleResult autoschedule(const std::vector<Halide::Internal::Function> &outputs,
+                                const Halide::Target &target, const MachineInfo &machine,
+                                const Params &params) {
+    Progress progress;
+    try {
+        return autoschedule_impl(outputs, target, machine, params, progress);
+    } catch (const UserError &) {
+        throw;
+    } catch (const std::bad_alloc &) {
+        throw InternalError("out of memory (std::bad_alloc) " + describe_progress(outputs, progress));
+    } catch (const std::exception &e) {
+        throw InternalError(std::string(e.what()) + " " + describe_progress(outputs, progress));
+    }
 }
 
 } // namespace sextant

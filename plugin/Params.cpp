@@ -45,6 +45,14 @@ Params Params::parse(const std::map<std::string, std::string> &env) {
         {"RANDOM_DROPOUT", [&](auto &k, auto &v) { p.random_dropout = int(parse_int(k, v, 1, 100)); }},
         {"SEED", [&](auto &k, auto &v) { p.seed = uint64_t(parse_int(k, v, 0, INT64_MAX)); }},
         {"MEMORY_LIMIT", [&](auto &k, auto &v) { p.memory_limit_bytes = double(parse_int(k, v, -1, INT64_MAX)); }},
+        {"SEARCH_MEMORY_LIMIT", [&](auto &k, auto &v) { p.search_memory_bytes = double(parse_int(k, v, 0, INT64_MAX)); }},
+        {"TIME_LIMIT", [&](auto &k, auto &v) { p.time_limit_s = double(parse_int(k, v, 0, 1000000)); }},
+        {"TEST_FAULT",
+         [&](auto &k, auto &v) {
+             if (v != "internal" && v != "bad_alloc")
+                 throw UserError(k + "=" + v + ": expected 'internal' or 'bad_alloc'");
+             p.test_fault = v;
+         }},
         {"DEBUG", [&](auto &k, auto &v) { p.debug = int(parse_int(k, v, 0, 10)); }},
         {"COST_MODEL",
          [&](auto &k, auto &v) {
@@ -104,7 +112,9 @@ std::string Params::describe() const {
     std::ostringstream o;
     o << "beam_size=" << beam_size << " num_passes=" << num_passes
       << " random_dropout=" << random_dropout << " seed=" << seed
-      << " memory_limit_bytes=" << memory_limit_bytes << " cost_model=" << cost_model
+      << " memory_limit_bytes=" << memory_limit_bytes
+      << " search_memory_bytes=" << search_memory_bytes << " time_limit_s=" << time_limit_s
+      << " cost_model=" << cost_model
       << " weights=" << (weights.empty() ? "<shipped>" : weights);
     return o.str();
 }

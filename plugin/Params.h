@@ -22,6 +22,13 @@ struct Params {
     /** Prune schedules whose root allocations exceed this many bytes; 0 = no limit.
      * HL_AUTOSCHEDULE_MEMORY_LIMIT / SEXTANT_MEMORY_LIMIT. */
     double memory_limit_bytes = 0;
+    /** Bytes the search may hold at once (states, scored children, caches); when a step
+     * would need more it narrows its batch, then its beam. 0 = no bound. Default 1 GiB.
+     * SEXTANT_SEARCH_MEMORY_LIMIT. */
+    double search_memory_bytes = double(1) * 1024 * 1024 * 1024;
+    /** Seconds the search may take; then the best complete schedule so far is applied (in the
+     * first pass, the rest of it is finished greedily). 0 = no limit. SEXTANT_TIME_LIMIT. */
+    double time_limit_s = 60;
     /** 0 quiet, 1 summary, 2 per-pass progress (stderr). HL_DEBUG_AUTOSCHEDULE / SEXTANT_DEBUG. */
     int debug = 0;
     /** "learned" (LibTorch net with weights) or "analytical". SEXTANT_COST_MODEL. The default
@@ -48,6 +55,10 @@ struct Params {
     int num_candidates = 16;
     /** Beam width of the candidates' dropout searches. SEXTANT_CANDIDATE_BEAM_SIZE. */
     int candidate_beam_size = 4;
+
+    /** Test hook: "internal" or "bad_alloc" makes the search's evaluator throw that kind of
+     * error at its 20th call, to check how errors reach the user. SEXTANT_TEST_FAULT. */
+    std::string test_fault;
 
     /** Parses `env` (name -> value); throws UserError on unknown SEXTANT_* keys or bad values. */
     static Params parse(const std::map<std::string, std::string> &env);

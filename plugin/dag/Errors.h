@@ -1,8 +1,13 @@
-// Errors: the user-facing error type. A UserError is the user's to fix (missing estimate,
-// unsupported construct, bad parameter or weights file); its message says what and how.
-// Invariant violations use internal assertions instead; measurement failures are data.
+// Errors: the two kinds of failure the scheduler reports by exception.
+// - UserError: the user's to fix (missing estimate, unsupported construct, bad parameter or
+//   weights file); its message says what and how.
+// - InternalError: an invariant of Sextant's own broke (a bug). SEXTANT_ASSERT throws it with
+//   the file, line and the condition; it stays on in Release builds, because a wrong schedule
+//   applied silently costs the user more than the check costs the search.
+// Measurement failures are neither: they are data (see measure/ and sampler/).
 #pragma once
 
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -13,4 +18,26 @@ public:
     explicit UserError(const std::string &what) : std::runtime_error(what) {}
 };
 
+class InternalError : public std::logic_error {
+public:
+    explicit InternalError(const std::string &what) : std::logic_error(what) {}
+};
+
+namespace detail {
+[[noreturn]] inline void assert_failed(const char *file, int line, const char *cond,
+                                       const std::string &msg) {
+    std::ostringstream o;
+    o << file << ":" << line << ": assertion '" << cond << "' failed";
+    if (!msg.empty()) o << ": " << msg;
+    throw InternalError(o.str());
+}
+} // namespace detail
+
 } // namespace sextant
+
+/** Checks an invariant in every build type; throws sextant::InternalError if it fails. `msg`
+ * is any expression convertible to std::string, evaluated only on failure. */
+#define SEXTANT_ASSERT(cond, msg)                                                                  \
+    do {                                                                                           \
+        if (!(cond)) ::sextant::detail::assert_failed(__FILE__, __LINE__, #cond, (msg));           \
+    } while (0)

@@ -27,68 +27,236 @@ bool better(const StatePtr &a, const StatePtr &b) {
     return a->hash < b->hash;
 }
 
+/** Bytes a state holds of its own (object, decisions, per-Func vectors), with allocator
+ * overhead; the FuncNests it shares with its parent are not counted. */
+double state_bytes(const State &s) {
+    constexpr double kAlloc = 16; // malloc's header per allocation
+    double b = sizeof(State) + 32 + kAlloc; // + make_shared's control block
+    b += double(s.decisions.capacity()) * sizeof(FuncSched) + kAlloc;
+    for (const FuncSched &f : s.decisions)
+        if (f.stages.capacity()) b += double(f.stages.capacity()) * sizeof(StageSched) + kAlloc;
+    b += double(s.nests.capacity()) * sizeof(NestPtr) + kAlloc;
+    b += double(s.func_cost.capacity()) * sizeof(double) + kAlloc;
+    b += double(s.dirty.capacity()) * sizeof(int) + kAlloc;
+    return b;
+}
+
+double nest_bytes(const FuncNest &n) {
+    constexpr double kAlloc = 16;
+    double b = sizeof(FuncNest) + 32 + kAlloc;
+    b += double(n.region.capacity() + n.store_region.capacity()) * sizeof(Interval64) + 2 * kAlloc;
+    b += double(n.stages.capacity()) * sizeof(StageNest) + kAlloc;
+    for (const StageNest &st : n.stages) {
+        b += double(st.loop_box.capacity()) * sizeof(Interval64) + kAlloc;
+        b += double(st.order.capacity()) * sizeof(ConcreteLoop) + kAlloc;
+    }
+    return b;
+}
+
+/** What a child costs to hold: its own state and the one FuncNest it made. */
+double child_bytes(const State &c, int func) {
+    double b = state_bytes(c);
+    if (func >= 0 && func < int(c.nests.size()) && c.nests[func]) b += nest_bytes(*c.nests[func]);
+    return b;
+}
+
+/** The best `keep` distinct states of a stream of children, scored in batches of at most
+ * `batch`: holds at most keep + batch states. */
+class BestChildren {
+public:
+    BestChildren(StateEvaluator &eval, SearchStats *stats, size_t keep, size_t batch)
+        : eval_(eval), stats_(stats), keep_(std::max<size_t>(1, keep)),
+          batch_(std::max<size_t>(1, batch)) {}
+
+    void add(StatePtr c) {
+        pending_.push_back(std::move(c));
+        if (pending_.size() >= batch_) flush();
+    }
+
+    /** Scores what is pending and keeps the best `keep` distinct states. */
+    void flush() {
+        if (pending_.empty()) return;
+        std::vector<State *> raw;
+        raw.reserve(pending_.size());
+        for (const StatePtr &c : pending_) raw.push_back(c.get());
+        auto t0 = Clock::now();
+        eval_.evaluate(raw);
+        if (stats_) {
+            stats_->seconds_evaluating += since(t0);
+            stats_->states_evaluated += int64_t(raw.size());
+        }
+        for (StatePtr &c : pending_) best_.push_back(std::move(c));
+        pending_.clear();
+        std::sort(best_.begin(), best_.end(), better);
+        std::vector<StatePtr> kept;
+        std::set<uint64_t> seen;
+        for (StatePtr &c : best_) {
+            if (kept.size() >= keep_) break;
+            if (!seen.insert(c->hash).second) continue; // a duplicate of a better state
+            kept.push_back(std::move(c));
+        }
+        best_ = std::move(kept);
+    }
+
+    size_t held() const { return best_.size() + pending_.size(); }
+    bool empty() const { return best_.empty() && pending_.empty(); }
+    std::vector<StatePtr> take() {
+        flush();
+        return std::move(best_);
+    }
+
+private:
+    StateEvaluator &eval_;
+    SearchStats *stats_;
+    size_t keep_, batch_;
+    std::vector<StatePtr> best_, pending_;
+};
+
+std::string mib(double bytes) {
+    std::ostringstream o;
+    o.precision(3);
+    o << bytes / (1024.0 * 1024.0) << " MiB";
+    return o.str();
+}
+
 } // namespace
 
 StatePtr beam_search(const SearchSpace &space, StateEvaluator &eval, const BeamSearchOptions &opt,
                      SearchStats *stats, const std::function<void(const std::string &)> &log) {
     auto start = Clock::now();
+    SearchStats scratch;
+    SearchStats &st = stats ? *stats : scratch;
+    auto note = [&](const std::string &msg) {
+        st.notes.push_back(msg);
+        if (log) log(msg);
+    };
+    auto out_of_time = [&] { return opt.time_limit_s > 0 && since(start) > opt.time_limit_s; };
     const int beam_size = std::max(1, opt.beam_size);
     const int passes = beam_size == 1 ? 1 : std::max(1, opt.num_passes);
     const int steps = int(space.order().size());
+    const double budget = opt.memory_bytes > 0 ? opt.memory_bytes : 1e300;
     Rng rng(opt.seed);
+    Rng pick_rng(opt.seed ^ 0x5bd1e995ULL); // for the reservoir pick, apart from dropout's draws
     StatePtr best;
     // Placement-prefix hashes allowed at each depth (empty set = anything goes).
     std::vector<std::set<uint64_t>> allowed(steps + 1);
+    // The time ran out during the first pass: it finishes greedily, with coarse tilings.
+    bool finishing = false;
+    bool abandoned = false;
 
-    for (int pass = 0; pass < passes; pass++) {
+    for (int pass = 0; pass < passes && !abandoned; pass++) {
+        if (pass > 0 && out_of_time()) {
+            st.time_limited = true;
+            std::ostringstream o;
+            o << "time limit (" << opt.time_limit_s << " s) reached after pass " << pass << " of "
+              << passes << "; using the best schedule found so far";
+            note(o.str());
+            break;
+        }
+        st.pass = pass + 1;
         SearchSpaceOptions so;
         so.coarse = passes > 1 && pass == 0;
         so.memory_limit_bytes = opt.memory_limit_bytes;
         std::vector<StatePtr> beam = {space.initial_state()};
+        double per_child = child_bytes(*beam[0], -1) * 1.3;
+        int narrowed = 0, min_keep = beam_size, min_batch = opt.max_batch;
         for (int step = 0; step < steps; step++) {
-            std::vector<StatePtr> cand;
-            for (const StatePtr &s : beam) space.children(*s, so, &cand);
-            if (pass > 0 && !allowed[step + 1].empty()) {
-                std::vector<StatePtr> kept;
-                for (StatePtr &c : cand)
-                    if (allowed[step + 1].count(c->placement_hash)) kept.push_back(std::move(c));
-                if (!kept.empty()) cand = std::move(kept);
+            st.step = step;
+            st.func = space.order()[step];
+            if (!finishing && out_of_time()) {
+                st.time_limited = true;
+                std::ostringstream o;
+                o << "time limit (" << opt.time_limit_s << " s) reached in pass " << pass + 1
+                  << " at step " << step + 1 << " of " << steps;
+                if (best) {
+                    note(o.str() + "; using the best schedule of the passes before");
+                    abandoned = true;
+                    break;
+                }
+                note(o.str() + "; finishing this pass greedily with coarse tilings");
+                finishing = true;
             }
-            if (opt.random_dropout < 100 && cand.size() > 1) {
-                std::vector<StatePtr> kept;
-                for (StatePtr &c : cand)
-                    if (int(rng.below(100)) < opt.random_dropout) kept.push_back(std::move(c));
-                if (kept.empty()) kept.push_back(cand[rng.below(cand.size())]);
-                cand = std::move(kept);
+            if (finishing) {
+                so.coarse = true;
+                if (beam.size() > 1) beam.resize(1);
             }
-            std::vector<State *> raw;
-            raw.reserve(cand.size());
-            for (const StatePtr &c : cand) raw.push_back(c.get());
-            auto t0 = Clock::now();
-            eval.evaluate(raw);
-            if (stats) {
-                stats->seconds_evaluating += since(t0);
-                stats->states_evaluated += int64_t(raw.size());
+            // Memory: the tiling cache, the beam, the best children and one batch.
+            if (space.cache_bytes() > budget / 4) {
+                space.clear_caches();
+                st.cache_drops++;
             }
-            std::sort(cand.begin(), cand.end(), better);
-            std::vector<StatePtr> next;
-            std::set<uint64_t> seen;
-            for (StatePtr &c : cand) {
-                if (int(next.size()) >= beam_size) break;
-                if (!seen.insert(c->hash).second) continue; // a duplicate of a better state
-                next.push_back(std::move(c));
+            const double parents = double(beam.size()) * per_child;
+            const double avail = budget - space.cache_bytes() - parents;
+            int keep = finishing ? 1 : beam_size;
+            int batch = std::max(1, opt.max_batch);
+            if (double(keep + batch) * per_child > avail) {
+                batch = int(std::max(16.0, std::min(double(batch), avail / per_child - keep)));
+                if (double(keep + batch) * per_child > avail) {
+                    keep = int(std::max(1.0, std::min(double(keep), avail / per_child / 2)));
+                    batch = std::max(16, keep);
+                }
+                narrowed++;
+                min_keep = std::min(min_keep, keep);
+                min_batch = std::min(min_batch, batch);
             }
-            beam = std::move(next);
+
+            const bool filter = pass > 0 && !allowed[step + 1].empty();
+            BestChildren kept(eval, &st, size_t(keep), size_t(batch));
+            StatePtr dropped_pick; // one child that dropout dropped, uniformly (reservoir)
+            int64_t dropped = 0, matching = 0;
+            bool measured = false;
+            auto take = [&](bool use_filter) {
+                auto emit = [&](StatePtr c) {
+                    if (!measured) {
+                        per_child = std::max(per_child, child_bytes(*c, st.func) * 1.3);
+                        measured = true;
+                    }
+                    if (use_filter && !allowed[step + 1].count(c->placement_hash)) return;
+                    matching++;
+                    if (opt.random_dropout < 100 && int(rng.below(100)) >= opt.random_dropout) {
+                        if (pick_rng.below(uint64_t(++dropped)) == 0) dropped_pick = std::move(c);
+                        return;
+                    }
+                    kept.add(std::move(c));
+                };
+                for (size_t i = 0; i < beam.size(); i++) {
+                    space.children(*beam[i], so, emit);
+                    double held = parents + double(kept.held()) * per_child + space.cache_bytes();
+                    st.peak_held_bytes = std::max(st.peak_held_bytes, held);
+                    // Out of time in the first pass: the children made so far must do.
+                    if (!finishing && !best && !kept.empty() && i + 1 < beam.size() &&
+                        out_of_time())
+                        break;
+                }
+            };
+            take(filter);
+            if (filter && matching == 0) take(false); // no child continues a kept structure
+            if (kept.empty() && dropped_pick) kept.add(std::move(dropped_pick));
+            beam = kept.take();
+            if (beam.empty()) break;
         }
-        if (beam.empty()) break;
+        if (abandoned) break;
+        if (narrowed > 0) {
+            st.narrowed_steps += narrowed;
+            std::ostringstream o;
+            o << "memory bound (" << mib(budget) << "): pass " << pass + 1 << " narrowed "
+              << narrowed << " of " << steps << " steps (beam down to " << min_keep
+              << ", batches of " << min_batch << "; ~" << per_child / 1024 << " KiB per state)";
+            note(o.str());
+        }
+        if (beam.empty() || !space.is_complete(*beam[0])) {
+            st.func = -1;
+            break;
+        }
         if (!best || better(beam[0], best)) best = beam[0];
-        if (stats) stats->best_cost_per_pass.push_back(beam[0]->cost);
+        st.best_cost_per_pass.push_back(beam[0]->cost);
         if (log) {
             std::ostringstream o;
             o << "pass " << pass + 1 << "/" << passes << (so.coarse ? " (coarse)" : "")
               << ": best predicted " << beam[0]->cost * 1e3 << " ms";
             log(o.str());
         }
+        if (finishing) break; // the time is up: no further passes
         // Structures of the best states of this pass constrain the next one.
         for (auto &a : allowed) a.clear();
         int keep = std::min<int>(opt.keep_structures, int(beam.size()));
@@ -104,7 +272,10 @@ StatePtr beam_search(const SearchSpace &space, StateEvaluator &eval, const BeamS
             }
         }
     }
-    if (stats) stats->seconds_total += since(start);
+    if (st.cache_drops > 0)
+        note("memory bound: dropped the tiling cache " + std::to_string(st.cache_drops) + " times");
+    st.func = -1;
+    st.seconds_total += since(start);
     return best;
 }
 

@@ -11,6 +11,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
+#include <vector>
 
 namespace sextant {
 
@@ -26,6 +28,19 @@ struct BeamSearchOptions {
     double memory_limit_bytes = 0;
     /** States whose placement prefix matches the best `keep_structures` of a pass go on. */
     int keep_structures = 4;
+    /** Bytes the search may hold at once (<= 0: no bound): the beam, the children waiting to
+     * be scored, the best children so far, and the SearchSpace's tiling cache. Children are
+     * made, scored and dropped in batches; when a step's states are so large that the beam
+     * and one batch would not fit, that step's batch and then its beam narrow (down to 1),
+     * and the tiling cache is dropped when it passes a quarter of the bound. Counted from the
+     * states' sizes, not from the process (which also holds the DAG, Halide and the model). */
+    double memory_bytes = double(1) * 1024 * 1024 * 1024;
+    /** Wall-clock seconds for the whole search (<= 0: no limit). When it runs out, the best
+     * complete state of the passes done so far is returned; during the first pass, the
+     * remaining steps finish greedily (beam 1, coarse tilings) so there is one. */
+    double time_limit_s = 60;
+    /** Children scored per StateEvaluator call at most. */
+    int max_batch = 2048;
 };
 
 struct SearchStats {
@@ -33,6 +48,19 @@ struct SearchStats {
     double seconds_total = 0;
     double seconds_evaluating = 0;
     std::vector<double> best_cost_per_pass;
+    /** The time limit cut the search short (stats->notes says where). */
+    bool time_limited = false;
+    /** Steps whose batch or beam the memory bound narrowed. */
+    int narrowed_steps = 0;
+    /** Times the tiling cache was dropped to stay under the memory bound. */
+    int cache_drops = 0;
+    /** Largest estimate of the bytes the search held at once. */
+    double peak_held_bytes = 0;
+    /** What the bounds did, one line each, for the log. */
+    std::vector<std::string> notes;
+    /** Where the search is (for error messages): pass (1-based; 0 before the first), step
+     * (0-based) and the Func being decided (-1: none). */
+    int pass = 0, step = 0, func = -1;
 };
 
 class Rng {
@@ -46,7 +74,9 @@ private:
     uint64_t state_;
 };
 
-/** Runs the search; returns the best complete state. `log` (may be empty) gets progress. */
+/** Runs the search; returns the best complete state (null only if a step had no legal child,
+ * which is a bug in SearchSpace). `stats` may be null; `log` (may be empty) gets progress.
+ * Pass a `stats` to know where the search was if it throws. */
 StatePtr beam_search(const SearchSpace &space, StateEvaluator &eval, const BeamSearchOptions &opt,
                      SearchStats *stats, const std::function<void(const std::string &)> &log = {});
 

@@ -68,7 +68,8 @@ int SearchSpace::vector_lanes(int func) const {
 }
 
 std::vector<StageSched> SearchSpace::tilings(const Stage &s, const Box64 &box, bool may_par,
-                                             bool coarse) const {
+                                             bool coarse, int cap,
+                                             int max_loop_option_product) const {
     const int V = vector_lanes(s.func);
     const int k = int(s.loops.size());
     bool has_vector_dim = false;
@@ -104,6 +105,21 @@ std::vector<StageSched> SearchSpace::tilings(const Stage &s, const Box64 &box, b
         } else {
             if (coarse) o[0] = {E > 8 ? LoopMode::Outer : LoopMode::Inner, 0};
             else o.push_back({LoopMode::Outer, 0});
+        }
+    }
+
+    // Bound the enumeration below: thin the loops with the most options first (each keeps its
+    // first option, the whole loop in the inner group).
+    if (max_loop_option_product > 0) {
+        while (true) {
+            double product = 1;
+            size_t widest = 0;
+            for (size_t i = 0; i < opts.size(); i++) {
+                product *= double(opts[i].size());
+                if (opts[i].size() > opts[widest].size()) widest = i;
+            }
+            if (product <= max_loop_option_product || opts[widest].size() <= 1) break;
+            thin(&opts[widest], opts[widest].size() - 1);
         }
     }
 
@@ -196,18 +212,39 @@ std::vector<StageSched> SearchSpace::tilings(const Stage &s, const Box64 &box, b
             if (s.loops[i].is_rvar || s.loops[i].func_dim < 0) opts[i] = {{rm, 0}};
         rec(k - 1);
     }
-    thin(&out, coarse ? 16 : 128);
+    thin(&out, size_t(std::max(1, cap)));
     return out;
 }
 
-const std::vector<StageSched> &SearchSpace::cached_tilings(const Stage &s, const Box64 &box,
-                                                           bool may_par, bool coarse) const {
-    uint64_t key = hash_mix(uint64_t(s.func) * 64 + uint64_t(s.index), may_par * 2 + coarse);
+std::vector<StageSched> SearchSpace::cached_tilings(const Stage &s, const Box64 &box, bool may_par,
+                                                    const SearchSpaceOptions &opt) const {
+    const int cap = opt.coarse ? opt.tilings_per_stage_coarse : opt.tilings_per_stage;
+    uint64_t key = hash_mix(uint64_t(s.func) * 64 + uint64_t(s.index), may_par * 2 + opt.coarse);
+    key = hash_mix(hash_mix(key, uint64_t(cap)), uint64_t(opt.max_loop_option_product));
     for (const Interval64 &i : box) key = hash_mix(hash_mix(key, uint64_t(i.min)), uint64_t(i.max));
     std::lock_guard<std::mutex> lock(tiling_cache_mutex_);
     auto it = tiling_cache_.find(key);
-    if (it == tiling_cache_.end()) it = tiling_cache_.emplace(key, tilings(s, box, may_par, coarse)).first;
+    if (it == tiling_cache_.end()) {
+        it = tiling_cache_
+                 .emplace(key, tilings(s, box, may_par, opt.coarse, cap, opt.max_loop_option_product))
+                 .first;
+        tiling_cache_entries_ += it->second.size();
+    }
     return it->second;
+}
+
+double SearchSpace::cache_bytes() const {
+    std::lock_guard<std::mutex> lock(tiling_cache_mutex_);
+    // Entries, their vectors' storage, and the hash table's nodes and buckets.
+    return double(tiling_cache_entries_) * sizeof(StageSched) +
+           double(tiling_cache_.size()) * (sizeof(std::vector<StageSched>) + 64) +
+           double(tiling_cache_.bucket_count()) * sizeof(void *);
+}
+
+void SearchSpace::clear_caches() const {
+    std::lock_guard<std::mutex> lock(tiling_cache_mutex_);
+    tiling_cache_.clear();
+    tiling_cache_entries_ = 0;
 }
 
 namespace {
@@ -468,13 +505,35 @@ StatePtr SearchSpace::make_child(const State &parent, const FuncSched &fs,
 
 void SearchSpace::children(const State &s, const SearchSpaceOptions &opt,
                            std::vector<StatePtr> *out) const {
+    children(s, opt, [&](StatePtr c) { out->push_back(std::move(c)); });
+}
+
+void SearchSpace::children(const State &s, const SearchSpaceOptions &opt,
+                           const std::function<void(StatePtr)> &emit) const {
     if (is_complete(s)) return;
     int func = order_[s.num_decided];
     const FuncNode &f = dag_.funcs[func];
-    size_t first = out->size();
+    // Children over a limit wait here until it is clear that no child is under them; of
+    // those, the ones over only the memory limit come first, then over only the unroll
+    // budget, then over both (one list each, capped).
+    bool any_ok = false;
+    std::vector<StatePtr> over[3];
+    auto offer_child = [&](StatePtr c) {
+        bool unroll = opt.max_unrolled_nodes > 0 && c->unrolled_nodes > opt.max_unrolled_nodes;
+        bool memory = opt.memory_limit_bytes > 0 && c->root_bytes > opt.memory_limit_bytes;
+        if (!unroll && !memory) {
+            any_ok = true;
+            for (auto &v : over) v.clear();
+            emit(std::move(c));
+            return;
+        }
+        if (any_ok) return;
+        std::vector<StatePtr> &v = over[!unroll ? 0 : !memory ? 1 : 2];
+        if (int(v.size()) < opt.max_fallback_children) v.push_back(std::move(c));
+    };
     for (FuncSched p : placements(s, func)) {
         if (p.placement == Placement::Inline) {
-            out->push_back(make_child(s, p));
+            offer_child(make_child(s, p));
             continue;
         }
         // The placement part of the nest is the same for every tiling: compute it once.
@@ -492,7 +551,7 @@ void SearchSpace::children(const State &s, const SearchSpaceOptions &opt,
         double most = -1;
         for (const Stage &st : f.stages) {
             Box64 box = stage_loop_box(st, region);
-            per_stage.push_back(cached_tilings(st, box, may_par, opt.coarse));
+            per_stage.push_back(cached_tilings(st, box, may_par, opt));
             double work = double(box_volume(box)) * double(st.ops.total() + 1);
             if (work > most) {
                 most = work;
@@ -500,36 +559,41 @@ void SearchSpace::children(const State &s, const SearchSpaceOptions &opt,
             }
         }
         // The stage with the most work gets the variety; the others a couple of variants.
+        const int others = opt.coarse ? opt.tilings_other_stages_coarse : opt.tilings_other_stages;
         for (size_t i = 0; i < per_stage.size(); i++)
-            if (i != main_stage) thin(&per_stage[i], opt.coarse ? 1 : 3);
-        std::vector<std::vector<StageSched>> combos = {{}};
+            if (i != main_stage) thin(&per_stage[i], size_t(std::max(1, others)));
+        // The combinations, in lexicographic order (the last stage varies fastest), evenly
+        // thinned: combination k is picked by its mixed-radix digits, never materializing the
+        // whole product (which grows as tilings^stages).
+        unsigned __int128 total = 1;
         for (const auto &v : per_stage) {
-            std::vector<std::vector<StageSched>> next;
-            for (const auto &prefix : combos) {
-                for (const StageSched &sc : v) {
-                    next.push_back(prefix);
-                    next.back().push_back(sc);
-                }
-            }
-            combos = std::move(next);
+            total *= v.size();
+            if (total > (unsigned __int128)(1) << 100) total = (unsigned __int128)(1) << 100;
         }
-        thin(&combos, opt.coarse ? 16 : 256);
-        for (auto &combo : combos) {
-            p.stages = combo;
-            out->push_back(make_child(s, p, &placed));
+        if (total == 0) continue;
+        const int combo_cap = opt.coarse ? opt.combos_per_placement_coarse : opt.combos_per_placement;
+        const uint64_t picks =
+            total <= (unsigned __int128)(combo_cap) ? uint64_t(total) : uint64_t(std::max(1, combo_cap));
+        const double step = double(total) / double(picks); // as thin() computes it
+        for (uint64_t k = 0; k < picks; k++) {
+            unsigned __int128 index =
+                picks == uint64_t(total) ? k : (unsigned __int128)(double(k) * step);
+            p.stages.assign(per_stage.size(), StageSched{});
+            for (size_t i = per_stage.size(); i-- > 0;) {
+                const size_t n = per_stage[i].size();
+                p.stages[i] = per_stage[i][size_t(index % n)];
+                index /= n;
+            }
+            offer_child(make_child(s, p, &placed));
         }
     }
-    // Drop the new children over a limit, unless that would leave none (the unrolled variants
-    // always come with a plain one; rooting may be all there is).
-    auto prune = [&](auto over) {
-        bool any_ok = std::any_of(out->begin() + first, out->end(),
-                                  [&](const StatePtr &c) { return !over(c); });
-        if (any_ok) out->erase(std::remove_if(out->begin() + first, out->end(), over), out->end());
-    };
-    if (opt.max_unrolled_nodes > 0)
-        prune([&](const StatePtr &c) { return c->unrolled_nodes > opt.max_unrolled_nodes; });
-    if (opt.memory_limit_bytes > 0)
-        prune([&](const StatePtr &c) { return c->root_bytes > opt.memory_limit_bytes; });
+    if (!any_ok) {
+        for (auto &v : over) {
+            if (v.empty()) continue;
+            for (StatePtr &c : v) emit(std::move(c));
+            break;
+        }
+    }
 }
 
 } // namespace sextant

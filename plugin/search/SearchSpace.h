@@ -8,6 +8,7 @@
 #include "plugin/dag/PipelineDag.h"
 #include "plugin/search/State.h"
 
+#include <functional>
 #include <mutex>
 #include <unordered_map>
 
@@ -23,6 +24,22 @@ struct SearchSpaceOptions {
      * stages' outer loops (register blocking), which made compilation 3.6x slower (16.3 s vs
      * 4.5 s replaying the same schedule without it) for no runtime gain (194 vs 191 ms). */
     double max_unrolled_nodes = 8192;
+    /** Tilings kept per stage (evenly thinned from all legal ones), in the fine and coarse
+     * passes. */
+    int tilings_per_stage = 128;
+    int tilings_per_stage_coarse = 16;
+    /** Tilings kept for each stage of a multi-stage Func but the one with the most work. */
+    int tilings_other_stages = 3;
+    int tilings_other_stages_coarse = 1;
+    /** Combinations of stage tilings per placement of a Func (evenly thinned). */
+    int combos_per_placement = 256;
+    int combos_per_placement_coarse = 16;
+    /** Per-loop tiling options enumerated for one stage at most (their product): above it,
+     * the loops with the most options are thinned first. Bounds the work and memory a stage
+     * with many dimensions costs (a 5-D stage whose pure loops all split: 6 x 8^4 x ...). */
+    int max_loop_option_product = 4096;
+    /** Children over a limit kept per parent (of each kind) in case none is under it. */
+    int max_fallback_children = 64;
 };
 
 class SearchSpace {
@@ -37,10 +54,20 @@ public:
     /** Appends all legal children of `s` (one more Func decided) to `out`. */
     void children(const State &s, const SearchSpaceOptions &opt,
                   std::vector<StatePtr> *out) const;
+    /** The same children, handed to `emit` one at a time as they are made, so the caller
+     * decides how many it holds. Children over the unroll or root-memory limits are emitted
+     * only if no child of `s` is under them (at most max_fallback_children of them). */
+    void children(const State &s, const SearchSpaceOptions &opt,
+                  const std::function<void(StatePtr)> &emit) const;
 
-    /** Tilings of stage `s` for a realization with loop box `box`. */
+    /** Tilings of stage `s` for a realization with loop box `box`, at most `cap` of them. */
     std::vector<StageSched> tilings(const Stage &s, const Box64 &box, bool may_parallelize,
-                                    bool coarse) const;
+                                    bool coarse, int cap = 128,
+                                    int max_loop_option_product = 4096) const;
+
+    /** Bytes the memo caches hold (approximate), and dropping them (they refill on demand). */
+    double cache_bytes() const;
+    void clear_caches() const;
 
     /** Builds the child of `parent` deciding its next Func as `fs`; `placed` (optional) is
      * the placement part of its nest, shared by siblings with the same placement. */
@@ -53,9 +80,10 @@ private:
 
     int vector_lanes(int func) const;
     /** tilings() memoized: sibling states mostly ask for the same stage and region. */
-    const std::vector<StageSched> &cached_tilings(const Stage &s, const Box64 &box,
-                                                  bool may_parallelize, bool coarse) const;
+    std::vector<StageSched> cached_tilings(const Stage &s, const Box64 &box, bool may_parallelize,
+                                           const SearchSpaceOptions &opt) const;
     mutable std::unordered_map<uint64_t, std::vector<StageSched>> tiling_cache_;
+    mutable size_t tiling_cache_entries_ = 0; // StageScheds held by tiling_cache_
     mutable std::mutex tiling_cache_mutex_;
     std::vector<FuncSched> placements(const State &s, int func) const;
     /** False if inlining `func` would make a consumer's loop body (its definition with every
