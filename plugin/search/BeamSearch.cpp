@@ -160,6 +160,13 @@ StatePtr beam_search(const SearchSpace &space, StateEvaluator &eval, const BeamS
         std::vector<StatePtr> beam = {space.initial_state()};
         double per_child = child_bytes(*beam[0], -1) * 1.3;
         int narrowed = 0, min_keep = beam_size, min_batch = opt.max_batch;
+        // Pacing: seconds per parent so far in this pass, to narrow the beam when the pass
+        // would not end in its share of the time limit (the first of several passes: half).
+        double parent_seconds = 0;
+        int64_t parents_done = 0;
+        int paced = 0, min_paced = beam_size;
+        const double pass_end =
+            opt.time_limit_s * (passes > 1 && pass == 0 && !best ? 0.5 : 0.9);
         for (int step = 0; step < steps; step++) {
             st.step = step;
             st.func = space.order()[step];
@@ -185,14 +192,17 @@ StatePtr beam_search(const SearchSpace &space, StateEvaluator &eval, const BeamS
                 space.clear_caches();
                 st.cache_drops++;
             }
-            const double parents = double(beam.size()) * per_child;
+            // This step's children are a little larger than the last step's (one more Func
+            // decided): plan with some room.
+            const double per = per_child * 1.05 + 1024;
+            const double parents = double(beam.size()) * per;
             const double avail = budget - space.cache_bytes() - parents;
             int keep = finishing ? 1 : beam_size;
             int batch = std::max(1, opt.max_batch);
-            if (double(keep + batch) * per_child > avail) {
-                batch = int(std::max(16.0, std::min(double(batch), avail / per_child - keep)));
-                if (double(keep + batch) * per_child > avail) {
-                    keep = int(std::max(1.0, std::min(double(keep), avail / per_child / 2)));
+            if (double(keep + batch) * per > avail) {
+                batch = int(std::max(16.0, std::min(double(batch), avail / per - keep)));
+                if (double(keep + batch) * per > avail) {
+                    keep = int(std::max(1.0, std::min(double(keep), avail / per / 2)));
                     batch = std::max(16, keep);
                 }
                 narrowed++;
@@ -200,6 +210,17 @@ StatePtr beam_search(const SearchSpace &space, StateEvaluator &eval, const BeamS
                 min_batch = std::min(min_batch, batch);
             }
 
+            if (opt.time_limit_s > 0 && !finishing && parents_done > 0) {
+                double per_parent = parent_seconds / double(parents_done);
+                double left = pass_end - since(start);
+                double parents = left / (per_parent * double(steps - step));
+                if (parents < keep) {
+                    keep = int(std::max(1.0, parents));
+                    paced++;
+                    min_paced = std::min(min_paced, keep);
+                }
+            }
+            auto step_start = Clock::now();
             const bool filter = pass > 0 && !allowed[step + 1].empty();
             BestChildren kept(eval, &st, size_t(keep), size_t(batch));
             StatePtr dropped_pick; // one child that dropout dropped, uniformly (reservoir)
@@ -232,7 +253,9 @@ StatePtr beam_search(const SearchSpace &space, StateEvaluator &eval, const BeamS
             take(filter);
             if (filter && matching == 0) take(false); // no child continues a kept structure
             if (kept.empty() && dropped_pick) kept.add(std::move(dropped_pick));
+            parents_done += int64_t(beam.size());
             beam = kept.take();
+            parent_seconds += since(step_start);
             if (beam.empty()) break;
         }
         if (abandoned) break;
@@ -242,6 +265,13 @@ StatePtr beam_search(const SearchSpace &space, StateEvaluator &eval, const BeamS
             o << "memory bound (" << mib(budget) << "): pass " << pass + 1 << " narrowed "
               << narrowed << " of " << steps << " steps (beam down to " << min_keep
               << ", batches of " << min_batch << "; ~" << per_child / 1024 << " KiB per state)";
+            note(o.str());
+        }
+        if (paced > 0) {
+            std::ostringstream o;
+            o << "time limit (" << opt.time_limit_s << " s): pass " << pass + 1
+              << " narrowed the beam on " << paced << " of " << steps << " steps (down to "
+              << min_paced << ") to end in time";
             note(o.str());
         }
         if (beam.empty() || !space.is_complete(*beam[0])) {

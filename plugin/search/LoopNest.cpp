@@ -1,7 +1,10 @@
 #include "LoopNest.h"
 
+#include "plugin/dag/Errors.h"
+
 #include <algorithm>
 #include <cassert>
+#include <map>
 
 namespace sextant {
 
@@ -46,20 +49,40 @@ Box64 stage_loop_box(const Stage &s, const Box64 &region) {
 
 void required_region(const PipelineDag &dag, const Decisions &d, StageRef consumer,
                      const Box64 &loop_box, ProducerKind kind, int target, Box64 *acc) {
-    const Stage &s = dag.stage(consumer.first, consumer.second);
+    // Inlined Funcs between the consumer and the target get the union of what all their
+    // (inlined) consumers need, then pass it on once: the Funcs are in realization order
+    // (producers have smaller ids), so taking the largest pending id first sees every
+    // contribution to it. Walking each path separately instead is exponential in the depth of
+    // a diamond-shaped inlined graph (F_k reading F_k-1 and F_k-2).
+    std::map<int, Box64> pending; // inlined Func -> its region needed so far
     Box64 r;
-    for (int e : s.edges_in) {
-        const Edge &edge = dag.edges[e];
-        if (edge.kind == kind && edge.producer == target) {
-            edge.required(loop_box, &r);
-            if (acc->size() < r.size()) acc->resize(r.size());
-            for (size_t i = 0; i < r.size(); i++) (*acc)[i].include(r[i]);
-        } else if (edge.kind == ProducerKind::Func && is_inlined(dag, d, edge.producer)) {
-            edge.required(loop_box, &r);
-            const Stage &inner = dag.stage(edge.producer, 0);
-            required_region(dag, d, {edge.producer, 0}, stage_loop_box(inner, r), kind, target,
-                            acc);
+    auto visit = [&](const Stage &s, const Box64 &box) {
+        for (int e : s.edges_in) {
+            const Edge &edge = dag.edges[e];
+            if (edge.kind == kind && edge.producer == target) {
+                edge.required(box, &r);
+                if (acc->size() < r.size()) acc->resize(r.size());
+                for (size_t i = 0; i < r.size(); i++) (*acc)[i].include(r[i]);
+            } else if (edge.kind == ProducerKind::Func && is_inlined(dag, d, edge.producer)) {
+                SEXTANT_ASSERT(edge.producer < s.func || s.func == edge.producer,
+                               "Funcs are not in realization order");
+                edge.required(box, &r);
+                auto it = pending.find(edge.producer);
+                if (it == pending.end()) {
+                    pending.emplace(edge.producer, r);
+                } else {
+                    for (size_t i = 0; i < r.size(); i++) it->second[i].include(r[i]);
+                }
+            }
         }
+    };
+    visit(dag.stage(consumer.first, consumer.second), loop_box);
+    while (!pending.empty()) {
+        auto last = std::prev(pending.end());
+        const Stage &inner = dag.stage(last->first, 0);
+        Box64 region = std::move(last->second);
+        pending.erase(last);
+        visit(inner, stage_loop_box(inner, region));
     }
 }
 
@@ -120,8 +143,12 @@ Box64 box_at_level(const StageNest &consumer, int level) {
     return b;
 }
 
-Box64 region_at(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func,
-                int at_func, int level) {
+namespace {
+
+Box64 region_at_memo(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func,
+                     int at_func, int level, std::map<int, Box64> *memo) {
+    auto known = memo->find(func);
+    if (known != memo->end()) return known->second;
     const FuncNest &c = *nests[at_func];
     const int at_stage = d[func].placement == Placement::At && d[func].at_func == at_func
                              ? d[func].at_stage
@@ -134,12 +161,23 @@ Box64 region_at(const PipelineDag &dag, const Decisions &d, const Nests &nests, 
         } else if (d[r.first].placement == Placement::At && d[r.first].at_func == at_func) {
             // A sibling computed deeper in the same nest: cover all its realizations inside
             // one iteration of `level`.
-            Box64 g = region_at(dag, d, nests, r.first, at_func, level);
+            Box64 g = region_at_memo(dag, d, nests, r.first, at_func, level, memo);
             required_region(dag, d, r, stage_loop_box(dag.stage(r.first, r.second), g),
                             ProducerKind::Func, func, &acc);
         }
     }
+    memo->emplace(func, acc);
     return acc;
+}
+
+} // namespace
+
+Box64 region_at(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func,
+                int at_func, int level) {
+    // Siblings computed in the same nest are asked for again by each of their producers:
+    // remember each one's region for this (at_func, level).
+    std::map<int, Box64> memo;
+    return region_at_memo(dag, d, nests, func, at_func, level, &memo);
 }
 
 NestPtr build_func_nest(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func,
@@ -168,7 +206,7 @@ void place_func_nest(const PipelineDag &dag, const Decisions &d, const Nests &ne
         n->region = f.bounds;
         n->store_region = f.bounds;
     } else {
-        assert(fs.placement == Placement::At);
+        SEXTANT_ASSERT(fs.placement == Placement::At, "a Func placed at no loop");
         const FuncNest &c = *nests[fs.at_func];
         n->region = region_at(dag, d, nests, func, fs.at_func, fs.at_level);
         // Inside a consumer that slides its window, only the iterations that compute new
