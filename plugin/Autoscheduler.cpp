@@ -16,6 +16,8 @@
 
 #include <dlfcn.h>
 
+#include <chrono>
+
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -168,13 +170,13 @@ StatePtr write_candidates(const PipelineDag &dag, const SearchSpace &space, Cost
 
 namespace {
 
-/** SEXTANT_TEST_FAULT: an evaluator that throws at its 20th call, as a bug deep in the search
+/** SEXTANT_TEST_FAULT: an evaluator that throws at its 3rd call, as a bug deep in the search
  * would. */
 class FaultyEvaluator : public StateEvaluator {
 public:
     FaultyEvaluator(StateEvaluator &inner, std::string kind) : inner_(inner), kind_(std::move(kind)) {}
     void evaluate(const std::vector<State *> &states) override {
-        if (++calls_ == 20) {
+        if (++calls_ == 3) {
             if (kind_ == "bad_alloc") throw std::bad_alloc();
             SEXTANT_ASSERT(false, "SEXTANT_TEST_FAULT=internal");
         }
@@ -217,6 +219,7 @@ AutoscheduleResult autoschedule_impl(const std::vector<Halide::Internal::Functio
     auto log = [&](const std::string &msg) {
         if (params.debug > 0) std::cerr << "Sextant: " << msg << "\n";
     };
+    const auto started = std::chrono::steady_clock::now();
     log("params: " + params.describe());
     PipelineDag dag = build_pipeline_dag(outputs, target, machine);
     for (const FuncNode &f : dag.funcs) progress.func_names.push_back(f.name);
@@ -248,7 +251,13 @@ AutoscheduleResult autoschedule_impl(const std::vector<Halide::Internal::Functio
         bo.seed = params.seed;
         bo.memory_limit_bytes = params.memory_limit_bytes;
         bo.memory_bytes = params.search_memory_bytes;
-        bo.time_limit_s = params.time_limit_s;
+        if (params.time_limit_s > 0) {
+            // What analysing the pipeline and loading the model left of the limit.
+            double used = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+            bo.time_limit_s = std::max(0.05 * params.time_limit_s, params.time_limit_s - used);
+        } else {
+            bo.time_limit_s = 0;
+        }
         try {
             if (params.candidates_dir.empty()) {
                 std::unique_ptr<FaultyEvaluator> faulty;
