@@ -17,9 +17,9 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 orig_args="$*"
 HALIDE_PLUGINS=/usr/lib/x86_64-linux-gnu/halide14
 
-ALL_PIPELINES="bilateral_grid box_blur camera_pipe conv_relu depthwise_separable_conv harris
-histogram_equalize iir_blur interpolate local_laplacian matmul max_filter nl_means stencil_chain
-unsharp_mask"
+ALL_PIPELINES="bilateral_grid bilateral_guided_upsampling box_blur camera_pipe conv_relu
+depthwise_separable_conv harris histogram_equalize iir_blur interpolate local_laplacian matmul
+max_filter nl_means stencil_chain synthetic_200 unsharp_mask"
 ALL_SCHEDULERS="sextant-learned sextant-analytical adams2019 li2018 mullapudi2016 default"
 DEFAULT_SCHEDULERS="sextant-learned,sextant-analytical,adams2019,li2018,mullapudi2016"
 
