@@ -1,11 +1,11 @@
 #include "Measure.h"
 
+#include "measure/Protocol.h"
 #include "plugin/halide/DagBuilder.h"
 #include "plugin/halide/ScheduleApplier.h"
 #include "plugin/search/Directives.h"
 #include "plugin/search/ScheduleText.h"
 #include "random_pipelines/RandomPipeline.h"
-#include "sampler/ChildProcess.h"
 
 #include <Halide.h>
 #include <nlohmann/json.hpp>
@@ -14,17 +14,20 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <csignal>
-#include <cstdlib>
+#include <filesystem>
 
 namespace sextant {
 
 namespace rp = random_pipelines;
+namespace fs = std::filesystem;
 
 namespace {
+
+/** The function name of every compiled schedule (one per shared object). */
+const char *kFunction = "sextant_sample";
 
 std::vector<Halide::Internal::Function> output_functions(const rp::RandomPipeline &p) {
     std::vector<Halide::Internal::Function> outs;
@@ -42,23 +45,41 @@ std::string one_line(std::string s, size_t max_len = 2000) {
     return s;
 }
 
-/** Blocks until the parent writes a line to go_fd; false on EOF (the parent gave up). */
-bool wait_for_turn(int go_fd) {
-    char c;
-    for (;;) {
-        ssize_t n = read(go_fd, &c, 1);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return false;
-        if (c == '\n') return true;
+/** The last line of `out` that parses as a JSON object (null if none). */
+nlohmann::json last_json(const std::string &out) {
+    nlohmann::json j;
+    size_t end = out.size();
+    while (end > 0) {
+        size_t start = out.rfind('\n', end - 1);
+        start = start == std::string::npos ? 0 : start + 1;
+        std::string line = out.substr(start, end - start);
+        if (!line.empty() && line[0] == '{') {
+            try {
+                return nlohmann::json::parse(line);
+            } catch (const nlohmann::json::exception &) {
+            }
+        }
+        if (start == 0) break;
+        end = start - 1;
     }
+    return j;
 }
 
-/** Runs in the benchmark child; writes "compiled <s>" when compiled, then (after its turn)
- * one JSON object, to fd. */
-void benchmark_child(const MeasureSpec &spec, int fd, int go_fd) {
+/** Links obj into a shared object (in this process's group, so stopping or killing the
+ * compile child reaches the linker too). */
+RunResult link_shared(const std::string &linker, const std::string &obj, const std::string &so,
+                      double timeout_s) {
+    ChildOptions co;
+    co.timeout_s = timeout_s;
+    co.own_process_group = false;
+    co.capture_stdout = true; // compiler chatter goes to the result pipe, then is dropped
+    return run_program({linker, "-shared", "-o", so, obj}, co);
+}
+
+/** Runs in the compile child: writes one JSON object to fd — the shared object and what the
+ * timed process needs to fill its inputs, or the error. */
+void compile_child(const MeasureSpec &spec, const std::string &dir, int fd) {
     using Clock = std::chrono::steady_clock;
-    // The JIT runtime sizes its thread pool from HL_NUM_THREADS on first use.
-    setenv("HL_NUM_THREADS", std::to_string(std::max(1, spec.threads)).c_str(), 1);
     nlohmann::json out;
     std::string phase = "build";
     double compile_s = 0;
@@ -77,30 +98,27 @@ void benchmark_child(const MeasureSpec &spec, int fd, int go_fd) {
         if (spec.inject == "error")
             p.outputs[0].vectorize(Halide::Var("sextant_injected_no_such_var"), 8);
         phase = "compile";
-        rp::RunTimings t;
-        rp::run_random_pipeline(p, target, &t, 1); // binds inputs, compiles, first run
-        compile_s = t.compile_ms / 1e3;
-        write_all(fd, "compiled " + std::to_string(compile_s) + "\n");
-        if (!wait_for_turn(go_fd)) return;
-        phase = "run";
-        std::vector<double> secs;
-        Halide::Pipeline pipeline = p.pipeline;
-        for (int r = -1; r < std::max(1, spec.repeats); r++) { // r = -1: warm-up, untimed
-            std::vector<Halide::Buffer<>> bufs = rp::make_output_buffers(p);
-            Halide::Realization real(bufs);
-            auto a = Clock::now();
-            pipeline.realize(real, target);
-            if (r >= 0) secs.push_back(std::chrono::duration<double>(Clock::now() - a).count());
+        auto t0 = Clock::now();
+        std::string obj = dir + "/schedule.o", so = dir + "/schedule.so";
+        p.pipeline.compile_to_object(obj, p.pipeline.infer_arguments(), kFunction,
+                                     target.with_feature(Halide::Target::NoRuntime));
+        RunResult l = link_shared(spec.setup.linker, obj, so, spec.timeout_s);
+        if (!l.ok()) throw std::runtime_error("linking the schedule failed: " + l.message);
+        compile_s = std::chrono::duration<double>(Clock::now() - t0).count();
+        // The inputs' value ranges: the timed process fills them with values in range, as
+        // run_random_pipeline does (tables are indexed by input values).
+        nlohmann::json fills = nlohmann::json::array();
+        for (size_t i = 0; i < p.inputs.size(); i++) {
+            const rp::InputSpec &in = p.spec.inputs[i];
+            char range[128];
+            std::snprintf(range, sizeof range, "=%.17g:%.17g", in.lo, in.hi);
+            fills.push_back(p.inputs[i].name() + range);
         }
-        std::sort(secs.begin(), secs.end());
-        size_t n = secs.size();
-        double median = n % 2 ? secs[n / 2] : 0.5 * (secs[n / 2 - 1] + secs[n / 2]);
-        out = {{"min_s", secs.front()},
-               {"median_s", median},
-               {"repeats", int(n)},
-               {"compile_s", compile_s}};
+        out = {{"lib", so + ":" + kFunction}, {"fill", fills}, {"compile_s", compile_s}};
     } catch (const std::exception &e) {
-        out = {{"error", phase + ": " + one_line(e.what())}, {"compile_s", compile_s}};
+        out = {{"error", phase + ": " + one_line(e.what())},
+               {"failure_kind", phase == "build" ? "other" : "compile_error"},
+               {"compile_s", compile_s}};
     }
     write_all(fd, out.dump() + "\n");
 }
@@ -125,11 +143,28 @@ void candidates_child(const RandomWorkload &w, const std::string &target_string,
 
 } // namespace
 
-void warm_jit_runtime(const std::string &target) {
-    Halide::Func f("sextant_warm_jit");
-    Halide::Var x;
-    f(x) = x;
-    f.compile_jit(Halide::Target(target));
+std::string build_runtime(const std::string &target, const std::string &dir,
+                          const std::string &linker) {
+    fs::create_directories(dir);
+    std::string obj = dir + "/sextant_runtime.o", so = dir + "/libsextant_runtime.so";
+    ChildOptions co;
+    co.timeout_s = 600;
+    co.keep_stderr = true;
+    RunResult r = run_function(
+        [&](int fd) {
+            Halide::compile_standalone_runtime(obj, Halide::Target(target));
+            write_all(fd, "ok");
+        },
+        co);
+    if (!r.ok() || r.output != "ok")
+        throw std::runtime_error("compiling the Halide runtime for " + target +
+                                 " failed: " + (r.ok() ? "no result" : r.message));
+    ChildOptions lo;
+    lo.timeout_s = 600;
+    lo.keep_stderr = true;
+    RunResult l = run_program({linker, "-shared", "-o", so, obj, "-lpthread", "-ldl"}, lo);
+    if (!l.ok()) throw std::runtime_error("linking the Halide runtime failed: " + l.message);
+    return so;
 }
 
 Measurement measure_schedule(const MeasureSpec &spec) {
@@ -143,187 +178,164 @@ Measurement measure_schedule(const MeasureSpec &spec) {
 
 struct MeasurePool::Slot {
     using Clock = std::chrono::steady_clock;
-    enum class State { Compiling, Ready, Timing };
     int64_t tag = 0;
-    ChildHandle child;
-    std::string output;
-    State state = State::Compiling;
+    MeasureSpec spec;
+    std::string dir;
+    Child child;
+    bool compiled = false; ///< the compile child finished and left a shared object
     int64_t ready_order = 0;
-    double timeout_s = 0;
+    nlohmann::json compile_result;
+    double compile_active_s = 0;
     Clock::time_point started = Clock::now();
-    bool stopped = false; // SIGSTOPped while another child times
-    bool paused = false;  // stopped or waiting for its turn: the timeout clock is paused
-    Clock::time_point paused_since;
-    double paused_s = 0;
-    bool timed_out = false;
-
-    void pause() {
-        if (paused) return;
-        paused = true;
-        paused_since = Clock::now();
-    }
-    void unpause() {
-        if (!paused) return;
-        paused = false;
-        paused_s += std::chrono::duration<double>(Clock::now() - paused_since).count();
-    }
-    /** Seconds the child has run (compile or timing) so far. */
-    double active_s() const {
-        auto now = Clock::now();
-        double total = std::chrono::duration<double>(now - started).count();
-        double p =
-            paused_s + (paused ? std::chrono::duration<double>(now - paused_since).count() : 0);
-        return total - p;
-    }
 };
 
-MeasurePool::MeasurePool(int jobs) : jobs_(std::max(1, jobs)) {
-    // A child may die before reading its "go"; writing to it must not kill the sampler.
-    signal(SIGPIPE, SIG_IGN);
-}
+MeasurePool::MeasurePool(int jobs) : jobs_(std::max(1, jobs)) {}
 
 MeasurePool::~MeasurePool() {
     for (auto &s : slots_) {
-        kill(s->child.pid, SIGKILL);
-        close(s->child.out_fd);
-        close(s->child.in_fd);
-        ChildResult r;
-        reap_child(s->child.pid, r);
+        s->child.kill();
+        s->child.reap();
+        std::error_code ec;
+        fs::remove_all(s->dir, ec);
     }
-}
-
-bool MeasurePool::timing() const {
-    for (const auto &s : slots_)
-        if (s->state == Slot::State::Timing) return true;
-    return false;
 }
 
 void MeasurePool::start(int64_t tag, const MeasureSpec &spec) {
     auto slot = std::make_unique<Slot>();
     slot->tag = tag;
-    slot->timeout_s = spec.timeout_s;
-    slot->child =
-        spawn_child([&](int out, int in) { benchmark_child(spec, out, in); }, spec.keep_stderr);
-    if (timing()) { // nothing may run beside a timed child
-        kill(slot->child.pid, SIGSTOP);
-        slot->stopped = true;
-        slot->pause();
-    }
+    slot->spec = spec;
+    slot->dir = spec.setup.work_dir + "/m" + std::to_string(tag);
+    fs::create_directories(slot->dir);
+    ChildOptions co;
+    co.timeout_s = spec.timeout_s;
+    co.keep_stderr = spec.keep_stderr;
+    Slot *s = slot.get();
+    slot->child = Child::function([s](int out, int) { compile_child(s->spec, s->dir, out); }, co);
     slots_.push_back(std::move(slot));
 }
 
-void MeasurePool::grant_turn() {
-    if (hold_ || timing()) return;
-    Slot *next = nullptr;
-    for (auto &s : slots_)
-        if (s->state == Slot::State::Ready && (!next || s->ready_order < next->ready_order))
-            next = s.get();
-    if (!next) return;
-    for (auto &s : slots_) {
-        if (s.get() == next || s->state != Slot::State::Compiling || s->stopped) continue;
-        kill(s->child.pid, SIGSTOP);
-        s->stopped = true;
-        s->pause();
-    }
-    next->state = Slot::State::Timing;
-    next->unpause();
-    write_all(next->child.in_fd, "go\n");
-}
+Measurement MeasurePool::time_slot(Slot &s) {
+    // Nothing of ours runs beside a timing: every compile child is stopped meanwhile.
+    for (auto &o : slots_)
+        if (o.get() != &s && !o->compiled) o->child.stop();
+    const MeasureSpec &spec = s.spec;
+    Subject sub;
+    sub.label = s.compile_result.value("lib", std::string());
+    sub.argv = {spec.setup.time_exe, "--runtime", spec.setup.runtime_so};
+    for (const auto &f : s.compile_result.at("fill"))
+        sub.argv.insert(sub.argv.end(), {"--fill", f.get<std::string>()});
+    sub.argv.insert(sub.argv.end(),
+                    {"--max-runs", std::to_string(std::max(1, spec.repeats)), "--budget",
+                     std::to_string(spec.run_budget_s), "--time-one", sub.label});
+    sub.env = {{"HL_NUM_THREADS", std::to_string(std::max(1, spec.threads))}};
+    if (!spec.keep_stderr) sub.log_path = "/dev/null";
+    ProtocolOptions po;
+    po.rounds = 1;
+    po.busy_threshold = spec.busy_threshold;
+    po.busy_retries = spec.busy_retries;
+    // The limit covers compile and timing together, as one budget per schedule.
+    po.timeout_s = std::max(1.0, spec.timeout_s - s.compile_active_s);
+    SubjectResult r;
+    auto t0 = Slot::Clock::now();
+    for (int k = 0; k < std::max(1, spec.rounds); k++)
+        if (!measure_round(sub, po, r)) break;
+    double time_s = std::chrono::duration<double>(Slot::Clock::now() - t0).count();
+    for (auto &o : slots_)
+        if (o.get() != &s) o->child.resume();
 
-void MeasurePool::resume_all() {
-    for (auto &s : slots_) {
-        if (!s->stopped) continue;
-        kill(s->child.pid, SIGCONT);
-        s->stopped = false;
-        if (s->state != Slot::State::Ready) s->unpause();
+    Measurement m;
+    m.compile_s = s.compile_result.value("compile_s", 0.0);
+    m.busy_retries = r.busy_retries;
+    m.time_s = time_s;
+    if (r.ok()) {
+        const TimedRuns &t = r.rounds[0];
+        for (const TimedRuns &x : r.rounds) {
+            m.round_best_s.push_back(x.best_s());
+            m.round_minflt.push_back(x.minflt_per_run);
+            m.round_busy.push_back(x.busy_fraction);
+        }
+        m.min_s = r.best_s();
+        m.median_s = t.median_s();
+        m.repeats = int(t.times_s.size());
+        m.minflt_per_run = t.minflt_per_run;
+        m.busy_fraction = t.busy_fraction;
+    } else {
+        m.kind = r.kind;
+        // A pipeline's own failure reads as before ("run: ..."); a crash or timeout as such.
+        m.error = r.kind == FailureKind::Crash || r.kind == FailureKind::Timeout
+                      ? r.error
+                      : "run: " + one_line(r.error);
     }
+    return m;
 }
 
 std::vector<std::pair<int64_t, Measurement>> MeasurePool::wait() {
     std::vector<std::pair<int64_t, Measurement>> done;
-    char buf[65536];
+    auto finish = [&](size_t i, Measurement m) {
+        Slot &s = *slots_[i];
+        m.wall_s = std::chrono::duration<double>(Slot::Clock::now() - s.started).count();
+        done.emplace_back(s.tag, std::move(m));
+        std::error_code ec;
+        fs::remove_all(s.dir, ec);
+        slots_.erase(slots_.begin() + long(i));
+    };
     while (done.empty() && !slots_.empty()) {
-        grant_turn();
-        double wait_s = 1e9;
-        for (auto &s : slots_)
-            if (!s->paused && !s->timed_out && s->timeout_s > 0)
-                wait_s = std::min(wait_s, s->timeout_s - s->active_s());
+        // A compiled schedule's turn: the one that compiled first.
+        size_t next = slots_.size();
+        for (size_t i = 0; i < slots_.size(); i++)
+            if (slots_[i]->compiled &&
+                (next == slots_.size() || slots_[i]->ready_order < slots_[next]->ready_order))
+                next = i;
+        if (next < slots_.size()) {
+            finish(next, time_slot(*slots_[next]));
+            continue;
+        }
+        // Otherwise wait for a compile child to finish (or to run out of time).
         std::vector<pollfd> fds;
-        for (auto &s : slots_)
-            fds.push_back({s->child.out_fd, POLLIN, 0});
+        std::vector<size_t> which;
+        double wait_s = 1e9;
+        for (size_t i = 0; i < slots_.size(); i++) {
+            if (slots_[i]->compiled) continue;
+            fds.push_back({slots_[i]->child.output_fd(), POLLIN, 0});
+            which.push_back(i);
+            wait_s = std::min(wait_s, slots_[i]->child.time_left_s());
+        }
+        if (fds.empty()) break; // cannot happen: a compiled slot would have been timed
         int wait_ms = wait_s >= 1e8 ? -1 : std::max(0, int(std::ceil(wait_s * 1000)));
         int n = poll(fds.data(), fds.size(), wait_ms);
         if (n < 0 && errno != EINTR) throw std::runtime_error("poll failed");
-        std::vector<size_t> finished;
-        for (size_t i = 0; n > 0 && i < fds.size(); i++) {
-            if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-            Slot &s = *slots_[i];
-            ssize_t got = read(s.child.out_fd, buf, sizeof buf);
-            if (got < 0 && errno == EINTR) continue;
-            if (got <= 0) {
-                finished.push_back(i);
+        std::vector<size_t> ended;
+        for (size_t k = 0; k < fds.size(); k++) {
+            Slot &s = *slots_[which[k]];
+            if (n > 0 && (fds[k].revents & (POLLIN | POLLHUP | POLLERR)) && !s.child.read_output(0))
+                ended.push_back(which[k]);
+            else if (s.child.time_left_s() <= 0) {
+                s.child.kill_timed_out();
+                ended.push_back(which[k]);
+            }
+        }
+        for (size_t k = ended.size(); k-- > 0;) {
+            Slot &s = *slots_[ended[k]];
+            s.compile_active_s = s.child.active_s();
+            RunResult r = s.child.reap();
+            nlohmann::json j = last_json(r.output);
+            if (r.ok() && j.is_object() && j.contains("lib")) {
+                s.compile_result = j;
+                s.compiled = true;
+                s.ready_order = ready_counter_++;
                 continue;
             }
-            s.output.append(buf, size_t(got));
-            if (s.state == Slot::State::Compiling && s.output.rfind("compiled ", 0) == 0 &&
-                s.output.find('\n') != std::string::npos) {
-                s.state = Slot::State::Ready;
-                s.ready_order = ready_counter_++;
-                s.pause(); // waiting for its turn does not count against its timeout
-            }
-        }
-        for (auto &s : slots_) {
-            if (s->paused || s->timed_out || s->timeout_s <= 0) continue;
-            if (s->active_s() >= s->timeout_s) {
-                s->timed_out = true;
-                kill(s->child.pid, SIGKILL);
-            }
-        }
-        bool was_timing = false;
-        for (size_t k = finished.size(); k-- > 0;) {
-            Slot &s = *slots_[finished[k]];
-            close(s.child.out_fd);
-            close(s.child.in_fd);
-            ChildResult c;
-            c.output = s.output;
-            c.timed_out = s.timed_out;
-            reap_child(s.child.pid, c);
-            c.wall_s = s.active_s();
             Measurement m;
-            m.wall_s = std::chrono::duration<double>(Slot::Clock::now() - s.started).count();
-            // The result is the last line; a "compiled" line may come before it.
-            std::string last = s.output;
-            while (!last.empty() && last.back() == '\n')
-                last.pop_back();
-            size_t nl = last.rfind('\n');
-            if (nl != std::string::npos) last = last.substr(nl + 1);
-            nlohmann::json j;
-            if (!last.empty() && last[0] == '{') {
-                try {
-                    j = nlohmann::json::parse(last);
-                } catch (const nlohmann::json::exception &) {
-                    j = nlohmann::json();
-                }
-            }
-            if (j.is_object())
-                m.compile_s = j.value("compile_s", 0.0);
-            else if (s.output.rfind("compiled ", 0) == 0)
-                m.compile_s = std::atof(s.output.c_str() + 9);
-            std::string failure = c.failure();
-            if (j.is_object() && j.contains("min_s") && failure.empty()) {
-                m.min_s = j["min_s"].get<double>();
-                m.median_s = j["median_s"].get<double>();
-                m.repeats = j["repeats"].get<int>();
-            } else if (j.is_object() && j.contains("error")) {
+            if (j.is_object()) m.compile_s = j.value("compile_s", 0.0);
+            if (r.ok() && j.is_object() && j.contains("error")) {
                 m.error = j["error"].get<std::string>();
+                m.kind = parse_failure_kind(j.value("failure_kind", std::string("other")));
             } else {
-                m.error = failure.empty() ? "benchmark child returned no result" : failure;
+                m.error = r.ok() ? "compile child returned no result" : r.message;
+                m.kind = r.ok() ? FailureKind::Other : r.kind;
             }
-            if (s.state == Slot::State::Timing) was_timing = true;
-            done.emplace_back(s.tag, std::move(m));
-            slots_.erase(slots_.begin() + long(finished[k]));
+            finish(ended[k], std::move(m));
         }
-        if (was_timing) resume_all();
     }
     return done;
 }
@@ -331,11 +343,12 @@ std::vector<std::pair<int64_t, Measurement>> MeasurePool::wait() {
 CandidateResult candidates_for(const RandomWorkload &w, const std::string &target,
                                const MachineInfo &machine, const CandidateOptions &opt,
                                double timeout_s, const std::string &weights) {
-    ChildResult c = run_in_child(
-        [&](int fd) { candidates_child(w, target, machine, opt, weights, fd); }, timeout_s);
+    ChildOptions co;
+    co.timeout_s = timeout_s;
+    RunResult c =
+        run_function([&](int fd) { candidates_child(w, target, machine, opt, weights, fd); }, co);
     CandidateResult r;
     r.wall_s = c.wall_s;
-    std::string failure = c.failure();
     try {
         nlohmann::json j = nlohmann::json::parse(c.output);
         if (j.contains("error")) {
@@ -347,7 +360,7 @@ CandidateResult candidates_for(const RandomWorkload &w, const std::string &targe
                                         e.at("hash").get<std::string>()});
         }
     } catch (const nlohmann::json::exception &) {
-        r.error = failure.empty() ? "candidate child returned no result" : failure;
+        r.error = c.ok() ? "candidate child returned no result" : c.message;
     }
     return r;
 }

@@ -1,9 +1,14 @@
-// Measure: the two things the sampler runs in isolated child processes (ChildProcess.h) for a
-// random pipeline — making its candidate schedules, and JIT-compiling and timing one schedule.
-// The parent only sees plain results; whatever goes wrong in a child (a Halide error, a crash,
-// a hang past the time limit) comes back as an error string.
+// Measure: what the sampler runs in child processes (measure/Runner.h) for a random pipeline —
+// making its candidate schedules, and measuring one schedule. A schedule is compiled ahead of
+// time in a forked child (build the pipeline, apply the ScheduleText, compile to an object
+// without the Halide runtime, link a shared object) and then timed with the timing protocol
+// (measure/Protocol.h): a fresh sextant-time process loads it beside the runtime built once per
+// run, warms up, repeats until best and third-best agree, and is retried if the machine was
+// busy. The parent only sees plain results; whatever goes wrong in a child (a Halide error, a
+// crash, a hang past the time limit) comes back as an error string and a failure kind.
 #pragma once
 
+#include "measure/Runner.h"
 #include "sampler/Candidates.h"
 #include "sampler/RandomWorkload.h"
 
@@ -16,45 +21,65 @@
 
 namespace sextant {
 
-/** What one benchmark child does. */
+/** Where the schedules' code goes and what times it; made once per sampler run. */
+struct TimingSetup {
+    std::string work_dir;   ///< per-measurement subdirectories are made and removed here
+    std::string runtime_so; ///< the Halide runtime for the target (build_runtime)
+    std::string time_exe;   ///< sextant-time
+    std::string linker = "cc";
+};
+
+/** Compiles Halide's runtime for `target` to dir/libsextant_runtime.so (in a child process);
+ * returns its path. Throws std::runtime_error if that fails. */
+std::string build_runtime(const std::string &target, const std::string &dir,
+                          const std::string &linker = "cc");
+
+/** What one measurement does. */
 struct MeasureSpec {
     RandomWorkload workload;
     std::string target;  ///< Halide target string (default_run_target() when sampling)
     MachineInfo machine; ///< for the PipelineDag the ScheduleText is parsed against
     std::string schedule_text;
-    int repeats = 5;       ///< timed runs after one untimed warm-up run
-    int threads = 2;       ///< HL_NUM_THREADS of the child (Halide's thread pool size)
-    double timeout_s = 60; ///< wall limit for compile + runs
+    TimingSetup setup;
+    int repeats = 10;             ///< at most this many timed runs (stopping rule: TimingLoop.h)
+    double run_budget_s = 1;      ///< and at most this many seconds of them
+    int threads = 2;              ///< HL_NUM_THREADS of the timed process
+    double timeout_s = 60;        ///< running-time limit for compile + timing together
+    double busy_threshold = 0.10; ///< ProtocolOptions
+    int busy_retries = 2;
+    /** Fresh timed processes of the compiled schedule, one after the other (the sampler: 1;
+     * remeasuring: more). */
+    int rounds = 1;
     /** Test hook: "crash" (SIGSEGV), "hang" (sleeps past the timeout) or "error" (a real Halide
-     * scheduling error) in the child after the schedule is applied; "" = none. */
+     * scheduling error) in the compile child after the schedule is applied; "" = none. */
     std::string inject;
-    bool keep_stderr = false; ///< let the child's stderr through (debugging)
+    bool keep_stderr = false; ///< let the children's stderr through (debugging)
 };
 
 struct Measurement {
     std::optional<double> min_s, median_s; ///< seconds per run; empty iff error
-    int repeats = 0;
-    double compile_s = 0;
+    int repeats = 0;                       ///< timed runs
+    double compile_s = 0;                  ///< compile to object + link
+    double time_s = 0;                     ///< the timed processes (retries included), wall
     std::optional<std::string> error;
-    double wall_s = 0; ///< the child's whole life, as the parent saw it
+    FailureKind kind = FailureKind::None;
+    double minflt_per_run = 0; ///< minor page faults per run
+    double busy_fraction = 0;  ///< of the kept timed process
+    int busy_retries = 0;
+    /** Per round: the best run, minor faults per run, busy fraction (the above are round 0's,
+     * min_s the best over rounds). */
+    std::vector<double> round_best_s, round_minflt, round_busy;
+    double wall_s = 0; ///< compile child start to the end of the timing, as the parent saw it
 };
 
-/** JIT-compiles (never runs) a trivial pipeline for `target` in this process, so that Halide's
- * shared JIT runtime for that target exists before benchmark children are forked: they inherit
- * it instead of each compiling it again. Running nothing keeps the thread pool unstarted, so
- * each child still starts its own with its HL_NUM_THREADS. */
-void warm_jit_runtime(const std::string &target);
-
-/** Applies spec.schedule_text to a freshly built pipeline in a child, JIT-compiles it, runs
- * it once untimed, then (when the pool gives it its turn) once more untimed and `repeats`
- * times timed. */
+/** Measures one schedule (a MeasurePool of one). */
 Measurement measure_schedule(const MeasureSpec &spec);
 
-/** Runs up to `jobs` benchmark children at once such that compiles overlap but timings never
- * do: a child compiles as soon as it starts, then waits for its turn; while one child times
- * its runs, every other child is stopped (SIGSTOP) and resumed (SIGCONT) afterwards, and
- * `hold` keeps new turns from starting (the caller runs a candidate search then). A child's
- * timeout counts only the time it is neither stopped nor waiting for its turn. */
+/** Runs up to `jobs` measurements at once such that compiles overlap but timings never do: a
+ * compile child starts at once; when it has compiled, its schedule waits for its turn; a
+ * schedule is timed only inside wait(), in the order the schedules compiled, and meanwhile every
+ * compile child is stopped (SIGSTOP, its timeout clock paused) and resumed afterwards. So the
+ * caller's own work between wait() calls (a candidate search) never overlaps a timing. */
 class MeasurePool {
 public:
     explicit MeasurePool(int jobs);
@@ -64,21 +89,18 @@ public:
 
     bool full() const { return int(slots_.size()) >= jobs_; }
     bool empty() const { return slots_.empty(); }
-    /** True while a child is in its timed phase. */
-    bool timing() const;
-    void set_hold(bool hold) { hold_ = hold; }
 
-    /** Starts a child for spec (the pool must not be full); `tag` comes back with its result. */
+    /** Starts the compile child for spec (the pool must not be full); `tag` comes back with its
+     * result. */
     void start(int64_t tag, const MeasureSpec &spec);
-    /** Blocks until at least one child has finished; returns (tag, result) of each. */
+    /** Blocks until at least one measurement has finished; returns (tag, result) of each. */
     std::vector<std::pair<int64_t, Measurement>> wait();
 
 private:
     struct Slot;
-    void grant_turn();
-    void resume_all();
+    /** Times the schedule of a compiled slot (every other child stopped meanwhile). */
+    Measurement time_slot(Slot &s);
     int jobs_;
-    bool hold_ = false;
     int64_t ready_counter_ = 0;
     std::vector<std::unique_ptr<Slot>> slots_;
 };

@@ -6,11 +6,17 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <deque>
+#include <filesystem>
 #include <optional>
+#include <stdexcept>
 
 #ifndef SEXTANT_VERSION
 #define SEXTANT_VERSION "unknown"
+#endif
+#ifndef SEXTANT_TIME_EXE
+#define SEXTANT_TIME_EXE "sextant-time"
 #endif
 
 namespace sextant {
@@ -47,7 +53,24 @@ public:
         slots_total_ = int64_t(opt.to - opt.from) * opt.per_pipeline;
         candidates_ = opt.candidates;
         candidates_.count = opt.per_pipeline;
-        if (opt.warm_jit) warm_jit_runtime(target_);
+        setup_.time_exe = opt.time_exe.empty() ? SEXTANT_TIME_EXE : opt.time_exe;
+        if (opt.work_dir.empty()) {
+            const char *tmp = std::getenv("TMPDIR");
+            std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/sextant-sample-XXXXXX";
+            if (!mkdtemp(tmpl.data()))
+                throw std::runtime_error("cannot make a work directory " + tmpl);
+            setup_.work_dir = tmpl;
+            own_work_dir_ = true;
+        } else {
+            setup_.work_dir = opt.work_dir;
+            std::filesystem::create_directories(setup_.work_dir);
+        }
+        // Halide's runtime for the target, once: every schedule is compiled without it.
+        setup_.runtime_so = build_runtime(target_, setup_.work_dir + "/runtime", setup_.linker);
+    }
+    ~SamplerRun() {
+        std::error_code ec;
+        if (own_work_dir_) std::filesystem::remove_all(setup_.work_dir, ec);
     }
 
     SamplerSummary run();
@@ -68,6 +91,8 @@ private:
     std::string target_, machine_str_;
     MachineInfo machine_;
     CandidateOptions candidates_;
+    TimingSetup setup_;
+    bool own_work_dir_ = false;
     int threads_ = 1;
     int64_t slots_total_ = 0, slots_done_ = 0;
     std::deque<Job> pending_;
@@ -154,7 +179,11 @@ void SamplerRun::start_jobs() {
         spec.target = target_;
         spec.machine = machine_;
         spec.schedule_text = job.candidate.text;
+        spec.setup = setup_;
         spec.repeats = opt_.repeats;
+        spec.run_budget_s = opt_.run_budget_s;
+        spec.busy_threshold = opt_.busy_threshold;
+        spec.busy_retries = opt_.busy_retries;
         spec.threads = threads_;
         spec.timeout_s = opt_.timeout_s;
         spec.keep_stderr = opt_.verbose;
@@ -186,34 +215,32 @@ void SamplerRun::finish(int64_t tag, const Measurement &m) {
     slots_done_++;
     sum_.measure_s += m.wall_s;
     sum_.compile_s += m.compile_s;
+    sum_.time_s += m.time_s;
+    sum_.busy_retries += m.busy_retries;
     if (m.error) sum_.failed++;
     char what[2200];
     if (m.error)
         std::snprintf(what, sizeof what, "%s FAILED: %.2000s", c.source.c_str(), m.error->c_str());
     else
-        std::snprintf(what, sizeof what, "%s %.3f ms (median %.3f), compile %.2f s",
-                      c.source.c_str(), *m.min_s * 1e3, *m.median_s * 1e3, m.compile_s);
+        std::snprintf(what, sizeof what,
+                      "%s %.3f ms (median %.3f, %d runs, %.0f faults/run%s), compile %.2f s",
+                      c.source.c_str(), *m.min_s * 1e3, *m.median_s * 1e3, m.repeats,
+                      m.minflt_per_run, m.busy_retries ? ", busy: retried" : "", m.compile_s);
     report(job.seed, what);
 }
 
 SamplerSummary SamplerRun::run() {
     std::fprintf(stderr,
-                 "sextant-sample: seeds [%llu, %llu) x %d schedules, %d repeats, %d threads, "
+                 "sextant-sample: seeds [%llu, %llu) x %d schedules, <= %d timed runs, %d threads, "
                  "%d jobs, target %s, machine %s, db %s\n",
                  (unsigned long long)opt_.from, (unsigned long long)opt_.to, opt_.per_pipeline,
                  opt_.repeats, threads_, opt_.jobs, target_.c_str(), machine_str_.c_str(),
                  store_.path().c_str());
     for (;;) {
-        // Keep enough measurements queued to fill the pool. The search runs while no child is
-        // timing (hold), so it never disturbs a timing; compiles may go on beside it.
-        while (pending_.size() < size_t(opt_.jobs) && seed_ < opt_.to) {
-            pool_.set_hold(true);
-            while (pool_.timing())
-                for (auto &[tag, m] : pool_.wait())
-                    finish(tag, m);
+        // Keep enough measurements queued to fill the pool. Timings happen only inside
+        // pool_.wait(), so the search never disturbs one; compiles may go on beside it.
+        while (pending_.size() < size_t(opt_.jobs) && seed_ < opt_.to)
             prepare_next();
-            pool_.set_hold(false);
-        }
         start_jobs();
         if (pool_.empty()) {
             if (pending_.empty() && seed_ >= opt_.to) break;

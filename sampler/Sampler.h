@@ -16,7 +16,14 @@ namespace sextant {
 struct SamplerOptions {
     uint64_t from = 0, to = 0;     ///< seeds [from, to)
     int per_pipeline = 10;         ///< K: distinct schedules wanted per pipeline
-    int repeats = 5;               ///< timed runs per schedule
+    /** Timed runs per schedule at most; a timed process stops earlier once its best and
+     * third-best runs agree within 3% (measure/TimingLoop.h), or after run_budget_s. */
+    int repeats = 10;
+    double run_budget_s = 1;
+    /** A timed process whose threads waited for a CPU more than this fraction of its timed
+     * span is run again, up to busy_retries times (measure/Protocol.h). */
+    double busy_threshold = 0.10;
+    int busy_retries = 2;
     double timeout_s = 60;         ///< per benchmark child (running time only)
     double search_timeout_s = 300; ///< per candidate-search child
     int jobs = 1;                  ///< benchmark children at once (compiles overlap)
@@ -30,8 +37,11 @@ struct SamplerOptions {
     random_pipelines::RandomPipelineOptions generator;
     /** Test hook: measurement number (in start order, from 0) -> "crash" | "hang" | "error". */
     std::map<int64_t, std::string> inject;
-    /** Build Halide's JIT runtime once in the parent (see warm_jit_runtime). */
-    bool warm_jit = true;
+    /** Where compiled schedules go while they are measured ("" = a new directory under
+     * $TMPDIR or /tmp, removed at the end). */
+    std::string work_dir;
+    /** The pipeline driver ("" = this build's sextant-time). */
+    std::string time_exe;
     bool quiet = false;   ///< no per-sample progress lines
     bool verbose = false; ///< benchmark children keep their stderr
 };
@@ -44,7 +54,9 @@ struct SamplerSummary {
     double seconds = 0;           ///< wall time of the run
     double search_s = 0;          ///< candidate-search children, wall
     double measure_s = 0;         ///< benchmark children, wall, summed
-    double compile_s = 0;         ///< of which JIT compile
+    double compile_s = 0;         ///< of which compiling and linking the schedules
+    double time_s = 0;            ///< of which timed processes
+    int64_t busy_retries = 0;     ///< timed processes run again because the machine was busy
     double per_hour() const { return seconds > 0 ? measured / seconds * 3600 : 0; }
 };
 

@@ -5,7 +5,7 @@
 #include "plugin/search/LoopNest.h"
 #include "plugin/search/ScheduleText.h"
 #include "random_pipelines/RandomPipeline.h"
-#include "sampler/ChildProcess.h"
+#include "measure/Runner.h"
 #include "sampler/RandomWorkload.h"
 
 #include <algorithm>
@@ -86,7 +86,7 @@ TrainingExportStats export_training(SampleStore &store, const std::string &path)
         // One child per workload: Halide uniquifies Func names per process, so a second
         // pipeline built in one process would not match its ScheduleText; a child also keeps
         // a crash in one workload from ending the export.
-        ChildResult c = run_in_child(
+        RunResult c = run_function(
             [&](int fd) {
                 TrainingExportStats s;
                 std::string out;
@@ -108,7 +108,7 @@ TrainingExportStats export_training(SampleStore &store, const std::string &path)
                        std::to_string(s.censored_records) + "\n";
                 write_all(fd, out);
             },
-            0);
+            ChildOptions());
         std::istringstream lines(c.output);
         std::string line;
         bool counted = false;
@@ -132,7 +132,7 @@ TrainingExportStats export_training(SampleStore &store, const std::string &path)
         if (!counted) {
             stats.skipped_workloads++;
             stats.warnings.push_back("workload '" + w.identity + "': export child failed (" +
-                                     c.failure() + ")");
+                                     c.message + ")");
         }
     }
     if (!f) throw UserError("error while writing training samples to '" + path + "'");

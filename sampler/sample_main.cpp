@@ -4,6 +4,7 @@
 // error) in a SampleStore. Resumable: schedules already stored are not measured again. Also exports
 // the store as training JSON lines and exports/imports the store itself. See docs/SAMPLING.md.
 #include "plugin/dag/Errors.h"
+#include "sampler/Remeasure.h"
 #include "sampler/SampleStore.h"
 #include "sampler/Sampler.h"
 #include "sampler/TrainingExport.h"
@@ -20,7 +21,15 @@ const char *kUsage =
     "usage: sextant-sample --db FILE [--from A --to B] [options]\n"
     "  --from A --to B        random pipeline seeds [A, B) to sample\n"
     "  --per-pipeline K       distinct schedules per pipeline (10)\n"
-    "  --repeats R            timed runs per schedule, after one warm-up (5)\n"
+    "  --repeats R            at most R timed runs per schedule, after one warm-up (10); a\n"
+    "                         timed process stops earlier when its best and third-best runs\n"
+    "                         agree within 3% (docs/SAMPLING.md)\n"
+    "  --run-budget S         at most S seconds of timed runs per schedule (1)\n"
+    "  --busy-threshold F     re-time a schedule whose timed process waited for a CPU more than\n"
+    "                         this fraction of its timed span (0.1), at most --busy-retries\n"
+    "                         times (2)\n"
+    "  --work-dir DIR         where compiled schedules go meanwhile (default: a new directory\n"
+    "                         under $TMPDIR or /tmp, removed at the end)\n"
     "  --timeout S            seconds per benchmark (compile + runs) before it is killed (60)\n"
     "  --search-timeout S     seconds for one pipeline's candidate searches (300)\n"
     "  --jobs J               benchmark children at once (1): their JIT compiles overlap, but\n"
@@ -36,14 +45,19 @@ const char *kUsage =
     "  --export FILE          write the whole store as JSON lines (after sampling)\n"
     "  --import FILE          add the records of an exported file (before sampling)\n"
     "  --export-training FILE re-featurize every successful record into trainer JSON lines\n"
+    "  --remeasure F --remeasure-out FILE [--rounds R] [--seed S]\n"
+    "                         measure every successful record of a random fraction F of the\n"
+    "                         workloads again, R times (2) in fresh processes, into FILE (JSON\n"
+    "                         lines; scripts/noise_ceiling.py tabulates it)\n"
     "  --inject KIND@N,...    test hook: make the N-th measurement of this run KIND\n"
     "                         (crash | hang | error)\n"
-    "  --no-warm-jit          children compile Halide's JIT runtime themselves (slower)\n"
     "  --quiet                no per-sample progress lines\n"
     "  --verbose              let benchmark children write to stderr\n";
 
 struct Options {
     std::string db;
+    double remeasure = 0;
+    RemeasureOptions remeasure_opt;
     bool have_range = false;
     SamplerOptions sampler;
     std::string export_path, import_path, export_training_path;
@@ -78,6 +92,14 @@ Options parse_args(int argc, char **argv) {
             o.sampler.per_pipeline = int(num(next()));
         else if (a == "--repeats")
             o.sampler.repeats = int(num(next()));
+        else if (a == "--run-budget")
+            o.sampler.run_budget_s = num(next());
+        else if (a == "--busy-threshold")
+            o.sampler.busy_threshold = num(next());
+        else if (a == "--busy-retries")
+            o.sampler.busy_retries = int(num(next()));
+        else if (a == "--work-dir")
+            o.sampler.work_dir = next();
         else if (a == "--timeout")
             o.sampler.timeout_s = num(next());
         else if (a == "--search-timeout")
@@ -106,10 +128,16 @@ Options parse_args(int argc, char **argv) {
             o.import_path = next();
         else if (a == "--export-training")
             o.export_training_path = next();
+        else if (a == "--remeasure")
+            o.remeasure = num(next());
+        else if (a == "--remeasure-out")
+            o.remeasure_opt.out_path = next();
+        else if (a == "--rounds")
+            o.remeasure_opt.rounds = int(num(next()));
+        else if (a == "--seed")
+            o.remeasure_opt.seed = uint64_t(num(next()));
         else if (a == "--quiet")
             o.sampler.quiet = true;
-        else if (a == "--no-warm-jit")
-            o.sampler.warm_jit = false;
         else if (a == "--verbose")
             o.sampler.verbose = true;
         else if (a == "--inject") {
@@ -143,8 +171,19 @@ Options parse_args(int argc, char **argv) {
         throw UserError("--to must not be less than --from");
     if (o.sampler.per_pipeline < 1) throw UserError("--per-pipeline must be at least 1");
     if (o.sampler.repeats < 1) throw UserError("--repeats must be at least 1");
+    if (o.sampler.busy_retries < 0) throw UserError("--busy-retries must not be negative");
     if (o.sampler.jobs < 1) throw UserError("--jobs must be at least 1");
     o.sampler.candidates.count = o.sampler.per_pipeline;
+    if (o.remeasure > 0) {
+        if (o.remeasure_opt.out_path.empty()) throw UserError("--remeasure needs --remeasure-out");
+        o.remeasure_opt.fraction = o.remeasure;
+        o.remeasure_opt.jobs = o.sampler.jobs;
+        o.remeasure_opt.repeats = o.sampler.repeats;
+        o.remeasure_opt.run_budget_s = o.sampler.run_budget_s;
+        o.remeasure_opt.timeout_s = o.sampler.timeout_s;
+        o.remeasure_opt.threads = o.sampler.threads;
+        o.remeasure_opt.quiet = o.sampler.quiet;
+    }
     return o;
 }
 
@@ -154,8 +193,9 @@ int sample(SampleStore &store, const Options &o) {
                 "%lld pipelines failed, in %.1f s: %.0f samples/hour\n",
                 (long long)r.measured, (long long)r.failed, (long long)r.skipped,
                 (long long)r.pipelines_failed, r.seconds, r.per_hour());
-    std::printf("time: candidate search %.1f s, benchmark children %.1f s (JIT compile %.1f s)%s\n",
-                r.search_s, r.measure_s, r.compile_s,
+    std::printf("time: candidate search %.1f s, benchmark children %.1f s (compile %.1f s, "
+                "timed processes %.1f s, %lld busy retries)%s\n",
+                r.search_s, r.measure_s, r.compile_s, r.time_s, (long long)r.busy_retries,
                 o.sampler.jobs > 1 ? ", summed over overlapping children" : "");
     StoreCounts c = store.counts();
     std::printf("store %s: %lld workloads, %lld records (%lld failed)\n", store.path().c_str(),
@@ -174,6 +214,13 @@ int main(int argc, char **argv) {
             std::printf("imported %lld new records from %s\n", (long long)n, o.import_path.c_str());
         }
         if (o.have_range) sample(store, o);
+        if (o.remeasure > 0) {
+            RemeasureSummary r = remeasure_sample_set(store, o.remeasure_opt);
+            std::printf("remeasured %lld records (%lld failed) of %lld workloads, %d rounds each, "
+                        "in %.1f s, into %s\n",
+                        (long long)r.records, (long long)r.failed, (long long)r.workloads,
+                        o.remeasure_opt.rounds, r.seconds, o.remeasure_opt.out_path.c_str());
+        }
         if (!o.export_path.empty()) {
             int64_t n = store.export_jsonl(o.export_path);
             std::printf("exported %lld records to %s\n", (long long)n, o.export_path.c_str());

@@ -6,7 +6,9 @@
 # `timeout`), each result is compiled to a shared object, the reference ("everything at root",
 # the BenchRoot plugin in bench/tools/) saves its outputs, every scheduler's output is checked
 # against them in its own process (integers exact, floats <= rtol relative), and the schedules
-# that pass are timed together in one process with interleaved repetitions. Anything that
+# that pass are timed with the timing protocol (measure/, docs/MEASURING.md): every schedule in
+# fresh processes, interleaved over rounds, once with the default allocator and once with
+# glibc's trim trap switched off (MALLOC_TRIM_THRESHOLD_, MALLOC_TOP_PAD_ raised). Anything that
 # fails (generator error, crash, timeout, wrong output) becomes a FAILURE row with its reason.
 #
 # Outputs (under --out): results.md (the table), results.json, runtime_vs_adams2019.png, and
@@ -25,8 +27,10 @@ DEFAULT_SCHEDULERS="sextant-learned,sextant-analytical,adams2019,li2018,mullapud
 
 pipelines=all
 schedulers="$DEFAULT_SCHEDULERS"
-reps=10
-budget=5
+reps=20
+rounds=3
+budget=2
+trap_off=1
 gen_timeout=600
 run_timeout=300
 rtol=1e-4
@@ -46,8 +50,12 @@ usage: scripts/bench.sh [options]
   --schedulers LIST     comma-separated, from: $(echo $ALL_SCHEDULERS | tr ' ' ',')
                         (default $DEFAULT_SCHEDULERS; 'all' = every one;
                         'default' is Halide's own default schedule, no autoscheduler)
-  --reps N              timing repetitions per schedule (default $reps)
-  --budget S            stop sampling a schedule after S seconds once it has 3 samples ($budget)
+  --rounds R            fresh timed processes per schedule and allocator setting, interleaved
+                        (default $rounds)
+  --reps N              at most N timed runs per process; a process stops earlier once its
+                        best and 3rd-best runs agree within 3% (default $reps)
+  --budget S            at most S seconds of timed runs per process, once it has 3 ($budget)
+  --no-trap-off         time only with the default allocator (no 'trap off' column)
   --beam N              HL_BEAM_SIZE for Adams2019 and Sextant (default \$HL_BEAM_SIZE or 8)
   --gen-timeout S       limit on one autoscheduling (generator) run (default $gen_timeout)
   --run-timeout S       limit on one check or timing process (default $run_timeout)
@@ -66,7 +74,9 @@ while [ $# -gt 0 ]; do
     --pipelines) pipelines="$2"; shift ;;
     --schedulers) schedulers="$2"; shift ;;
     --reps) reps="$2"; shift ;;
+    --rounds) rounds="$2"; shift ;;
     --budget) budget="$2"; shift ;;
+    --no-trap-off) trap_off=0 ;;
     --beam) beam="$2"; shift ;;
     --gen-timeout) gen_timeout="$2"; shift ;;
     --run-timeout) run_timeout="$2"; shift ;;
@@ -115,7 +125,8 @@ log() { echo "[bench $(date +%H:%M:%S)] $*"; }
 # ---- Build the bench tools (a standalone CMake project over bench/) ----
 tools="$build_dir/tools"
 generator="$tools/sextant_bench_generators"
-driver="$tools/sextant_bench_driver"
+driver="$tools/measure/sextant-time"
+runtime="$tools/libsextant_bench_runtime.so"
 measure="$tools/sextant_bench_measure"
 root_plugin="$tools/libautoschedule_benchroot.so"
 log "building bench tools in $tools"
@@ -159,11 +170,30 @@ scheduler_env() {
     esac
 }
 
+# The allocator setting of the second timing column: glibc then neither trims the heap top on
+# free nor returns it, so per-iteration buffers do not page-fault back in (docs/BENCHMARKS.md).
+trap_off_env="MALLOC_TRIM_THRESHOLD_=1000000000,MALLOC_TOP_PAD_=268435456"
+
 # fail_cell DIR REASON: record a failure for one pipeline/scheduler cell.
 fail_cell() {
     echo fail >"$1/status"
     printf '%s\n' "$2" >"$1/reason"
     log "  $(basename "$1"): FAILURE: $2"
+}
+
+# json_field FILE KEY: the string (or number) KEY of the last JSON line in FILE ("" if none).
+json_field() {
+    "$python" - "$1" "$2" <<'PY' 2>/dev/null
+import json, sys
+v = ""
+try:
+    for line in open(sys.argv[1]):
+        if line.startswith("{"):
+            v = json.loads(line).get(sys.argv[2], "")
+except (OSError, ValueError):
+    pass
+print(v)
+PY
 }
 
 # last_error LOGFILE: a one-line summary of why a command failed.
@@ -224,10 +254,11 @@ build_cell() {
 log "results: $out_dir"
 log "pipelines: $pipelines"
 log "schedulers: $schedulers (reference: everything at root)"
-log "target=$target machine_params=$machine_params HL_BEAM_SIZE=$beam reps=$reps"
+log "target=$target machine_params=$machine_params HL_BEAM_SIZE=$beam rounds=$rounds reps<=$reps"
 cat >"$out_dir/config.json" <<EOF
 {"command": "scripts/bench.sh $orig_args", "pipelines": "$pipelines",
- "schedulers": "$schedulers", "reps": $reps, "budget_s": $budget, "beam": "$beam",
+ "schedulers": "$schedulers", "reps": $reps, "rounds": $rounds, "budget_s": $budget,
+ "trap_off": $trap_off, "trap_off_env": "$trap_off_env", "beam": "$beam",
  "machine_params": "$machine_params", "target": "$target", "rtol": "$rtol",
  "gen_timeout_s": $gen_timeout, "host": "$(hostname)",
  "cpu": "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')",
@@ -244,7 +275,7 @@ for p in $pipelines; do
     rdir="$pdir/reference"
     ref_ok=0
     if build_cell "$p" reference "$rdir"; then
-        if timeout -k 10 "$run_timeout" "$driver" --save-ref "$pdir/reference.bin" \
+        if timeout -k 10 "$run_timeout" "$driver" --runtime "$runtime" --save-ref "$pdir/reference.bin" \
             "$rdir/lib.so:$(cat "$rdir/function")" >"$rdir/run.log" 2>&1; then
             ref_ok=1
             echo ok >"$rdir/status"
@@ -265,38 +296,41 @@ for p in $pipelines; do
             fail_cell "$sdir" "no reference output to check against (reference failed)"
             continue
         fi
-        timeout -k 10 "$run_timeout" "$driver" --check "$pdir/reference.bin" --rtol "$rtol" \
-            "$sdir/lib.so:$(cat "$sdir/function")" >"$sdir/check.json" 2>"$sdir/run.log"
+        # The check runs in a child of the driver, which reports a typed failure kind.
+        timeout -k 10 "$((run_timeout + 30))" "$driver" --runtime "$runtime" --timeout "$run_timeout" \
+            --log "$sdir/run.log" --check "$pdir/reference.bin" --rtol "$rtol" \
+            "$sdir/lib.so:$(cat "$sdir/function")" >"$sdir/check.json" 2>>"$sdir/run.log"
         rc=$?
+        kind="$(json_field "$sdir/check.json" failure_kind)"
         if [ "$rc" = 0 ]; then
             passed+=("$s")
             log "  $s: scheduled in ${secs}s (peak $((kib / 1024)) MiB), output OK"
-        elif [ "$rc" = 1 ]; then
-            fail_cell "$sdir" "wrong output: $(sed -n 's/.*"summary": "\([^"]*\)".*/\1/p' "$sdir/check.json")"
-        elif [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+        elif [ "$kind" = wrong_output ]; then
+            fail_cell "$sdir" "wrong output: $(json_field "$sdir/check.json" summary)"
+        elif [ "$kind" = timeout ] || [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
             fail_cell "$sdir" "pipeline run timed out after ${run_timeout}s"
+        elif [ "$kind" = crash ]; then
+            fail_cell "$sdir" "pipeline run crashed: $(json_field "$sdir/check.json" error) $(last_error "$sdir/run.log")"
         else
-            fail_cell "$sdir" "pipeline run crashed or failed (exit $rc): $(last_error "$sdir/run.log" $rc)"
+            fail_cell "$sdir" "pipeline run failed (${kind:-exit $rc}): $(json_field "$sdir/check.json" error)"
         fi
     done
 
-    # Time every schedule that passed, interleaved in one process.
+    # Time every schedule that passed with the protocol: each schedule x allocator setting in
+    # fresh processes, interleaved over rounds; one JSON line each (failures included).
     if [ ${#passed[@]} -gt 0 ]; then
         specs=()
         for s in "${passed[@]}"; do specs+=("$pdir/$s/lib.so:$(cat "$pdir/$s/function")"); done
-        log "  timing ${passed[*]} (interleaved, $reps reps)"
-        if ! timeout -k 10 "$((run_timeout * 2))" "$driver" --time --reps "$reps" --budget "$budget" \
-            "${specs[@]}" >"$pdir/timing.jsonl" 2>"$pdir/timing.log"; then
-            # Fall back to timing each alone so one bad schedule cannot sink the others.
-            log "  interleaved timing failed; timing each schedule alone"
-            : >"$pdir/timing.jsonl"
-            for s in "${passed[@]}"; do
-                timeout -k 10 "$run_timeout" "$driver" --time --reps "$reps" --budget "$budget" \
-                    "$pdir/$s/lib.so:$(cat "$pdir/$s/function")" >>"$pdir/timing.jsonl" \
-                    2>>"$pdir/timing.log" ||
-                    fail_cell "$pdir/$s" "timing run failed: $(last_error "$pdir/timing.log")"
-            done
-        fi
+        variants=(--variant default)
+        [ "$trap_off" = 1 ] && variants+=(--variant "trap_off:$trap_off_env")
+        n_subjects=$(( ${#specs[@]} * (1 + trap_off) ))
+        settings="default allocator"
+        [ "$trap_off" = 1 ] && settings="default allocator and trap off"
+        log "  timing ${passed[*]} ($rounds rounds in fresh processes; $settings)"
+        timeout -k 10 "$(( (run_timeout + 10) * n_subjects * rounds * 3 + 60 ))" \
+            "$driver" --runtime "$runtime" --time --rounds "$rounds" --max-runs "$reps" \
+            --budget "$budget" --timeout "$run_timeout" --log "$pdir/timing.log" "${variants[@]}" \
+            "${specs[@]}" >"$pdir/timing.jsonl" 2>>"$pdir/timing.log"
         for s in "${passed[@]}"; do
             [ -f "$pdir/$s/status" ] || echo ok >"$pdir/$s/status"
         done

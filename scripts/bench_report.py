@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """bench_report.py: collect a scripts/bench.sh results directory into results.json, a
 Markdown table (results.md, also printed) and a chart of runtime relative to Adams2019
-(runtime_vs_adams2019.png). Usage: bench_report.py RESULTS_DIR [--quiet]"""
+(runtime_vs_adams2019.png). Runtimes are those of the default allocator; where the run also
+timed with the allocator trap switched off ('trap_off' variant), the rows carry those too
+(min_ms_trap_off, ...) and results.md has a second table with the ratio.
+Usage: bench_report.py RESULTS_DIR [--quiet]"""
 import json
 import math
 import os
@@ -10,6 +13,11 @@ import sys
 ORDER = ["reference", "default", "sextant-learned", "sextant-analytical", "adams2019", "li2018",
          "mullapudi2016"]
 BASELINE = "adams2019"
+TRAP_OFF = "trap_off"
+# Copied from each timing line into a row (suffix _trap_off for the trap-off variant).
+TIMING_FIELDS = ["min_ms", "median_ms", "samples", "rounds", "round_spread", "minflt_per_run",
+                 "nvcsw_per_run", "nivcsw_per_run", "busy_fraction", "busy_rounds",
+                 "converged_rounds"]
 
 
 def read(path, default=None):
@@ -33,7 +41,7 @@ def collect(out):
                 t = json.loads(line)
             except ValueError:
                 continue
-            timings[t["pipeline"].rsplit(":", 1)[1]] = t
+            timings[(t["pipeline"].rsplit(":", 1)[1], t.get("variant", "default"))] = t
         scheds = [s for s in os.listdir(pdir) if os.path.isdir(os.path.join(pdir, s))]
         scheds.sort(key=lambda s: (ORDER.index(s) if s in ORDER else len(ORDER), s))
         for s in scheds:
@@ -51,12 +59,24 @@ def collect(out):
                     row["max_rel_err"] = json.loads(check).get("max_rel_err")
                 except ValueError:
                     pass
-            t = timings.get(fn)
+            t = timings.get((fn, "default"))
+            off = timings.get((fn, TRAP_OFF))
             if row["status"] == "ok":
-                if t:
-                    row["min_ms"] = t["min_ms"]
-                    row["median_ms"] = t["median_ms"]
-                    row["samples"] = t["samples"]
+                if t and "min_ms" in t:
+                    for k in TIMING_FIELDS:
+                        if k in t:
+                            row[k] = t[k]
+                    if off and "min_ms" in off:
+                        for k in TIMING_FIELDS:
+                            if k in off:
+                                row[k + "_" + TRAP_OFF] = off[k]
+                        row["allocator_ratio"] = t["min_ms"] / off["min_ms"]
+                    elif off:
+                        row["reason_" + TRAP_OFF] = off.get("error", "no timing")
+                elif t:
+                    row["status"] = "fail"
+                    row["reason"] = "timing failed (%s): %s" % (t.get("failure_kind", "?"),
+                                                              t.get("error", ""))
                 else:
                     row["status"] = "fail"
                     row["reason"] = row["reason"] or "no timing recorded"
@@ -67,6 +87,18 @@ def collect(out):
         if "min_ms" in r and r["pipeline"] in base:
             r["vs_" + BASELINE] = r["min_ms"] / base[r["pipeline"]]
     return config, rows
+
+
+def allocator_geomeans(rows):
+    """Per scheduler: geomean of default / trap-off runtime over its timed pipelines."""
+    out = {}
+    for s in sorted({r["scheduler"] for r in rows},
+                    key=lambda s: (ORDER.index(s) if s in ORDER else len(ORDER), s)):
+        vals = [r["allocator_ratio"] for r in rows if r["scheduler"] == s and "allocator_ratio" in r]
+        if vals:
+            out[s] = {"geomean": math.exp(sum(math.log(v) for v in vals) / len(vals)),
+                      "max": max(vals), "pipelines": len(vals)}
+    return out
 
 
 def geomeans(rows):
@@ -87,13 +119,14 @@ def fmt(v, spec):
     return format(v, spec) if v is not None else "-"
 
 
-def markdown(config, rows, gm):
+def markdown(config, rows, gm, agm=None):
     lines = []
     if config:
         lines.append(f"Command: `{config.get('command', 'scripts/bench.sh').strip()}`  ")
         lines.append(f"Machine: {config.get('cpu', '?')}, {config.get('cores', '?')} cores; "
                      f"target={config.get('target')} machine_params={config.get('machine_params')} "
-                     f"HL_BEAM_SIZE={config.get('beam')} reps={config.get('reps')}; "
+                     f"HL_BEAM_SIZE={config.get('beam')} rounds={config.get('rounds', 1)} "
+                     f"reps<={config.get('reps')}; "
                      f"{config.get('date', '')}, git {config.get('git', '')}")
         lines.append("")
     scheds = []
@@ -103,7 +136,8 @@ def markdown(config, rows, gm):
     scheds.sort(key=lambda s: (ORDER.index(s) if s in ORDER else len(ORDER), s))
     pipes = sorted({r["pipeline"] for r in rows})
     cell = {(r["pipeline"], r["scheduler"]): r for r in rows}
-    lines.append("Runtime, min over repetitions, ms (ratio to Adams2019 in brackets; FAIL = see below):")
+    lines.append("Runtime with the default allocator, best over fresh processes, ms (ratio to "
+                 "Adams2019 in brackets; FAIL = see below):")
     lines.append("")
     lines.append("| pipeline | " + " | ".join(scheds) + " |")
     lines.append("|---|" + "---:|" * len(scheds))
@@ -126,17 +160,43 @@ def markdown(config, rows, gm):
         gcells.append(f"{g['geomean']:.2f}x ({g['pipelines']}/{g['of']})" if g.get("geomean") else "-")
     lines.append("| **geomean vs Adams2019** | " + " | ".join(gcells) + " |")
     lines.append("")
+    if any("allocator_ratio" in r for r in rows):
+        env = config.get("trap_off_env", "MALLOC_TRIM_THRESHOLD_, MALLOC_TOP_PAD_ raised")
+        lines.append("Allocator trap: runtime with the default allocator / runtime with the trap "
+                     f"switched off (`{env.replace(',', ' ')}`), same run, interleaved; in "
+                     "brackets minor page faults per run, default -> trap off:")
+        lines.append("")
+        lines.append("| pipeline | " + " | ".join(scheds) + " |")
+        lines.append("|---|" + "---:|" * len(scheds))
+        for p in pipes:
+            cells = []
+            for s in scheds:
+                r = cell.get((p, s))
+                if r is None or "allocator_ratio" not in r:
+                    cells.append("" if r is None else "-")
+                else:
+                    cells.append(f"{r['allocator_ratio']:.2f} ({r.get('minflt_per_run', 0):.0f} -> "
+                                 f"{r.get('minflt_per_run_' + TRAP_OFF, 0):.0f})")
+            lines.append(f"| {p} | " + " | ".join(cells) + " |")
+        acells = []
+        for s in scheds:
+            g = (agm or {}).get(s)
+            acells.append(f"{g['geomean']:.3f} (max {g['max']:.2f})" if g else "-")
+        lines.append("| **geomean (max)** | " + " | ".join(acells) + " |")
+        lines.append("")
     lines.append("All rows (autoschedule = wall time of the generator run, incl. code generation):")
     lines.append("")
     lines.append("| pipeline | scheduler | result | min ms | median ms | vs Adams2019 | "
-                 "autoschedule s | peak MiB |")
-    lines.append("|---|---|---|---:|---:|---:|---:|---:|")
+                 "min ms trap off | faults/run | process spread | autoschedule s | peak MiB |")
+    lines.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in sorted(rows, key=lambda r: (r["pipeline"], ORDER.index(r["scheduler"])
                                          if r["scheduler"] in ORDER else 99)):
         result = "ok" if r["status"] == "ok" else "FAILURE: " + r["reason"].replace("|", "/")
         lines.append(f"| {r['pipeline']} | {r['scheduler']} | {result} | "
                      f"{fmt(r.get('min_ms'), '.4g')} | {fmt(r.get('median_ms'), '.4g')} | "
-                     f"{fmt(r.get('vs_' + BASELINE), '.2f')} | {fmt(r.get('schedule_s'), '.1f')} | "
+                     f"{fmt(r.get('vs_' + BASELINE), '.2f')} | "
+                     f"{fmt(r.get('min_ms_' + TRAP_OFF), '.4g')} | {fmt(r.get('minflt_per_run'), '.0f')} | "
+                     f"{fmt(r.get('round_spread'), '.2f')} | {fmt(r.get('schedule_s'), '.1f')} | "
                      f"{fmt(r.get('peak_mib'), '.0f')} |")
     return "\n".join(lines) + "\n"
 
@@ -188,9 +248,11 @@ def main():
     quiet = "--quiet" in sys.argv
     config, rows = collect(out)
     gm = geomeans(rows)
+    agm = allocator_geomeans(rows)
     with open(os.path.join(out, "results.json"), "w") as f:
-        json.dump({"config": config, "rows": rows, "geomean_vs_" + BASELINE: gm}, f, indent=1)
-    md = markdown(config, rows, gm)
+        json.dump({"config": config, "rows": rows, "geomean_vs_" + BASELINE: gm,
+                   "geomean_allocator_ratio": agm}, f, indent=1)
+    md = markdown(config, rows, gm, agm)
     with open(os.path.join(out, "results.md"), "w") as f:
         f.write(md)
     if not quiet:

@@ -1,15 +1,15 @@
 #!/usr/bin/env python3
-"""Re-time schedules that scripts/bench.sh already built, in several rounds, to see through
-this machine's noise (the same schedule has measured 3.8 ms in one bench run and 14.3 ms in
-the next). Each round runs every pipeline's schedules interleaved in one bench-driver process,
-in a rotated order; the result per schedule is the minimum over rounds.
+"""Re-time schedules that scripts/bench.sh already built, with the timing protocol
+(docs/MEASURING.md): per pipeline, every label's schedule in fresh processes, interleaved over
+--rounds rounds (sextant-time --time); the result per schedule is the best over rounds.
 
   scripts/bench_retime.py --rounds 3 learned=build/bench-a/*/sextant-learned \\
       analytical=build/bench-a/*/sextant-analytical r2=build/bench-b/*/sextant-learned
 
 Each LABEL=DIR/*/SCHEDULER names bench cells (DIR/PIPELINE/SCHEDULER with lib.so and
 function); a pipeline is timed if every label has a cell for it. Prints per-pipeline minima and
-the geomean ratio of every label to the first. Needs build-bench/tools/sextant_bench_driver.
+the geomean ratio of every label to the first. Needs build-bench/tools/measure/sextant-time
+(built by scripts/bench.sh). --variant NAME:K=V,... times with that environment instead.
 """
 import argparse
 import glob
@@ -36,8 +36,11 @@ def cells(pattern):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--reps", type=int, default=7)
-    ap.add_argument("--driver", default=os.path.join(ROOT, "build-bench/tools/sextant_bench_driver"))
+    ap.add_argument("--reps", type=int, default=20, help="at most this many runs per process")
+    ap.add_argument("--driver", default=os.path.join(ROOT, "build-bench/tools/measure/sextant-time"))
+    ap.add_argument("--runtime",
+                    default=os.path.join(ROOT, "build-bench/tools/libsextant_bench_runtime.so"))
+    ap.add_argument("--variant", default="default")
     ap.add_argument("specs", nargs="+", metavar="LABEL=GLOB")
     a = ap.parse_args()
     labels, found = [], []
@@ -51,19 +54,21 @@ def main():
     if not pipelines:
         sys.exit("bench_retime: no pipeline has a cell for every label")
     best = {p: [math.inf] * len(labels) for p in pipelines}
-    for r in range(a.rounds):
-        for p in pipelines:
-            order = [(i + r) % len(labels) for i in range(len(labels))]
-            specs = [found[i][p] for i in order]
-            res = subprocess.run([a.driver, "--time", "--reps", str(a.reps), "--budget", "1"] + specs,
-                                 capture_output=True, text=True)
-            lines = [json.loads(l) for l in res.stdout.splitlines() if l.startswith("{")]
-            if len(lines) != len(specs):
-                print(f"round {r + 1}: {p}: timing failed ({res.stderr.strip()[-200:]})", file=sys.stderr)
-                continue
-            for i, line in zip(order, lines):
-                best[p][i] = min(best[p][i], line["min_ms"])
-        print(f"round {r + 1}/{a.rounds} done", file=sys.stderr)
+    for p in pipelines:
+        specs = [found[i][p] for i in range(len(labels))]
+        res = subprocess.run([a.driver, "--runtime", a.runtime, "--time", "--rounds", str(a.rounds),
+                              "--max-runs", str(a.reps), "--budget", "2", "--variant", a.variant]
+                             + specs, capture_output=True, text=True)
+        lines = [json.loads(l) for l in res.stdout.splitlines() if l.startswith("{")]
+        by_spec = {l["pipeline"]: l for l in lines}
+        for i, spec in enumerate(specs):
+            line = by_spec.get(spec, {})
+            if "min_ms" in line:
+                best[p][i] = line["min_ms"]
+            else:
+                print(f"{p} {labels[i]}: timing failed: {line.get('error', res.stderr[-200:])}",
+                      file=sys.stderr)
+        print(f"{p} done", file=sys.stderr)
     print("| pipeline | " + " | ".join(labels) + " |")
     print("|---|" + "---:|" * len(labels))
     logs = [[] for _ in labels]

@@ -5,11 +5,11 @@
 //
 // Usage: sextant-fuzz --from A --to B [--seeds 3] [--beam 8] [--passes 2] [--jobs 2] [--quiet]
 //                     [--replay SCHEDULE.txt]   (apply a ScheduleText instead of searching)
+#include "measure/Runner.h"
 #include "plugin/Autoscheduler.h"
 #include "plugin/dag/Errors.h"
 #include "random_pipelines/RandomPipeline.h"
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -134,10 +134,9 @@ int run_one(uint64_t seed, const Options &opt) {
     return 0;
 }
 
-struct Child {
-    pid_t pid;
+struct Running {
+    sextant::Child child;
     uint64_t seed;
-    int fd;
 };
 
 } // namespace
@@ -171,18 +170,12 @@ int main(int argc, char **argv) {
     int scheduled = 0, correct = 0, failed = 0, skipped = 0;
     double search_secs = 0;
     std::map<std::string, int> reasons;
-    std::vector<Child> running;
+    std::vector<Running> running;
     uint64_t next_seed = opt.from;
     auto start = std::chrono::steady_clock::now();
-    auto reap = [&](Child c) {
-        std::string out;
-        char buf[4096];
-        ssize_t n;
-        while ((n = read(c.fd, buf, sizeof buf)) > 0) out.append(buf, size_t(n));
-        close(c.fd);
-        int status = 0;
-        waitpid(c.pid, &status, 0);
-        std::istringstream lines(out);
+    auto reap = [&](Running c) {
+        sextant::RunResult res = c.child.wait();
+        std::istringstream lines(res.output);
         std::string line;
         int seen = 0;
         while (std::getline(lines, line)) {
@@ -205,8 +198,7 @@ int main(int argc, char **argv) {
         if (seen < opt.seeds) {
             int lost = opt.seeds - seen;
             failed += lost;
-            std::string why = WIFSIGNALED(status) ? "crash: signal " + std::to_string(WTERMSIG(status))
-                                                  : "child exited " + std::to_string(WEXITSTATUS(status));
+            std::string why = res.ok() ? "child ended early" : res.message;
             reasons[why] += lost;
             std::fprintf(stderr, "seed %llu: %s\n", (unsigned long long)c.seed, why.c_str());
         }
@@ -214,24 +206,22 @@ int main(int argc, char **argv) {
     uint64_t total = opt.to - opt.from;
     while (next_seed < opt.to || !running.empty()) {
         while (next_seed < opt.to && int(running.size()) < opt.jobs) {
-            int fds[2];
-            if (pipe(fds) != 0) return 1;
-            std::fflush(nullptr);
-            pid_t pid = fork();
-            if (pid == 0) {
-                close(fds[0]);
-                dup2(fds[1], 1);
-                run_one(next_seed, opt);
-                std::fflush(nullptr);
-                _exit(0);
-            }
-            close(fds[1]);
-            running.push_back({pid, next_seed, fds[0]});
+            // Each pipeline in its own child (sextant::Child): a crash is a counted failure.
+            sextant::ChildOptions co;
+            co.keep_stderr = true;
+            uint64_t seed = next_seed;
+            sextant::Child child = sextant::Child::function(
+                [&](int fd, int) {
+                    dup2(fd, 1);
+                    run_one(seed, opt);
+                },
+                co);
+            running.push_back({std::move(child), next_seed});
             next_seed++;
         }
-        Child c = running.front();
+        Running c = std::move(running.front());
         running.erase(running.begin());
-        reap(c);
+        reap(std::move(c));
         uint64_t done = next_seed - opt.from - running.size();
         if (!opt.quiet) {
             double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

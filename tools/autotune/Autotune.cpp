@@ -6,7 +6,7 @@
 #include "sampler/SampleStore.h"
 #include "tools/autotune/AutotunerImpl.h"
 #include "tools/autotune/Files.h"
-#include "tools/autotune/Process.h"
+#include "measure/Protocol.h"
 
 #include <nlohmann/json.hpp>
 
@@ -59,9 +59,9 @@ void Autotuner::setup() {
     opt_.generator = fs::absolute(opt_.generator).string();
     if (!fs::exists(opt_.plugin))
         throw UserError("Sextant plugin '" + opt_.plugin + "' does not exist (--plugin)");
-    if (!fs::exists(opt_.rungen_main))
-        throw UserError("Halide's RunGenMain.cpp not found at '" + opt_.rungen_main +
-                        "' (--rungen; Debian's libhalide14-0-dev installs it in /usr/src/halide14)");
+    if (!fs::exists(opt_.time_exe))
+        throw UserError("the pipeline driver sextant-time was not found at '" + opt_.time_exe +
+                        "' (build the sextant-time target)");
     if (opt_.select != "model" && opt_.select != "all" && opt_.select != "remeasure")
         throw UserError("--select must be 'model' or 'all', not '" + opt_.select + "'");
     if (opt_.machine_params.empty()) {
@@ -133,20 +133,29 @@ void Autotuner::setup() {
     for (const json &b : read_json_lines(dir_ / "batches.jsonl"))
         elapsed_base_ = std::max(elapsed_base_, b.value("elapsed_s", 0.0));
 
-    rungen_obj_ = dir_ / "rungen" / "RunGenMain.o";
-    if (!fs::exists(rungen_obj_)) {
-        fs::create_directories(rungen_obj_.parent_path());
-        log("compiling RunGenMain.cpp once for all benchmarks...");
-        fs::path tmp = rungen_obj_;
-        tmp += ".tmp.o";
-        ProcessResult r = run_process({opt_.cxx, "-std=c++17", "-O2", "-I", opt_.halide_include,
-                                       "-DHALIDE_NO_PNG", "-DHALIDE_NO_JPEG", "-c",
-                                       opt_.rungen_main, "-o", tmp.string()},
-                                      {}, (dir_ / "logs" / "rungen.log").string(), 600);
-        if (!r.ok())
-            throw UserError("compiling " + opt_.rungen_main + " failed (" + r.failure() + "):\n" +
-                            file_tail((dir_ / "logs" / "rungen.log").string(), 20));
-        fs::rename(tmp, rungen_obj_);
+    // The Halide runtime, once per work directory: the schedules are built without it
+    // (-no_runtime) and the pipeline driver loads it beside each one, as the bench does.
+    runtime_so_ = dir_ / "runtime" / "libsextant_runtime.so";
+    if (!fs::exists(runtime_so_)) {
+        fs::create_directories(runtime_so_.parent_path());
+        log("building the Halide runtime for " + opt_.target + " once for all benchmarks...");
+        std::string logp = (dir_ / "logs" / "runtime.log").string();
+        RunResult g = run_logged({opt_.generator, "-r", "sextant_runtime", "-o",
+                                  runtime_so_.parent_path().string(), "-e", "object",
+                                  "target=" + opt_.target},
+                                 {}, logp, 600, true);
+        fs::path tmp = runtime_so_;
+        tmp += ".tmp";
+        RunResult l;
+        if (g.ok())
+            l = run_logged({opt_.cxx, "-shared", "-o", tmp.string(),
+                            (runtime_so_.parent_path() / "sextant_runtime.o").string(), "-ldl",
+                            "-lpthread"},
+                           {}, logp, 600);
+        if (!g.ok() || !l.ok())
+            throw UserError("building the Halide runtime failed (" +
+                            (g.ok() ? l.message : g.message) + "):\n" + file_tail(logp, 20));
+        fs::rename(tmp, runtime_so_);
     }
 }
 
@@ -193,10 +202,10 @@ std::vector<Proposal> Autotuner::propose(int batch) {
     env["SEXTANT_SEED"] = std::to_string(batch);
     std::string logp = (dir_ / "logs" / ("propose-" + std::to_string(batch) + ".log")).string();
     fs::remove(logp);
-    ProcessResult r = run_process(generator_command(bdir, "schedule"), env, logp,
-                                  opt_.propose_timeout_s, autoscheduler_env);
+    RunResult r = run_logged(generator_command(bdir, "schedule"), env, logp,
+                             opt_.propose_timeout_s, true);
     if (!r.ok())
-        throw UserError("the generator failed while Sextant proposed schedules (" + r.failure() +
+        throw UserError("the generator failed while Sextant proposed schedules (" + r.message +
                         "). Command: " + opt_.generator + " -g " + opt_.generator_name +
                         " ...; its output (" + logp + ") ends with:\n" + file_tail(logp, 25));
     std::vector<Proposal> out;
@@ -252,22 +261,26 @@ Measured Autotuner::build(const Proposal &p, const fs::path &bdir) {
     write_text(bdir / "schedule.txt", p.text);
     std::string logp = (bdir / "build.log").string();
     auto t0 = std::chrono::steady_clock::now();
-    ProcessResult g =
-        run_process(generator_command(bdir, "static_library,h,registration,featurization,schedule"),
-                    {{"SEXTANT_SCHEDULE_FILE", (bdir / "schedule.txt").string()},
-                     {"SEXTANT_COST_MODEL", "analytical"}},
-                    logp, opt_.build_timeout_s, autoscheduler_env);
+    // The generator replays the schedule into an object without the Halide runtime, linked into
+    // the shared object the pipeline driver loads.
+    std::vector<std::string> gen = generator_command(bdir, "object,featurization,schedule");
+    for (std::string &a : gen)
+        if (a.rfind("target=", 0) == 0) a += "-no_runtime";
+    RunResult g = run_logged(gen,
+                             {{"SEXTANT_SCHEDULE_FILE", (bdir / "schedule.txt").string()},
+                              {"SEXTANT_COST_MODEL", "analytical"}},
+                             logp, opt_.build_timeout_s, true);
     if (!g.ok()) {
-        m.error = "generator " + g.failure() + ": " + file_tail(logp, 3);
+        m.kind = FailureKind::CompileError;
+        m.error = "generator " + g.message + ": " + file_tail(logp, 3);
         return m;
     }
-    ProcessResult l = run_process(
-        {opt_.cxx, "-std=c++17", "-I", opt_.halide_include, rungen_obj_.string(),
-         (bdir / "pipeline.registration.cpp").string(), (bdir / "pipeline.a").string(), "-o",
-         (bdir / "bench").string(), "-ldl", "-lpthread"},
-        {}, logp, opt_.build_timeout_s);
+    RunResult l = run_logged({opt_.cxx, "-shared", "-o", (bdir / "pipeline.so").string(),
+                              (bdir / "pipeline.o").string()},
+                             {}, logp, opt_.build_timeout_s);
     if (!l.ok()) {
-        m.error = "link " + l.failure() + ": " + file_tail(logp, 3);
+        m.kind = FailureKind::CompileError;
+        m.error = "link " + l.message + ": " + file_tail(logp, 3);
         return m;
     }
     m.build_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -297,40 +310,43 @@ std::vector<Measured> Autotuner::build_all(const std::vector<Proposal> &props,
     return out;
 }
 
+Subject Autotuner::timing_subject(const fs::path &bdir) const {
+    Subject sub;
+    sub.label = bdir.filename().string();
+    sub.argv = {opt_.time_exe,
+                "--runtime",
+                runtime_so_.string(),
+                "--max-runs",
+                std::to_string(opt_.max_runs),
+                "--budget",
+                std::to_string(opt_.run_budget_s),
+                "--time-one",
+                (bdir / "pipeline.so").string() + ":pipeline"};
+    sub.env = {{"HL_NUM_THREADS", std::to_string(parallelism_)}};
+    sub.drop_env = autoscheduler_env;
+    sub.log_path = (bdir / "bench.log").string();
+    return sub;
+}
+
+ProtocolOptions Autotuner::protocol(int rounds) const {
+    ProtocolOptions p;
+    p.rounds = rounds;
+    p.timeout_s = opt_.bench_timeout_s;
+    return p;
+}
+
 void Autotuner::benchmark(const fs::path &bdir, Measured &m) {
-    std::vector<double> times;
-    for (int r = 0; r < opt_.repeats; r++) {
-        fs::path logp = bdir / ("bench-" + std::to_string(r) + ".log");
-        char min_time[32];
-        std::snprintf(min_time, sizeof(min_time), "%g", opt_.benchmark_min_time_s);
-        ProcessResult b = run_process({(bdir / "bench").string(), "--estimate_all",
-                                       "--benchmarks=all",
-                                       std::string("--benchmark_min_time=") + min_time,
-                                       "--parsable_output"},
-                                      {{"HL_NUM_THREADS", std::to_string(parallelism_)}},
-                                      logp.string(), opt_.bench_timeout_s, autoscheduler_env);
-        if (!b.ok()) {
-            m.ok = false;
-            m.error = "benchmark " + b.failure() + ": " + file_tail(logp.string(), 3);
-            return;
-        }
-        std::istringstream in(read_text(logp));
-        std::string line;
-        double ms = -1;
-        while (std::getline(in, line)) {
-            size_t k = line.find("BEST_TIME_MSEC_PER_ITER");
-            if (k != std::string::npos) ms = std::atof(line.c_str() + k + 23);
-        }
-        if (!(ms > 0)) {
-            m.ok = false;
-            m.error = "benchmark printed no BEST_TIME_MSEC_PER_ITER: " + file_tail(logp, 3);
-            return;
-        }
-        times.push_back(ms * 1e-3);
+    SubjectResult r = measure_interleaved({timing_subject(bdir)}, protocol(opt_.repeats))[0];
+    if (!r.ok()) {
+        m.ok = false;
+        m.kind = r.kind;
+        m.error = std::string("benchmark ") + failure_kind_name(r.kind) + ": " + r.error + ": " +
+                  file_tail((bdir / "bench.log").string(), 3);
+        return;
     }
-    std::sort(times.begin(), times.end());
-    m.min_s = times.front();
-    m.median_s = times[times.size() / 2];
+    m.min_s = r.best_s();
+    m.median_s = r.round_best_median_s();
+    m.minflt_per_run = r.minflt_per_run();
 }
 
 void Autotuner::record(int batch, const Proposal &p, const Measured &m, const fs::path &bdir) {
@@ -384,8 +400,10 @@ void Autotuner::record(int batch, const Proposal &p, const Measured &m, const fs
     if (m.ok) {
         line["runtime_seconds"] = m.min_s;
         line["median_seconds"] = m.median_s;
+        line["minflt_per_run"] = m.minflt_per_run;
     } else {
         line["error"] = m.error;
+        line["failure_kind"] = failure_kind_name(m.kind);
     }
     append_line(dir_ / "measurements.jsonl", line.dump());
     std::string msg = "[batch " + std::to_string(batch) + "] #" + std::to_string(measurements_) +
@@ -452,9 +470,9 @@ void Autotuner::fine_tune(int batch) {
     }
     std::string logp = (dir_ / "logs" / ("train-" + std::to_string(batch) + ".log")).string();
     fs::remove(logp);
-    ProcessResult r = run_process(cmd, {}, logp, 1800);
+    RunResult r = run_logged(cmd, {}, logp, 1800);
     if (!r.ok() || !fs::exists(out / "weights.sxw")) {
-        log("warning: fine-tuning failed (" + r.failure() + "), keeping the previous model; see " +
+        log("warning: fine-tuning failed (" + r.message + "), keeping the previous model; see " +
             logp);
         return;
     }

@@ -3,8 +3,9 @@
 // Each batch: the Sextant plugin, run inside the user's generator, proposes distinct candidate
 // schedules with predicted runtimes (SEXTANT_CANDIDATES); the ones worth measuring are picked
 // (the model's best few plus exploration, or all of them); each is built ahead of time by the
-// same generator replaying its ScheduleText (SEXTANT_SCHEDULE_FILE) and linked with Halide's
-// RunGenMain, several builds in parallel; the benchmarks then run one at a time; every result
+// same generator replaying its ScheduleText (SEXTANT_SCHEDULE_FILE) into a shared object,
+// several builds in parallel; the benchmarks then run one at a time, each in fresh processes of
+// the pipeline driver with the timing protocol (measure/Protocol.h); every result
 // goes to the SampleStore under this workload; the cost model is fine-tuned on all measurements
 // so far, and the next batch proposes with it. Everything lands in the work directory as it is
 // made, so an interrupted run resumes where it stopped (see docs/AUTOTUNING.md).
@@ -34,9 +35,14 @@ struct AutotuneOptions {
     int measure_per_batch = 4;
     int explore_per_batch = 1;
 
-    int jobs = 2;       ///< parallel builds
-    int repeats = 3;    ///< benchmark processes per schedule (min and median over them)
-    double benchmark_min_time_s = 0.1;
+    int jobs = 2; ///< parallel builds
+    /** Fresh timed processes (rounds of the timing protocol, measure/Protocol.h) per schedule;
+     * its runtime is the best over them. */
+    int repeats = 3;
+    /** Per timed process: repetitions stop when best and third-best agree within 3%, or after
+     * `max_runs` runs or `run_budget_s` seconds of them. */
+    int max_runs = 20;
+    double run_budget_s = 1.0;
     double build_timeout_s = 600, bench_timeout_s = 120, propose_timeout_s = 900;
 
     int beam_size = 32, num_passes = 5, candidate_beam_size = 4;
@@ -52,8 +58,7 @@ struct AutotuneOptions {
     int final_top = 3;
     int final_rounds = 5;
 
-    std::string rungen_main; ///< RunGenMain.cpp
-    std::string halide_include;
+    std::string time_exe; ///< sextant-time, the pipeline driver every timing goes through
     std::string cxx = "c++";
     std::string python = "python3"; ///< for the PNG curve
     std::string plot_script;

@@ -1,7 +1,6 @@
 #include "plugin/dag/Errors.h"
 #include "tools/autotune/AutotunerImpl.h"
 #include "tools/autotune/Files.h"
-#include "tools/autotune/Process.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -86,14 +85,14 @@ void Autotuner::write_report() {
         // interpreter, where Debian's python3-matplotlib lives.
         std::string logp = (dir_ / "logs" / "plot.log").string();
         fs::remove(logp);
-        ProcessResult r;
+        RunResult r;
         for (const std::string &py : {opt_.python, std::string("/usr/bin/python3")}) {
-            r = run_process({py, opt_.plot_script, (dir_ / "measurements.jsonl").string(),
-                             (dir_ / "curve.png").string()},
-                            {}, logp, 120);
+            r = run_logged({py, opt_.plot_script, (dir_ / "measurements.jsonl").string(),
+                            (dir_ / "curve.png").string()},
+                           {}, logp, 120);
             if (r.ok()) break;
         }
-        if (!r.ok()) log("note: no curve.png (" + r.failure() + "; see " + logp + ")");
+        if (!r.ok()) log("note: no curve.png (" + r.message + "; see " + logp + ")");
     }
 }
 
@@ -107,31 +106,28 @@ std::vector<RemeasuredSchedule> Autotuner::interleaved(const std::vector<Proposa
         dirs[i] = where / std::to_string(i);
     }
     std::vector<Measured> built = build_all(props, dirs);
-    const int saved_repeats = opt_.repeats;
-    opt_.repeats = 1;
-    for (int r = 0; r < rounds; r++) {
-        for (size_t i = 0; i < props.size(); i++) {
-            if (!built[i].ok) {
-                out[i].error = built[i].error;
-                continue;
-            }
-            if (!out[i].error.empty()) continue;
-            Measured m = built[i];
-            benchmark(dirs[i], m);
-            if (!m.ok) {
-                out[i].error = m.error;
-                continue;
-            }
-            out[i].runs_s.push_back(m.min_s);
+    // The timing protocol: round r runs every schedule that built once, in a fresh process.
+    std::vector<Subject> subjects;
+    std::vector<size_t> index;
+    for (size_t i = 0; i < props.size(); i++) {
+        if (!built[i].ok) {
+            out[i].error = built[i].error;
+            continue;
         }
+        subjects.push_back(timing_subject(dirs[i]));
+        index.push_back(i);
     }
-    opt_.repeats = saved_repeats;
-    for (RemeasuredSchedule &x : out) {
-        if (x.runs_s.empty()) continue;
-        std::vector<double> v = x.runs_s;
-        std::sort(v.begin(), v.end());
-        x.min_s = v.front();
-        x.median_s = v[v.size() / 2];
+    std::vector<SubjectResult> rs = measure_interleaved(subjects, protocol(rounds));
+    for (size_t k = 0; k < rs.size(); k++) {
+        RemeasuredSchedule &x = out[index[k]];
+        if (!rs[k].ok()) {
+            x.error = std::string(failure_kind_name(rs[k].kind)) + ": " + rs[k].error;
+            continue;
+        }
+        for (const TimedRuns &t : rs[k].rounds)
+            x.runs_s.push_back(t.best_s());
+        x.min_s = rs[k].best_s();
+        x.median_s = rs[k].round_best_median_s();
     }
     fs::remove_all(where);
     return out;

@@ -3,6 +3,7 @@
 // re-timing, the final verification, the report). Internal to tools/autotune.
 #pragma once
 
+#include "measure/Protocol.h"
 #include "sampler/SampleStore.h"
 #include "tools/autotune/Autotune.h"
 
@@ -31,8 +32,10 @@ struct Proposal {
 
 struct Measured {
     bool ok = false;
-    double min_s = 0, median_s = 0;
+    double min_s = 0, median_s = 0; ///< best over the timed processes, median of their bests
+    double minflt_per_run = 0;      ///< minor page faults per pipeline run
     double build_s = 0;
+    FailureKind kind = FailureKind::None;
     std::string error;
 };
 
@@ -67,6 +70,10 @@ private:
     /** build() of every proposal into dirs[i], opt_.jobs at a time. */
     std::vector<Measured> build_all(const std::vector<Proposal> &props,
                                     const std::vector<fs::path> &dirs);
+    /** The timed program for the shared object built in bdir (sextant-time --time-one). */
+    Subject timing_subject(const fs::path &bdir) const;
+    ProtocolOptions protocol(int rounds) const;
+    /** opt_.repeats rounds of the timing protocol for the schedule built in bdir. */
     void benchmark(const fs::path &bdir, Measured &m);
     void record(int batch, const Proposal &p, const Measured &m, const fs::path &bdir);
     void fine_tune(int batch);
@@ -79,7 +86,7 @@ private:
     std::string identity_;
     int parallelism_ = 1;
     double llc_bytes_ = 32 << 20;
-    fs::path rungen_obj_;
+    fs::path runtime_so_; ///< the Halide runtime the driver loads beside each schedule
     double elapsed_base_ = 0;
     std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
     int measurements_ = 0;

@@ -61,6 +61,18 @@ bool autoscheduler_env(const std::string &name) {
     return name.rfind("SEXTANT_", 0) == 0 || name.rfind("HL_", 0) == 0;
 }
 
+RunResult run_logged(const std::vector<std::string> &argv,
+                     const std::map<std::string, std::string> &env, const std::string &log_path,
+                     double timeout_s, bool drop_autoscheduler) {
+    ChildOptions o;
+    o.timeout_s = timeout_s;
+    o.capture_stdout = false;
+    o.log_path = log_path;
+    o.env = env;
+    if (drop_autoscheduler) o.drop_env = autoscheduler_env;
+    return run_program(argv, o);
+}
+
 std::string fmt_ms(double s) {
     char b[32];
     std::snprintf(b, sizeof(b), "%.3f ms", s * 1e3);

@@ -32,15 +32,18 @@ measurements.jsonl, samples.db.
   --measure K            schedules measured per batch with --select model (default 4)
   --explore E            of which picked at random from the rest (default 1)
   --jobs J               parallel builds (default 2)
-  --repeats R            benchmark runs per schedule (default 3)
-  --min-time S           RunGen's --benchmark_min_time per run (default 0.1)
+  --repeats R            fresh timed processes per schedule (default 3); each runs the
+                         schedule until best and 3rd-best agree within 3% (docs/MEASURING.md)
+  --max-runs N           at most N timed runs per process (default 20)
+  --run-budget S         at most S seconds of timed runs per process (default 1; --min-time
+                         is the older name)
   --beam B --passes P    the main search (default 32, 5)
   --candidate-beam B     beam of the dropout searches (default 4)
   --weights FILE         weights to start from (default: the shipped ones, if any)
   --epochs N             fine-tuning epochs per batch (default 20; 0 = no fine-tuning)
   --plugin FILE          libautoschedule_sextant.so (default: this build's)
   --trainer FILE         sextant-train (default: this build's)
-  --rungen FILE          Halide's RunGenMain.cpp (default )" SEXTANT_RUNGEN_MAIN R"()
+  --time-exe FILE        the pipeline driver (default )" SEXTANT_TIME_EXE R"()
   --final-top K          at the end, re-time the K fastest measured schedules and the untuned
                          one interleaved; the winner is best.schedule.h (default 3; 0 = off)
   --final-rounds R       rounds of that re-timing (default 5)
@@ -64,8 +67,7 @@ int main(int argc, char **argv) {
     opt.target = SEXTANT_HOST_TARGET_TEXT;
     opt.plugin = SEXTANT_PLUGIN_PATH;
     opt.trainer = SEXTANT_TRAINER_PATH;
-    opt.rungen_main = SEXTANT_RUNGEN_MAIN;
-    opt.halide_include = SEXTANT_HALIDE_INCLUDE;
+    opt.time_exe = SEXTANT_TIME_EXE;
     opt.plot_script = SEXTANT_AUTOTUNE_PLOT;
     if (std::filesystem::exists(SEXTANT_SHIPPED_WEIGHTS)) opt.weights = SEXTANT_SHIPPED_WEIGHTS;
     int epochs = 20;
@@ -108,7 +110,8 @@ int main(int argc, char **argv) {
             else if (a == "--explore") opt.explore_per_batch = next_int(0);
             else if (a == "--jobs") opt.jobs = next_int(1);
             else if (a == "--repeats") opt.repeats = next_int(1);
-            else if (a == "--min-time") opt.benchmark_min_time_s = next_double();
+            else if (a == "--run-budget" || a == "--min-time") opt.run_budget_s = next_double();
+            else if (a == "--max-runs") opt.max_runs = next_int(1);
             else if (a == "--beam") opt.beam_size = next_int(1);
             else if (a == "--passes") opt.num_passes = next_int(1);
             else if (a == "--candidate-beam") opt.candidate_beam_size = next_int(1);
@@ -116,7 +119,7 @@ int main(int argc, char **argv) {
             else if (a == "--epochs") epochs = next_int(0);
             else if (a == "--plugin") opt.plugin = next();
             else if (a == "--trainer") opt.trainer = next();
-            else if (a == "--rungen") opt.rungen_main = next();
+            else if (a == "--time-exe") opt.time_exe = next();
             else if (a == "--quiet") opt.quiet = true;
             else if (a == "--remeasure") {
                 std::string list = next();

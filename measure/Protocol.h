@@ -1,0 +1,78 @@
+// Protocol: the parent's half of the timing protocol. A "subject" is a program that, started
+// fresh, times one schedule with TimingLoop (warm-up, repetitions until best and third-best
+// agree) and prints one JSON line. The protocol runs subjects in rounds — round r starts each
+// subject once, in a new process, in an order rotated by r, so that compared schedules share
+// the machine's slow drifts — retries a process whose threads spent too much of the timed span
+// waiting for a CPU (the machine was busy), and summarizes each subject over its rounds.
+// Timed processes get the default allocator: MALLOC_* and GLIBC_TUNABLES are removed from
+// their environment unless the subject sets them. No Halide (Runner.h, TimingLoop.h).
+#pragma once
+
+#include "measure/Runner.h"
+#include "measure/TimingLoop.h"
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace sextant {
+
+struct ProtocolOptions {
+    int rounds = 1; ///< fresh timed processes per subject (interleaved across subjects)
+    /** Extra attempts for a timed process whose busy_fraction exceeds busy_threshold. The
+     * least busy attempt is kept; a round still busy after them is counted (busy_rounds). */
+    int busy_retries = 2;
+    double busy_threshold = 0.10;
+    double timeout_s = 300; ///< per timed process
+};
+
+/** A timed program: argv prints a TimingLoop JSON line (timed_runs_to_json) on stdout, or a
+ * timing_error_json line and a non-zero exit. */
+struct Subject {
+    std::string label;
+    std::vector<std::string> argv;
+    std::map<std::string, std::string> env; ///< set in its environment (MALLOC_* too, if asked)
+    /** Variables it does not inherit, besides the allocator's (see allocator_env). */
+    std::function<bool(const std::string &name)> drop_env;
+    std::string log_path; ///< its stderr, appended ("" = /dev/null)
+};
+
+/** One subject over the rounds. */
+struct SubjectResult {
+    std::string label;
+    std::vector<TimedRuns> rounds;        ///< one accepted measurement per finished round
+    int processes = 0;                    ///< timed processes started, retries included
+    int busy_retries = 0;                 ///< of which retries because the machine was busy
+    int busy_rounds = 0;                  ///< accepted rounds still over the busy threshold
+    FailureKind kind = FailureKind::None; ///< the first failure; later rounds are skipped
+    std::string error;
+
+    bool ok() const { return kind == FailureKind::None && !rounds.empty(); }
+    double best_s() const;              ///< min over rounds of each round's best
+    double median_s() const;            ///< median of every timed run of every round
+    double round_best_median_s() const; ///< median over rounds of each round's best
+    /** Max / min of the rounds' bests: the process-to-process spread (1 with one round). */
+    double round_spread() const;
+    int runs() const; ///< timed runs over all rounds
+    int converged_rounds() const;
+    /** Medians over rounds of the per-run counters. */
+    double minflt_per_run() const;
+    double nvcsw_per_run() const;
+    double nivcsw_per_run() const;
+    double busy_fraction() const;
+};
+
+/** True for the variables that change glibc malloc's behaviour (MALLOC_*, GLIBC_TUNABLES). */
+bool allocator_env(const std::string &name);
+
+/** Runs `rounds` rounds over the subjects as described above. A subject that fails (timeout,
+ * crash, error line) keeps its failure and is left out of later rounds; the others go on. */
+std::vector<SubjectResult> measure_interleaved(const std::vector<Subject> &subjects,
+                                               const ProtocolOptions &opt);
+
+/** One round of one subject (a fresh process, with busy retries), appended to `into`;
+ * false if it failed (into.kind and into.error say why). */
+bool measure_round(const Subject &s, const ProtocolOptions &opt, SubjectResult &into);
+
+} // namespace sextant

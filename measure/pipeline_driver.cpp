@@ -1,0 +1,568 @@
+// sextant-time: the one program that runs an ahead-of-time compiled Halide pipeline for the
+// bench, the sampler and sextant-autotune, the way a user's program would: a shared object
+// holding one pipeline function (built with -no_runtime, the Halide runtime then comes from
+// --runtime or from the executable; or with its own runtime inside), loaded into a fresh
+// process, every buffer sized from the pipeline's estimates (like RunGen's --estimate_all),
+// inputs filled with a fixed pseudo-random stream. It knows nothing about particular pipelines:
+// all it needs is in halide_filter_metadata_t. Links no Halide library (HalideRuntime.h only).
+//
+//   sextant-time [--runtime RT.so] [--fill NAME=LO:HI]... MODE
+//   MODE: --save-ref FILE SPEC          write SPEC's outputs to FILE (in this process)
+//         --check FILE [--rtol X] SPEC  compare with FILE in a child process; one JSON line,
+//                                       exit 0 equal, 1 wrong output, 2 failed
+//         --time [protocol options] SPEC...   the timing protocol (measure/Protocol.h): each
+//                                       SPEC x variant in fresh processes, interleaved over
+//                                       rounds; one JSON line per SPEC x variant
+//         --time-one [rule options] SPEC  one timed process (measure/TimingLoop.h)
+//   SPEC: LIB.so:FUNC
+#include "HalideRuntime.h"
+
+#include "measure/Protocol.h"
+#include "measure/TimingLoop.h"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+using namespace sextant;
+
+namespace {
+
+/** Exit statuses of the child modes, which the parent modes map to failure kinds. */
+constexpr int kExitWrongOutput = 1;
+constexpr int kExitFailed = 2;
+
+/** The Halide runtime's error messages of this process, for the error line. A C callback
+ * without a user pointer can only reach a file-level variable; this process runs one
+ * pipeline at a time, on one thread. */
+std::string g_halide_errors;
+
+void on_halide_error(void *, const char *msg) {
+    std::fprintf(stderr, "halide error: %s\n", msg);
+    std::fflush(stderr);
+    if (g_halide_errors.size() < 2000) g_halide_errors += msg;
+}
+
+/** Prints a failure line (the parent reads it) and exits. */
+[[noreturn]] void fail(const std::string &msg, const char *kind = "other") {
+    std::fprintf(stderr, "sextant-time: %s\n", msg.c_str());
+    std::printf("%s\n", timing_error_json(kind, msg).c_str());
+    std::fflush(nullptr);
+    std::exit(kExitFailed);
+}
+
+struct Range {
+    double lo = 0, hi = 0;
+};
+
+size_t type_bytes(const halide_type_t &t) {
+    return (t.bits + 7) / 8 * t.lanes;
+}
+
+struct Buffer {
+    halide_buffer_t buf{};
+    std::vector<halide_dimension_t> dims;
+    std::vector<uint8_t> storage;
+    size_t elems = 0;
+};
+
+struct Pipeline {
+    std::string label; // LIB:FUNC as given
+    int (*argv_fn)(void **) = nullptr;
+    const halide_filter_metadata_t *meta = nullptr;
+    std::vector<std::unique_ptr<Buffer>> buffers; // one per buffer argument, in order
+    std::vector<halide_scalar_value_t> scalars;   // one per argument (unused for buffers)
+    std::vector<void *> args;
+    std::vector<Buffer *> outputs;
+    std::vector<std::pair<Buffer *, int>> inputs; // with their argument index
+};
+
+/** Dense storage for b's dims (min and extent set), innermost dimension first. */
+void allocate(Buffer &b) {
+    size_t stride = 1;
+    for (halide_dimension_t &d : b.dims) {
+        d.stride = int32_t(stride);
+        d.flags = 0;
+        stride *= size_t(std::max(0, d.extent));
+    }
+    b.elems = stride;
+    b.storage.assign(stride * type_bytes(b.buf.type) + 64, 0);
+    b.buf.host = b.storage.data();
+    b.buf.dim = b.dims.data();
+}
+
+/** Fills a buffer from a fixed stream. Without a range: floats in [0, 1), integers over their
+ * full range (8/16 bits) or [0, 1024) for wider ones. With one: values in [lo, hi], integers
+ * uniform, floats multiples of 1/256. */
+void fill(Buffer &b, uint32_t seed, const Range *range) {
+    std::mt19937 rng(seed);
+    const halide_type_t t = b.buf.type;
+    const bool is_float = t.code == halide_type_float;
+    for (size_t i = 0; i < b.elems; i++) {
+        uint32_t r = rng();
+        uint8_t *p = b.storage.data() + i * type_bytes(t);
+        double v;
+        if (range) {
+            double span = std::max(0.0, range->hi - range->lo);
+            v = is_float ? range->lo + double(r % (uint64_t(span) * 256 + 1)) / 256.0
+                         : range->lo + double(r % (uint64_t(span) + 1));
+        } else if (is_float) {
+            v = (r >> 8) * (1.0 / 16777216.0);
+        } else if (t.bits <= 16) {
+            v = double(r & ((1u << t.bits) - 1));
+            if (t.code == halide_type_int && v >= double(1u << (t.bits - 1)))
+                v -= double(1u << t.bits);
+        } else {
+            v = double(r % 1024);
+        }
+        if (is_float && t.bits == 32) {
+            float f = float(v);
+            std::memcpy(p, &f, 4);
+        } else if (is_float && t.bits == 64) {
+            std::memcpy(p, &v, 8);
+        } else if (t.bits == 1 || t.bits == 8) {
+            *p = uint8_t(int64_t(v) & (t.bits == 1 ? 1 : 0xff));
+        } else if (t.bits == 16) {
+            uint16_t x = uint16_t(int64_t(v));
+            std::memcpy(p, &x, 2);
+        } else if (t.bits == 32) {
+            uint32_t x = uint32_t(int64_t(v));
+            std::memcpy(p, &x, 4);
+        } else if (t.bits == 64) {
+            uint64_t x = uint64_t(int64_t(v));
+            std::memcpy(p, &x, 8);
+        } else {
+            fail("unsupported buffer type");
+        }
+    }
+}
+
+halide_scalar_value_t scalar_value(const halide_filter_argument_t &a) {
+    halide_scalar_value_t v;
+    std::memset(static_cast<void *>(&v), 0, sizeof(v));
+    if (a.scalar_estimate) {
+        v = *a.scalar_estimate;
+    } else if (a.scalar_def) {
+        v = *a.scalar_def;
+    }
+    return v;
+}
+
+void *load_library(const std::string &path, int flags) {
+    void *h = dlopen(path.c_str(), flags);
+    if (!h) fail(std::string("dlopen: ") + dlerror());
+    return h;
+}
+
+/** Installs on_halide_error in whichever runtime the pipeline uses: its own, or the global
+ * one (--runtime, or this executable's). */
+void set_error_handler(void *lib) {
+    using Setter = halide_error_handler_t (*)(halide_error_handler_t);
+    auto set = (Setter)dlsym(lib, "halide_set_error_handler");
+    if (!set) set = (Setter)dlsym(RTLD_DEFAULT, "halide_set_error_handler");
+    if (set) set(on_halide_error);
+}
+
+Pipeline load(const std::string &spec, const std::map<std::string, Range> &ranges) {
+    Pipeline p;
+    p.label = spec;
+    size_t colon = spec.rfind(':');
+    if (colon == std::string::npos) fail("expected LIB.so:FUNC, got " + spec);
+    std::string lib = spec.substr(0, colon), func = spec.substr(colon + 1);
+    void *handle = load_library(lib, RTLD_NOW | RTLD_LOCAL);
+    set_error_handler(handle);
+    p.argv_fn = (int (*)(void **))dlsym(handle, (func + "_argv").c_str());
+    auto meta_fn =
+        (const halide_filter_metadata_t *(*)())dlsym(handle, (func + "_metadata").c_str());
+    if (!p.argv_fn || !meta_fn) fail("missing " + func + "_argv or _metadata in " + lib);
+    p.meta = meta_fn();
+
+    const int n = p.meta->num_arguments;
+    p.scalars.resize(size_t(n));
+    p.args.resize(size_t(n));
+    for (int i = 0; i < n; i++) {
+        const halide_filter_argument_t &a = p.meta->arguments[i];
+        if (a.kind == halide_argument_kind_input_scalar) {
+            p.scalars[size_t(i)] = scalar_value(a);
+            p.args[size_t(i)] = &p.scalars[size_t(i)];
+            continue;
+        }
+        auto b = std::make_unique<Buffer>();
+        b->dims.resize(size_t(a.dimensions));
+        b->buf.type = a.type;
+        b->buf.dimensions = a.dimensions;
+        b->buf.dim = b->dims.data();
+        bool sized = true;
+        for (int d = 0; d < a.dimensions; d++) {
+            const int64_t *mn = a.buffer_estimates ? a.buffer_estimates[2 * d] : nullptr;
+            const int64_t *ex = a.buffer_estimates ? a.buffer_estimates[2 * d + 1] : nullptr;
+            if (!ex) {
+                // An output must have estimates; an input without them is sized below by a
+                // bounds query, as RunGen does.
+                if (a.kind != halide_argument_kind_input_buffer)
+                    fail(std::string("output ") + a.name + " has no estimate for dim " +
+                         std::to_string(d));
+                sized = false;
+                continue;
+            }
+            b->dims[size_t(d)].min = mn ? int32_t(*mn) : 0;
+            b->dims[size_t(d)].extent = int32_t(*ex);
+        }
+        if (sized) allocate(*b);
+        if (a.kind == halide_argument_kind_input_buffer) {
+            if (!sized) {
+                b->dims.assign(b->dims.size(), halide_dimension_t{});
+                b->buf.dim = b->dims.data();
+            }
+            p.inputs.push_back({b.get(), i});
+        } else {
+            p.outputs.push_back(b.get());
+        }
+        p.args[size_t(i)] = &b->buf;
+        p.buffers.push_back(std::move(b));
+    }
+    bool query = false;
+    for (const auto &in : p.inputs)
+        query |= in.first->buf.host == nullptr;
+    if (query) { // inputs with a null host: the call only fills in the regions they need
+        if (p.argv_fn(p.args.data()) != 0)
+            fail(p.label + ": the bounds query for its inputs failed" +
+                 (g_halide_errors.empty() ? "" : ": halide error: " + g_halide_errors));
+        for (const auto &in : p.inputs)
+            if (in.first->buf.host == nullptr) allocate(*in.first);
+    }
+    for (const auto &in : p.inputs) {
+        const char *name = p.meta->arguments[in.second].name;
+        auto r = ranges.find(name);
+        fill(*in.first, 1234u + 7919u * uint32_t(in.second),
+             r == ranges.end() ? nullptr : &r->second);
+    }
+    return p;
+}
+
+bool call(Pipeline &p) {
+    int err = p.argv_fn(p.args.data());
+    if (err == 0) return true;
+    fail(p.label + " returned error " + std::to_string(err) +
+         (g_halide_errors.empty() ? "" : ": halide error: " + g_halide_errors));
+}
+
+size_t output_bytes(const Buffer &b) {
+    return b.elems * type_bytes(b.buf.type);
+}
+
+int save_ref(Pipeline &p, const std::string &file) {
+    call(p);
+    std::ofstream f(file, std::ios::binary);
+    for (Buffer *b : p.outputs)
+        f.write((const char *)b->storage.data(), std::streamsize(output_bytes(*b)));
+    if (!f) fail("cannot write " + file);
+    return 0;
+}
+
+template <typename T> double as_double(const uint8_t *p) {
+    T v;
+    std::memcpy(&v, p, sizeof(T));
+    return double(v);
+}
+
+double element(const Buffer &b, size_t i) {
+    const halide_type_t t = b.buf.type;
+    const uint8_t *p = b.storage.data() + i * type_bytes(t);
+    if (t.code == halide_type_float)
+        return t.bits == 32 ? as_double<float>(p) : as_double<double>(p);
+    const bool s = t.code == halide_type_int;
+    switch (t.bits) {
+    case 1:
+    case 8:
+        return s ? as_double<int8_t>(p) : as_double<uint8_t>(p);
+    case 16:
+        return s ? as_double<int16_t>(p) : as_double<uint16_t>(p);
+    case 32:
+        return s ? as_double<int32_t>(p) : as_double<uint32_t>(p);
+    default:
+        return s ? as_double<int64_t>(p) : as_double<uint64_t>(p);
+    }
+}
+
+/** Integers must match exactly; floats within rtol relative to max(|reference|, 1). */
+int check_one(Pipeline &p, const std::string &file, double rtol) {
+    call(p);
+    std::ifstream f(file, std::ios::binary);
+    if (!f) fail("cannot read " + file);
+    size_t bad = 0, total = 0;
+    double worst = 0;
+    std::string first;
+    for (size_t o = 0; o < p.outputs.size(); o++) {
+        const Buffer &b = *p.outputs[o];
+        Buffer ref;
+        ref.buf.type = b.buf.type;
+        ref.elems = b.elems;
+        ref.storage.resize(output_bytes(b));
+        f.read((char *)ref.storage.data(), std::streamsize(ref.storage.size()));
+        if (!f) fail("reference " + file + " is shorter than the outputs");
+        const bool is_float = b.buf.type.code == halide_type_float;
+        for (size_t i = 0; i < b.elems; i++) {
+            double want = element(ref, i), got = element(b, i);
+            double err = std::fabs(got - want);
+            bool ok = is_float ? (err <= rtol * std::max(std::fabs(want), 1.0) ||
+                                  (std::isnan(want) && std::isnan(got)))
+                               : got == want;
+            total++;
+            if (!ok) {
+                if (!bad)
+                    first = "output " + std::to_string(o) + " element " + std::to_string(i) +
+                            ": got " + std::to_string(got) + ", want " + std::to_string(want);
+                bad++;
+            }
+            if (!std::isnan(err)) worst = std::max(worst, err / std::max(std::fabs(want), 1.0));
+        }
+    }
+    std::string summary = std::to_string(bad) + " of " + std::to_string(total) +
+                          " elements differ (max rel err " + std::to_string(worst) + ")";
+    if (bad) summary += "; first: " + first;
+    nlohmann::json j = {{"pipeline", p.label}, {"mismatches", bad},
+                        {"elements", total},   {"max_rel_err", worst},
+                        {"summary", summary},  {"failure_kind", bad ? "wrong_output" : "ok"}};
+    std::printf("%s\n", j.dump().c_str());
+    return bad ? kExitWrongOutput : 0;
+}
+
+int time_one(Pipeline &p, const StopRule &rule) {
+    TimedRuns t;
+    time_runs([&] { return call(p); }, rule, t);
+    std::printf("%s\n", timed_runs_to_json(t).c_str());
+    return 0;
+}
+
+std::string self_exe() {
+    char buf[4096];
+    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+    if (n <= 0) fail("cannot find this executable (/proc/self/exe)");
+    buf[n] = 0;
+    return buf;
+}
+
+struct Variant {
+    std::string name = "default";
+    std::map<std::string, std::string> env;
+};
+
+/** NAME or NAME:K=V,K=V */
+Variant parse_variant(const std::string &s) {
+    Variant v;
+    size_t colon = s.find(':');
+    v.name = s.substr(0, colon);
+    if (colon == std::string::npos) return v;
+    std::string rest = s.substr(colon + 1);
+    size_t pos = 0;
+    while (pos < rest.size()) {
+        size_t comma = rest.find(',', pos);
+        std::string kv = rest.substr(pos, comma == std::string::npos ? comma : comma - pos);
+        size_t eq = kv.find('=');
+        if (eq == std::string::npos) fail("--variant: expected K=V, got " + kv);
+        v.env[kv.substr(0, eq)] = kv.substr(eq + 1);
+        if (comma == std::string::npos) break;
+        pos = comma + 1;
+    }
+    return v;
+}
+
+const char *kUsage =
+    "usage: sextant-time [--runtime RT.so] [--fill NAME=LO:HI]... MODE\n"
+    "  --save-ref FILE SPEC           write SPEC's outputs to FILE\n"
+    "  --check FILE [--rtol X] SPEC   compare SPEC's outputs with FILE (in a child process)\n"
+    "  --time [options] SPEC...       time with the protocol: fresh processes, interleaved\n"
+    "      --rounds R (1) --variant NAME[:K=V,...] (repeatable; default: 'default')\n"
+    "      --busy-threshold F (0.1) --busy-retries N (2) --timeout S (300) --log FILE\n"
+    "  --time-one SPEC                one timed process\n"
+    "  rule options (--time, --time-one): --max-runs N (20; --reps is the same)\n"
+    "      --min-runs N (3) --tolerance F (0.03) --budget S (2) --min-run-time S (0)\n"
+    "  SPEC: LIB.so:FUNC\n";
+
+} // namespace
+
+int main(int argc, char **argv) {
+    std::string mode, file, runtime, log_path;
+    std::map<std::string, Range> ranges;
+    std::vector<std::string> fill_args;
+    double rtol = 1e-4;
+    StopRule rule;
+    ProtocolOptions popt;
+    std::vector<Variant> variants;
+    std::vector<std::string> specs, rule_args;
+    for (int i = 1; i < argc; i++) {
+        std::string a = argv[i];
+        auto next = [&]() -> std::string {
+            if (i + 1 >= argc) fail("missing value after " + a);
+            return argv[++i];
+        };
+        auto number = [&]() -> double {
+            std::string v = next();
+            char *end = nullptr;
+            double d = std::strtod(v.c_str(), &end);
+            if (v.empty() || *end) fail(a + ": '" + v + "' is not a number");
+            return d;
+        };
+        if (a == "--save-ref" || a == "--check" || a == "--check-one") {
+            mode = a;
+            file = next();
+        } else if (a == "--time" || a == "--time-one") {
+            mode = a;
+        } else if (a == "--runtime") {
+            runtime = next();
+        } else if (a == "--fill") {
+            std::string f = next();
+            size_t eq = f.find('='), colon = f.rfind(':');
+            if (eq == std::string::npos || colon == std::string::npos || colon < eq)
+                fail("--fill: expected NAME=LO:HI, got " + f);
+            ranges[f.substr(0, eq)] = {std::atof(f.substr(eq + 1, colon - eq - 1).c_str()),
+                                       std::atof(f.substr(colon + 1).c_str())};
+            fill_args.push_back(f);
+        } else if (a == "--rtol") {
+            rtol = number();
+        } else if (a == "--max-runs" || a == "--reps") {
+            rule.max_runs = std::max(1, int(number()));
+            rule_args.insert(rule_args.end(), {"--max-runs", std::to_string(rule.max_runs)});
+        } else if (a == "--min-runs") {
+            rule.min_runs = int(number());
+            rule_args.insert(rule_args.end(), {a, std::to_string(rule.min_runs)});
+        } else if (a == "--tolerance") {
+            rule.tolerance = number();
+            rule_args.insert(rule_args.end(), {a, std::to_string(rule.tolerance)});
+        } else if (a == "--budget") {
+            rule.budget_s = number();
+            rule_args.insert(rule_args.end(), {a, std::to_string(rule.budget_s)});
+        } else if (a == "--min-run-time") {
+            rule.min_run_s = number();
+            rule_args.insert(rule_args.end(), {a, std::to_string(rule.min_run_s)});
+        } else if (a == "--rounds") {
+            popt.rounds = std::max(1, int(number()));
+        } else if (a == "--busy-threshold") {
+            popt.busy_threshold = number();
+        } else if (a == "--busy-retries") {
+            popt.busy_retries = std::max(0, int(number()));
+        } else if (a == "--timeout") {
+            popt.timeout_s = number();
+        } else if (a == "--variant") {
+            variants.push_back(parse_variant(next()));
+        } else if (a == "--log") {
+            log_path = next();
+        } else if (a == "-h" || a == "--help") {
+            std::fputs(kUsage, stdout);
+            return 0;
+        } else if (!a.empty() && a[0] == '-') {
+            fail("unknown option " + a + "\n" + kUsage);
+        } else {
+            specs.push_back(a);
+        }
+    }
+    if (mode.empty() || specs.empty()) fail(std::string("no mode or no pipeline\n") + kUsage);
+    if (mode != "--time" && specs.size() != 1) fail(mode + " takes exactly one pipeline");
+
+    // Parent modes: the work happens in fresh child processes of this same program.
+    std::vector<std::string> child_base = {self_exe()};
+    if (!runtime.empty()) child_base.insert(child_base.end(), {"--runtime", runtime});
+    for (const std::string &f : fill_args)
+        child_base.insert(child_base.end(), {"--fill", f});
+    if (mode == "--check") {
+        std::vector<std::string> cmd = child_base;
+        cmd.insert(cmd.end(), {"--rtol", std::to_string(rtol), "--check-one", file, specs[0]});
+        ChildOptions co;
+        co.timeout_s = popt.timeout_s;
+        co.log_path = log_path;
+        co.keep_stderr = log_path.empty();
+        RunResult r = run_program(cmd, co);
+        std::string line;
+        for (size_t s = 0, e; s < r.output.size(); s = e + 1) {
+            e = r.output.find('\n', s);
+            if (e == std::string::npos) e = r.output.size();
+            if (r.output[s] == '{') line = r.output.substr(s, e - s);
+        }
+        nlohmann::json j;
+        try {
+            j = line.empty() ? nlohmann::json::object() : nlohmann::json::parse(line);
+        } catch (const nlohmann::json::exception &) {
+            j = nlohmann::json::object();
+        }
+        j["pipeline"] = specs[0];
+        if (!r.ok() && (r.kind == FailureKind::Timeout || r.kind == FailureKind::Crash ||
+                        !j.contains("failure_kind"))) {
+            j["failure_kind"] = failure_kind_name(r.kind);
+            j["error"] = r.message;
+        }
+        std::printf("%s\n", j.dump().c_str());
+        std::string kind = j.value("failure_kind", std::string("other"));
+        return kind == "ok" ? 0 : kind == "wrong_output" ? kExitWrongOutput : kExitFailed;
+    }
+    if (mode == "--time") {
+        if (variants.empty()) variants.push_back(Variant());
+        std::vector<Subject> subjects;
+        std::vector<std::pair<std::string, std::string>> keys; // (spec, variant)
+        for (const std::string &spec : specs) {
+            for (const Variant &v : variants) {
+                Subject s;
+                s.label = spec + " [" + v.name + "]";
+                s.argv = child_base;
+                s.argv.insert(s.argv.end(), rule_args.begin(), rule_args.end());
+                s.argv.insert(s.argv.end(), {"--time-one", spec});
+                s.env = v.env;
+                s.log_path = log_path;
+                subjects.push_back(s);
+                keys.emplace_back(spec, v.name);
+            }
+        }
+        std::vector<SubjectResult> rs = measure_interleaved(subjects, popt);
+        int failed = 0;
+        for (size_t i = 0; i < rs.size(); i++) {
+            const SubjectResult &r = rs[i];
+            nlohmann::json j = {{"pipeline", keys[i].first},
+                                {"variant", keys[i].second},
+                                {"failure_kind", failure_kind_name(r.kind)}};
+            if (!r.error.empty()) j["error"] = r.error;
+            if (r.ok()) {
+                std::vector<double> bests;
+                for (const TimedRuns &t : r.rounds)
+                    bests.push_back(t.best_s() * 1e3);
+                j.update({{"min_ms", r.best_s() * 1e3},
+                          {"median_ms", r.median_s() * 1e3},
+                          {"samples", r.runs()},
+                          {"rounds", r.rounds.size()},
+                          {"round_best_ms", bests},
+                          {"round_spread", r.round_spread()},
+                          {"converged_rounds", r.converged_rounds()},
+                          {"minflt_per_run", r.minflt_per_run()},
+                          {"nvcsw_per_run", r.nvcsw_per_run()},
+                          {"nivcsw_per_run", r.nivcsw_per_run()},
+                          {"busy_fraction", r.busy_fraction()},
+                          {"busy_retries", r.busy_retries},
+                          {"busy_rounds", r.busy_rounds}});
+            } else {
+                failed++;
+            }
+            std::printf("%s\n", j.dump().c_str());
+        }
+        return failed ? kExitFailed : 0;
+    }
+
+    // Modes that run the pipeline in this process.
+    if (!runtime.empty()) load_library(runtime, RTLD_NOW | RTLD_GLOBAL);
+    Pipeline p = load(specs[0], ranges);
+    if (mode == "--save-ref") return save_ref(p, file);
+    if (mode == "--check-one") return check_one(p, file, rtol);
+    return time_one(p, rule);
+}
