@@ -25,7 +25,7 @@ const std::array<double, 15> &AnalyticalModel::coefficients() {
         0.12e-9, // dram_bytes (~8 GB/s per channel)
         0.05e-9, // store_bytes
         0.5e-6,  // allocations (malloc + free of a heap buffer)
-        0.25e-6, // page_faults
+        0.0,     // page_faults: priced per state (allocator_seconds), not per stage
         0.7e-9,  // loop_overhead
         3.0e-6,  // parallel_launches
         0.2e-6,  // task_overhead

@@ -31,7 +31,7 @@ TermRow cost_terms(const ScheduleRow &f, int parallelism, double llc_bytes) {
     double allocs = g(ScheduleFeature::num_allocations);
     if (g(ScheduleFeature::allocation_bytes) <= 16 * 1024) allocs *= 0.1; // small: on the stack
     set(CostTerm::allocations, allocs / (g(ScheduleFeature::inside_parallel) > 0 ? P : 1));
-    set(CostTerm::page_faults, g(ScheduleFeature::page_faults) / cores);
+    set(CostTerm::page_faults, g(ScheduleFeature::page_faults));
     set(CostTerm::loop_overhead, g(ScheduleFeature::inner_loop_iterations) / cores);
     set(CostTerm::parallel_launches, g(ScheduleFeature::parallel_launches));
     set(CostTerm::task_overhead,
@@ -42,6 +42,11 @@ TermRow cost_terms(const ScheduleRow &f, int parallelism, double llc_bytes) {
     double spill = std::max(0.0, ws - llc_bytes / (g(ScheduleFeature::inside_parallel) > 0 ? P : 1));
     set(CostTerm::cache_spill, spill * g(ScheduleFeature::realizations) / cores);
     return t;
+}
+
+double allocator_seconds(const AllocatorEstimate &e) {
+    return (e.page_faults - e.page_faults_nests) * kMainArenaFaultSeconds +
+           e.page_faults_nests * kThreadArenaFaultSeconds;
 }
 
 const char *cost_term_name(CostTerm t) {

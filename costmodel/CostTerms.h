@@ -20,7 +20,7 @@ namespace sextant {
     X(dram_bytes, "bytes from DRAM, shared by at most two memory channels")                      \
     X(store_bytes, "bytes stored, per core")                                                     \
     X(allocations, "buffer allocations (serialised in the allocator)")                           \
-    X(page_faults, "page faults from fresh allocations")                                         \
+    X(page_faults, "page faults a stage's own nest predicts (priced per state instead: allocator_seconds)") \
     X(loop_overhead, "innermost loop iterations per core (loop and address overhead)")           \
     X(parallel_launches, "parallel loop launches (thread pool wake-up)")                         \
     X(task_overhead, "parallel tasks run, per core")                                             \
@@ -39,6 +39,17 @@ using TermRow = std::array<double, kNumCostTerms>;
 
 /** Terms of one stage; `parallelism` is the machine's core count. */
 TermRow cost_terms(const ScheduleRow &f, int parallelism, double llc_bytes);
+
+/** Seconds per page fault caused by glibc's arena trim, wall clock, measured on the
+ * development machine (docs/COSTMODEL.md, "Allocation"): in a thread's arena the trim
+ * (madvise) and the faults serialize on the process's memory map and shoot down the other
+ * threads' TLBs, so they are dearer than in the main arena. */
+constexpr double kMainArenaFaultSeconds = 15e-6;
+constexpr double kThreadArenaFaultSeconds = 30e-6;
+
+/** Predicted seconds per run the allocator costs a whole schedule (added to the sum over
+ * stages by ModelEvaluator, for every cost model: it is a property of glibc, not learned). */
+double allocator_seconds(const AllocatorEstimate &e);
 
 const char *cost_term_name(CostTerm t);
 const char *cost_term_doc(CostTerm t);

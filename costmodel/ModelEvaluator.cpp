@@ -1,5 +1,7 @@
 #include "ModelEvaluator.h"
 
+#include "costmodel/CostTerms.h"
+
 #include <chrono>
 
 namespace sextant {
@@ -41,7 +43,7 @@ void ModelEvaluator::evaluate(const std::vector<State *> &states) {
         s->dirty.clear();
         double c = 0;
         for (double v : s->func_cost) c += v;
-        s->cost = c;
+        s->cost = c + allocator_seconds(estimate_allocator(dag_, s->decisions, s->nests));
     }
 }
 

@@ -79,7 +79,35 @@ const Box64 &producer_bounds(const PipelineDag &dag, ProducerKind kind, int id) 
     return kind == ProducerKind::Func ? dag.funcs[id].bounds : dag.inputs[id].bounds;
 }
 
+double heap_bytes(const PipelineDag &dag, const FuncNest &n) {
+    double bytes = double(box_volume(n.store_region)) * dag.funcs[n.func].bytes_per_point;
+    return bytes <= kStackAllocationBytes ? 0 : bytes;
+}
+
 } // namespace
+
+double heap_group_bytes(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func) {
+    const int anchor = root_anchor(d, func);
+    double total = 0;
+    for (size_t g = 0; g < nests.size(); g++)
+        if (nests[g] && d[g].placement == Placement::At && root_anchor(d, int(g)) == anchor)
+            total += heap_bytes(dag, *nests[g]);
+    return total;
+}
+
+double page_faults_per_run(const PipelineDag &dag, const Decisions &d, const Nests &nests,
+                           int func) {
+    const FuncNest &n = *nests[func];
+    const double bytes = heap_bytes(dag, n);
+    if (bytes > kMmapMaxBytes) return n.store_realizations * std::ceil(bytes / kPageBytes);
+    if (bytes == 0 || d[func].placement != Placement::At) return 0;
+    const double group = heap_group_bytes(dag, d, nests, func);
+    if (group <= kTrimThresholdBytes) return 0;
+    // The trim releases what the group's frees leave above the threshold; each buffer is
+    // charged its share of those pages, once per allocation.
+    return n.store_realizations * (bytes / kPageBytes) * (group - kTrimThresholdBytes) / group;
+}
+
 
 AccessPattern classify_access(const Stage &s, const Load &l) {
     // Rows are producer dims, columns the stage's loops. Only unit entries count as simple.
@@ -111,6 +139,52 @@ AccessPattern classify_access(const Stage &s, const Load &l) {
     }
     if (l.producer_dims < pure_loops) return AccessPattern::Broadcast;
     return in_order ? AccessPattern::Pointwise : AccessPattern::Transpose;
+}
+
+AllocatorEstimate estimate_allocator(const PipelineDag &dag, const Decisions &d,
+                                     const Nests &nests) {
+    AllocatorEstimate e;
+    const size_t n = nests.size();
+    std::vector<double> bytes(n, 0.0);
+    double largest_mmapped = 0;
+    for (size_t g = 0; g < n; g++) {
+        if (!nests[g] || dag.funcs[g].is_output) continue;
+        bytes[g] = heap_bytes(dag, *nests[g]);
+        if (bytes[g] >= kTrimThresholdBytes && bytes[g] <= kMmapMaxBytes)
+            largest_mmapped = std::max(largest_mmapped, bytes[g]);
+        if (bytes[g] > 0) e.heap_mallocs += nests[g]->store_realizations;
+    }
+    e.trim_threshold_bytes = std::max(kTrimThresholdBytes, 2 * largest_mmapped);
+    std::vector<int> anchor(n, -1);
+    std::vector<double> group(n, 0.0); // heap of the buffers inside each Root Func's nest
+    for (size_t g = 0; g < n; g++) {
+        if (bytes[g] == 0 || bytes[g] > kMmapMaxBytes) continue;
+        if (d[g].placement == Placement::Root) {
+            e.root_heap_bytes += bytes[g];
+        } else {
+            anchor[g] = root_anchor(d, int(g));
+            group[size_t(anchor[g])] += bytes[g];
+        }
+    }
+    const bool root_trimmed = e.root_heap_bytes > e.trim_threshold_bytes;
+    for (size_t g = 0; g < n; g++) {
+        if (bytes[g] == 0) continue;
+        const FuncNest &fn = *nests[g];
+        const double pages = std::ceil(bytes[g] / kPageBytes);
+        if (bytes[g] > kMmapMaxBytes) {
+            e.page_faults += fn.store_realizations * pages;
+        } else if (anchor[g] < 0) {
+            if (root_trimmed) e.page_faults += fn.store_realizations * pages;
+        } else {
+            const double t = group[size_t(anchor[g])];
+            if (t > e.trim_threshold_bytes) {
+                double f = fn.store_realizations * pages * (t - kTrimThresholdBytes) / t;
+                e.page_faults += f;
+                e.page_faults_nests += f;
+            }
+        }
+    }
+    return e;
 }
 
 Featurizer::Featurizer(const PipelineDag &dag) : dag_(dag) {
@@ -418,8 +492,7 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
     if (ws_real * (fn.inside_parallel ? P : 1) <= double(m.last_level_cache_bytes))
         dram = std::min(read_root, root_bytes);
     set(ScheduleFeature::dram_bytes, dram);
-    double faults = alloc_bytes > 65536 ? allocations * alloc_bytes / 4096 : 0;
-    set(ScheduleFeature::page_faults, faults);
+    set(ScheduleFeature::page_faults, stage == 0 ? page_faults_per_run(dag_, d, nests, func) : 0);
     (void)get;
     return r;
 }

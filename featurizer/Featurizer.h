@@ -51,6 +51,48 @@ private:
     std::vector<std::vector<float>> algorithm_;
 };
 
+/** glibc's malloc as Halide 14's generated code meets it (docs/COSTMODEL.md, "Allocation").
+ * A buffer that is a small constant size lives on the stack; larger ones are malloc'd at
+ * their storage loop and freed after it. Freeing a large chunk trims the arena's top back
+ * to kTrimThresholdBytes (128 KiB: M_TRIM_THRESHOLD and M_TOP_PAD's defaults), so buffers
+ * stored inside a loop whose heap exceeds that fault their pages back in on every
+ * iteration; chunks over kMmapMaxBytes are mmap'd and unmapped every time. */
+constexpr double kStackAllocationBytes = 16 * 1024;
+constexpr double kTrimThresholdBytes = 128 * 1024;
+constexpr double kMmapMaxBytes = 32.0 * 1024 * 1024;
+constexpr double kPageBytes = 4096;
+
+/** Heap bytes of every buffer stored inside the nest of `func`'s Root anchor (the Func
+ * whose loops hold it, following compute_at consumers outwards): what one iteration of
+ * that nest's loops may hold at once. */
+double heap_group_bytes(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func);
+
+/** Page faults per run from `func`'s allocations as its own nest sees them (the per-stage
+ * `page_faults` feature: the trim threshold at its default, the rest of the pipeline unseen). */
+double page_faults_per_run(const PipelineDag &dag, const Decisions &d, const Nests &nests,
+                           int func);
+
+/** What glibc's malloc costs a whole schedule per run (every decided Func), as the allocator
+ * behaves after the first run of a process:
+ *  - the first free of a chunk between 128 KiB and 32 MiB (each is mmap'd the first time)
+ *    raises the mmap threshold to its size and the trim threshold to twice that;
+ *  - the Root buffers share the main arena: when their total passes the trim threshold,
+ *    freeing them at the end of a run trims the arena and every page faults again next run;
+ *  - the buffers stored inside one Root Func's nest share a thread's arena per iteration:
+ *    past the threshold each allocation re-faults its share of what the trim released;
+ *  - a buffer over 32 MiB is mmap'd and unmapped at every allocation.
+ * The per-stage view cannot see this (the threshold depends on the largest buffer anywhere),
+ * so the evaluator prices it per state (ModelEvaluator). */
+struct AllocatorEstimate {
+    double trim_threshold_bytes = 0;
+    double page_faults = 0;       ///< per run, all of them
+    double page_faults_nests = 0; ///< of those, by buffers inside compute_at nests (threads)
+    double heap_mallocs = 0; ///< allocations that go to malloc, per run
+    double root_heap_bytes = 0;
+};
+AllocatorEstimate estimate_allocator(const PipelineDag &dag, const Decisions &d,
+                                     const Nests &nests);
+
 /** Classifies a load's access pattern relative to the loading stage's loops. */
 AccessPattern classify_access(const Stage &s, const Load &l);
 

@@ -316,6 +316,10 @@ AutoscheduleResult autoschedule_impl(const std::vector<Halide::Internal::Functio
          << "% of search); predicted " << r.predicted_seconds * 1e3 << " ms per run; unrolling adds "
          << best->unrolled_nodes << " IR nodes; search held at most "
          << r.stats.peak_held_bytes / (1024.0 * 1024.0) << " MiB";
+    const AllocatorEstimate alloc = estimate_allocator(dag, best->decisions, best->nests);
+    done << "; allocator: " << alloc.heap_mallocs << " mallocs and " << alloc.page_faults
+         << " page faults per run predicted (" << allocator_seconds(alloc) * 1e3
+         << " ms; trim threshold " << alloc.trim_threshold_bytes / 1024 << " KiB)";
     log(done.str());
     return r;
 }

@@ -1,5 +1,7 @@
 #include "SyntheticData.h"
 
+#include "featurizer/Featurizer.h"
+
 #include "costmodel/CostTerms.h"
 
 #include <algorithm>
@@ -108,7 +110,17 @@ ScheduleRow synthetic_schedule_row(std::mt19937_64 &rng, double min_points, doub
     double root_read = total_read * (1 - local_share);
     set(F::dram_bytes, ws_real < llc_bytes ? std::min(root_read, root_bytes) : root_read);
     double alloc = per * bpp;
-    set(F::page_faults, alloc > 64 * 1024 ? std::ceil(alloc / 4096) * realizations : 0);
+    // As the featurizer: a buffer in a nest whose heap passes the trim threshold (here its
+    // siblings hold a random multiple of it) re-faults its share; over the mmap limit, all.
+    double faults = 0;
+    if (alloc > kMmapMaxBytes) {
+        faults = std::ceil(alloc / kPageBytes) * realizations;
+    } else if (alloc > kStackAllocationBytes && realizations > 1) {
+        double group = alloc * uniform(rng, 1, 4);
+        if (group > kTrimThresholdBytes)
+            faults = realizations * alloc / kPageBytes * (group - kTrimThresholdBytes) / group;
+    }
+    set(F::page_faults, faults);
     return r;
 }
 

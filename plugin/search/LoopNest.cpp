@@ -232,6 +232,11 @@ void place_func_nest(const PipelineDag &dag, const Decisions &d, const Nests &ne
     }
 }
 
+int root_anchor(const Decisions &d, int func) {
+    while (d[func].placement == Placement::At) func = d[func].at_func;
+    return func;
+}
+
 Nests build_all_nests(const PipelineDag &dag, const Decisions &d) {
     Nests nests(dag.funcs.size());
     for (int f = int(dag.funcs.size()) - 1; f >= 0; f--) {

@@ -54,6 +54,10 @@ using StageRef = std::pair<int, int>;
 /** True if the Func is inlined in this schedule (input wrappers always are). */
 bool is_inlined(const PipelineDag &dag, const Decisions &d, int func);
 
+/** The Func whose loops hold `func` at the outermost: `func` itself unless it is computed at
+ * a consumer, else that consumer's root anchor. */
+int root_anchor(const Decisions &d, int func);
+
 /** The non-inlined stages that read `func`, directly or through inlined Funcs. */
 std::vector<StageRef> effective_consumers(const PipelineDag &dag, const Decisions &d, int func);
 

@@ -500,6 +500,17 @@ StatePtr SearchSpace::make_child(const State &parent, const FuncSched &fs,
         if (std::find(c->dirty.begin(), c->dirty.end(), r.first) == c->dirty.end())
             c->dirty.push_back(r.first);
     }
+    if (fs.placement == Placement::At) {
+        // The page faults of a buffer depend on every other heap buffer stored in the same
+        // nest (featurizer: heap_group_bytes), so those are scored again.
+        const int anchor = root_anchor(c->decisions, func);
+        for (int g = 0; g < int(c->nests.size()); g++) {
+            if (!c->nests[g] || c->decisions[g].placement != Placement::At) continue;
+            if (root_anchor(c->decisions, g) != anchor) continue;
+            if (std::find(c->dirty.begin(), c->dirty.end(), g) == c->dirty.end())
+                c->dirty.push_back(g);
+        }
+    }
     return c;
 }
 
