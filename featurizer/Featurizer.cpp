@@ -79,8 +79,10 @@ const Box64 &producer_bounds(const PipelineDag &dag, ProducerKind kind, int id) 
     return kind == ProducerKind::Func ? dag.funcs[id].bounds : dag.inputs[id].bounds;
 }
 
-double heap_bytes(const PipelineDag &dag, const FuncNest &n) {
+/** Bytes of the Func's buffer that malloc provides (0: on the stack). */
+double heap_bytes(const PipelineDag &dag, const Decisions &d, const FuncNest &n) {
     double bytes = double(box_volume(n.store_region)) * dag.funcs[n.func].bytes_per_point;
+    if (d[n.func].stack && n.constant_size) return 0;
     return bytes <= kStackAllocationBytes ? 0 : bytes;
 }
 
@@ -91,14 +93,14 @@ double heap_group_bytes(const PipelineDag &dag, const Decisions &d, const Nests 
     double total = 0;
     for (size_t g = 0; g < nests.size(); g++)
         if (nests[g] && d[g].placement == Placement::At && root_anchor(d, int(g)) == anchor)
-            total += heap_bytes(dag, *nests[g]);
+            total += heap_bytes(dag, d, *nests[g]);
     return total;
 }
 
 double page_faults_per_run(const PipelineDag &dag, const Decisions &d, const Nests &nests,
                            int func) {
     const FuncNest &n = *nests[func];
-    const double bytes = heap_bytes(dag, n);
+    const double bytes = heap_bytes(dag, d, n);
     if (bytes > kMmapMaxBytes) return n.store_realizations * std::ceil(bytes / kPageBytes);
     if (bytes == 0 || d[func].placement != Placement::At) return 0;
     const double group = heap_group_bytes(dag, d, nests, func);
@@ -149,7 +151,7 @@ AllocatorEstimate estimate_allocator(const PipelineDag &dag, const Decisions &d,
     double largest_mmapped = 0;
     for (size_t g = 0; g < n; g++) {
         if (!nests[g] || dag.funcs[g].is_output) continue;
-        bytes[g] = heap_bytes(dag, *nests[g]);
+        bytes[g] = heap_bytes(dag, d, *nests[g]);
         if (bytes[g] >= kTrimThresholdBytes && bytes[g] <= kMmapMaxBytes)
             largest_mmapped = std::max(largest_mmapped, bytes[g]);
         if (bytes[g] > 0) e.heap_mallocs += nests[g]->store_realizations;

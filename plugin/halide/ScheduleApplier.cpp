@@ -51,6 +51,7 @@ void apply_directives(const PipelineDag &dag, const std::vector<Directive> &dire
             if (d.vars[0].is_rvar) f.store_at(funcs.at(dag.funcs[d.at_func].name), RVar(d.vars[0].name));
             else f.store_at(funcs.at(dag.funcs[d.at_func].name), Var(d.vars[0].name));
             break;
+        case K::StoreInStack: f.store_in(Halide::MemoryType::Stack); break;
         case K::Split:
             st.split(var_of(d.vars[0]), var_of(d.vars[1]), var_of(d.vars[2]), int(d.factor), tail);
             break;
@@ -109,6 +110,7 @@ std::string schedule_source(const PipelineDag &dag, const std::vector<Directive>
             o << f << ".store_at(" << identifier(dag.funcs[d.at_func].name) << ", "
               << var_src(d.vars[0]) << ");";
             break;
+        case K::StoreInStack: o << f << ".store_in(::Halide::MemoryType::Stack);"; break;
         case K::Split:
             o << st << ".split(" << var_src(d.vars[0]) << ", " << var_src(d.vars[1]) << ", "
               << var_src(d.vars[2]) << ", " << d.factor << tail << ");";

@@ -42,6 +42,7 @@ std::vector<Directive> make_directives(const PipelineDag &dag, const Decisions &
                                    cst.loops[sl.stage_loop].is_rvar});
                 out.push_back(st);
             }
+            if (fs.stack) out.push_back({Directive::Kind::StoreInStack, f.id, 0, {}});
         }
         for (size_t si = 0; si < f.stages.size(); si++) {
             const Stage &s = f.stages[si];

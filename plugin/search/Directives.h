@@ -17,7 +17,7 @@ struct LoopVar {
 };
 
 struct Directive {
-    enum class Kind { ComputeInline, ComputeRoot, ComputeAt, StoreAt, Split, Reorder, Vectorize, Unroll, Parallel };
+    enum class Kind { ComputeInline, ComputeRoot, ComputeAt, StoreAt, StoreInStack, Split, Reorder, Vectorize, Unroll, Parallel };
     Kind kind;
     int func = -1;
     int stage = 0;

@@ -229,6 +229,16 @@ void place_func_nest(const PipelineDag &dag, const Decisions &d, const Nests &ne
         }
         n->sliding = store < fs.at_level;
         n->store_region = n->sliding ? region_at(dag, d, nests, func, fs.at_func, store) : n->region;
+        // Constant size: every consumer loop at or outside the compute level covers a
+        // constant span (a split's tile, or one point); the loops inside it cover the
+        // consumer's whole region, constant only if that is (and never an RDom's range).
+        n->constant_size = !n->sliding;
+        const Stage &cst = dag.funcs[fs.at_func].stages[fs.at_stage];
+        for (size_t i = 0; i < cst.loops.size() && n->constant_size; i++) {
+            bool at_or_outside = false;
+            for (int j = 0; j <= fs.at_level; j++) at_or_outside |= cs.order[j].stage_loop == int(i);
+            if (!at_or_outside && (cst.loops[i].is_rvar || !c.constant_size)) n->constant_size = false;
+        }
     }
 }
 

@@ -41,6 +41,11 @@ struct FuncNest {
     Box64 store_region;
     double store_realizations = 1;
     bool sliding = false;
+    /** The storage region's size does not depend on the pipeline's input or output sizes,
+     * so Halide sees a constant-size allocation: every consumer loop inside the storage
+     * level that shapes it is the inner part of a split (or the consumer's own region is
+     * constant). Root buffers never are (their size comes from the estimates). */
+    bool constant_size = false;
     std::vector<StageNest> stages;
 };
 

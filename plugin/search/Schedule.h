@@ -52,6 +52,12 @@ private:
     size_t size_ = 0;
 };
 
+/** Largest buffer put on a thread's stack with store_in(MemoryType::Stack), and the most all
+ * stack buffers inside one Root Func's nest may hold together: Halide's worker threads get
+ * the default pthread stack (8 MiB on Linux). */
+constexpr double kMaxStackBufferBytes = 512 * 1024;
+constexpr double kMaxStackBytesPerNest = 2 * 1024 * 1024;
+
 /** Most loops a stage may have (pure dimensions plus RVars). */
 constexpr size_t kMaxStageLoops = 16;
 
@@ -98,9 +104,14 @@ struct FuncSched {
     /** Placement::At: which stage of the consumer: 0 (pure), or the one update stage that
      * makes every use (Halide's compute_at(f, var) goes to the stage that uses the Func). */
     int at_stage = 0;
+    /** Placement::At: `store_in(MemoryType::Stack)`. Set by the search (never chosen freely)
+     * when the buffer's size is a constant Halide can see (FuncNest::constant_size), over
+     * Halide's own 16 KiB stack limit and within kMaxStackBufferBytes: it is then alloca'd
+     * in the thread's stack frame instead of malloc'd and freed at every iteration. */
+    bool stack = false;
     bool operator==(const FuncSched &o) const {
         return placement == o.placement && at_func == o.at_func && at_level == o.at_level &&
-               at_stage == o.at_stage && store_level == o.store_level &&
+               at_stage == o.at_stage && store_level == o.store_level && stack == o.stack &&
                stages == o.stages;
     }
 };

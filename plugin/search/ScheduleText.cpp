@@ -26,6 +26,7 @@ std::string to_schedule_text(const PipelineDag &dag, const Decisions &d) {
             o << "at " << dag.funcs[fs.at_func].name << " " << fs.at_level;
             if (fs.at_stage > 0) o << " update " << fs.at_stage;
             if (fs.store_level >= 0) o << " store " << fs.store_level;
+            if (fs.stack) o << " stack";
             o << "\n";
             break;
         }
@@ -164,9 +165,16 @@ Decisions parse_schedule_text(const PipelineDag &dag, const std::string &text) {
                         bad("expected 'update S' naming an update stage of " + c);
                     if (!(ls >> kw)) kw.clear();
                 }
-                if (!kw.empty() &&
-                    (kw != "store" || !(ls >> fs.store_level) || fs.store_level > fs.at_level))
-                    bad("expected 'store L' with L <= the compute level");
+                if (kw == "store") {
+                    if (!(ls >> fs.store_level) || fs.store_level > fs.at_level)
+                        bad("expected 'store L' with L <= the compute level");
+                    if (!(ls >> kw)) kw.clear();
+                }
+                if (kw == "stack") {
+                    fs.stack = true;
+                    if (!(ls >> kw)) kw.clear();
+                }
+                if (!kw.empty()) bad("expected 'update S', 'store L' or 'stack', got '" + kw + "'");
                 fs.placement = Placement::At;
             } else {
                 bad("expected inline, root or at");

@@ -10,7 +10,8 @@
 //   func clamped inline
 //
 // Loops are listed innermost first (x before y), as `name:inner|outer|middle|splitN`. A Func
-// computed inside an update stage of its consumer says which: `func T at S 0 update 1`.
+// computed inside an update stage of its consumer says which: `func T at S 0 update 1`; one
+// whose constant-size buffer lives on the stack ends with `stack`: `func g at f 1 stack`.
 #pragma once
 
 #include "plugin/dag/PipelineDag.h"

@@ -504,12 +504,24 @@ StatePtr SearchSpace::make_child(const State &parent, const FuncSched &fs,
         // The page faults of a buffer depend on every other heap buffer stored in the same
         // nest (featurizer: heap_group_bytes), so those are scored again.
         const int anchor = root_anchor(c->decisions, func);
+        double stacked = 0;
         for (int g = 0; g < int(c->nests.size()); g++) {
             if (!c->nests[g] || c->decisions[g].placement != Placement::At) continue;
             if (root_anchor(c->decisions, g) != anchor) continue;
+            if (g != func && c->decisions[g].stack)
+                stacked += double(box_volume(c->nests[g]->store_region)) *
+                           dag_.funcs[g].bytes_per_point;
             if (std::find(c->dirty.begin(), c->dirty.end(), g) == c->dirty.end())
                 c->dirty.push_back(g);
         }
+        // A constant-size buffer too large for Halide's own stack limit goes on the stack
+        // anyway (store_in(MemoryType::Stack)) while the nest's stack stays small: no malloc,
+        // no trim, no faults per iteration.
+        const FuncNest &n = *c->nests[func];
+        const double bytes = double(box_volume(n.store_region)) * dag_.funcs[func].bytes_per_point;
+        c->decisions[func].stack = n.constant_size && bytes > 16 * 1024 &&
+                                   bytes <= kMaxStackBufferBytes &&
+                                   stacked + bytes <= kMaxStackBytesPerNest;
     }
     return c;
 }

@@ -3,9 +3,11 @@
 #include "plugin/Autoscheduler.h"
 #include "plugin/halide/DagBuilder.h"
 #include "plugin/search/ScheduleText.h"
+#include "plugin/search/SearchSpace.h"
 
 #include <catch2/catch.hpp>
 
+#include <fstream>
 #include <functional>
 #include <regex>
 
@@ -186,4 +188,54 @@ TEST_CASE("ScheduleText replays to identical decisions", "[e2e][text]") {
     CHECK(sextant::to_schedule_text(dag, d) == r.schedule_text);
     CHECK_THROWS_WITH(sextant::parse_schedule_text(dag, "sextant-schedule 1\nfunc nope root\n"),
                       Catch::Contains("no Func named 'nope'"));
+}
+
+TEST_CASE("a constant-size tile buffer goes on the stack and computes the same", "[e2e][stack]") {
+    // by in 128 x 32 tiles: bx computed per tile is 128 x 34 floats (17 KiB), a constant size
+    // over Halide's own 16 KiB stack limit.
+    const std::string text = "sextant-schedule 1\n"
+                             "func by root\n"
+                             "  stage 0 loops x:split128 y:split32 vector 8 unroll 1 parallel 1\n"
+                             "func bx at by 1 stack\n"
+                             "  stage 0 loops x:inner y:inner vector 8 unroll 1 parallel 0\n";
+    const std::string path = "stack_tile.schedule.txt";
+    {
+        std::ofstream f(path);
+        f << text;
+    }
+    sextant::Params p = fast_params();
+    p.schedule_file = path;
+    std::string replayed;
+    check_pipeline(separable_blur, {{256, 128}}, p, &replayed);
+    CHECK(std::regex_replace(replayed, std::regex("\\$[0-9]+"), "") == text);
+
+    // The search puts the same buffer on the stack by itself, and only where its size is a
+    // constant: per tile (level 1), not per strip of full rows (level 0).
+    Built b = separable_blur();
+    std::vector<Internal::Function> fs{b.outputs[0].function()};
+    sextant::MachineInfo m;
+    m.parallelism = 2;
+    sextant::PipelineDag dag = sextant::build_pipeline_dag(fs, kTarget, m);
+    const sextant::Decisions want = sextant::parse_schedule_text(dag, text);
+    sextant::SearchSpace space(dag);
+    sextant::StatePtr s = space.initial_state();
+    const int by = space.order()[0], bx = space.order()[1];
+    s = space.make_child(*s, want[by]);
+    int at_tile = 0, at_strip = 0;
+    space.children(*s, sextant::SearchSpaceOptions{}, [&](sextant::StatePtr c) {
+        const sextant::FuncSched &g = c->decisions[bx];
+        if (g.placement != sextant::Placement::At) return;
+        if (g.at_level == 1 && g.stages == want[bx].stages) {
+            at_tile++;
+            CHECK(c->nests[bx]->constant_size);
+            CHECK(g.stack);
+        }
+        if (g.at_level == 0) {
+            at_strip++;
+            CHECK_FALSE(c->nests[bx]->constant_size);
+            CHECK_FALSE(g.stack);
+        }
+    });
+    CHECK(at_tile == 1);
+    CHECK(at_strip > 0);
 }
