@@ -168,23 +168,32 @@ AllocatorEstimate estimate_allocator(const PipelineDag &dag, const Decisions &d,
             group[size_t(anchor[g])] += bytes[g];
         }
     }
-    const bool root_trimmed = e.root_heap_bytes > e.trim_threshold_bytes;
+    // The main thread runs parallel tasks too, so the main arena holds the Root buffers plus
+    // one iteration's buffers of some nest; it grows by each request plus the top pad (128
+    // KiB). Once all are freed, its top holds their total plus the pad.
+    double largest_group = 0;
+    for (double t : group) largest_group = std::max(largest_group, t);
+    const bool root_trimmed = e.root_heap_bytes + largest_group + kTrimThresholdBytes >
+                              e.trim_threshold_bytes;
     for (size_t g = 0; g < n; g++) {
-        if (bytes[g] == 0) continue;
+        if (!nests[g] || dag.funcs[g].is_output) continue;
         const FuncNest &fn = *nests[g];
+        AllocatorEstimate::Buffer b{int(g), bytes[g], bytes[g] > 0 ? fn.store_realizations : 0, 0};
         const double pages = std::ceil(bytes[g] / kPageBytes);
-        if (bytes[g] > kMmapMaxBytes) {
-            e.page_faults += fn.store_realizations * pages;
+        if (bytes[g] == 0) {
+        } else if (bytes[g] > kMmapMaxBytes) {
+            b.page_faults = fn.store_realizations * pages;
         } else if (anchor[g] < 0) {
-            if (root_trimmed) e.page_faults += fn.store_realizations * pages;
+            if (root_trimmed) b.page_faults = fn.store_realizations * pages;
         } else {
             const double t = group[size_t(anchor[g])];
             if (t > e.trim_threshold_bytes) {
-                double f = fn.store_realizations * pages * (t - kTrimThresholdBytes) / t;
-                e.page_faults += f;
-                e.page_faults_nests += f;
+                b.page_faults = fn.store_realizations * pages * (t - kTrimThresholdBytes) / t;
+                e.page_faults_nests += b.page_faults;
             }
         }
+        e.page_faults += b.page_faults;
+        e.buffers.push_back(b);
     }
     return e;
 }

@@ -76,8 +76,9 @@ double page_faults_per_run(const PipelineDag &dag, const Decisions &d, const Nes
  * behaves after the first run of a process:
  *  - the first free of a chunk between 128 KiB and 32 MiB (each is mmap'd the first time)
  *    raises the mmap threshold to its size and the trim threshold to twice that;
- *  - the Root buffers share the main arena: when their total passes the trim threshold,
- *    freeing them at the end of a run trims the arena and every page faults again next run;
+ *  - the Root buffers share the main arena with one iteration of some nest (the main thread
+ *    runs parallel tasks too): when that total plus the top pad passes the trim threshold,
+ *    freeing them trims the arena and every Root page faults again next run;
  *  - the buffers stored inside one Root Func's nest share a thread's arena per iteration:
  *    past the threshold each allocation re-faults its share of what the trim released;
  *  - a buffer over 32 MiB is mmap'd and unmapped at every allocation.
@@ -89,6 +90,13 @@ struct AllocatorEstimate {
     double page_faults_nests = 0; ///< of those, by buffers inside compute_at nests (threads)
     double heap_mallocs = 0; ///< allocations that go to malloc, per run
     double root_heap_bytes = 0;
+    struct Buffer {
+        int func = -1;
+        double bytes = 0;       ///< from malloc (0: on the stack)
+        double allocations = 0; ///< per run
+        double page_faults = 0; ///< per run
+    };
+    std::vector<Buffer> buffers; ///< every decided non-output Func with a buffer
 };
 AllocatorEstimate estimate_allocator(const PipelineDag &dag, const Decisions &d,
                                      const Nests &nests);

@@ -320,6 +320,14 @@ AutoscheduleResult autoschedule_impl(const std::vector<Halide::Internal::Functio
     done << "; allocator: " << alloc.heap_mallocs << " mallocs and " << alloc.page_faults
          << " page faults per run predicted (" << allocator_seconds(alloc) * 1e3
          << " ms; trim threshold " << alloc.trim_threshold_bytes / 1024 << " KiB)";
+    if (params.debug > 1) {
+        for (const AllocatorEstimate::Buffer &b : alloc.buffers)
+            done << "\n  buffer " << dag.funcs[b.func].name << ": "
+                 << (b.bytes > 0 ? std::to_string(int64_t(b.bytes / 1024)) + " KiB from malloc"
+                                 : std::string("on the stack"))
+                 << ", " << b.allocations << " allocations and " << b.page_faults
+                 << " page faults per run";
+    }
     log(done.str());
     return r;
 }

@@ -37,6 +37,9 @@ accuracy), DIR/report.json, DIR/scatter.csv, DIR/scatter.png and DIR/checkpoint/
   --pair-temperature T   logistic pair loss temperature in log-seconds (default 0.1)
   --weight-pairs-by-gap  weight each pair by its measured log-ratio (capped at 3)
   --weight-decay X       decoupled weight decay (default 0)
+  --tie-log-ratio X      pairs whose measured runtimes differ by at most this log-ratio are
+                      ties: no pair loss, left out of pairwise accuracy (default 0.01; the
+                      noise ceiling in docs/SAMPLING.md says what measurements can resolve)
   --multiplier-range R   bound on each cost term's learned multiplier, [1/R, R] (default 4;
                       0: unbounded)
   --threads N         Torch intra-op threads (default 1)
@@ -102,6 +105,8 @@ int main(int argc, char **argv) {
                 opt.loss.weight_pairs_by_gap = true;
             else if (a == "--weight-decay")
                 opt.loss.weight_decay = std::stod(next());
+            else if (a == "--tie-log-ratio")
+                opt.loss.tie_log_ratio = std::stod(next());
             else if (a == "--multiplier-range")
                 cfg.multiplier_range = std::stod(next());
             else if (a == "--hidden")
