@@ -40,12 +40,12 @@ using TermRow = std::array<double, kNumCostTerms>;
 /** Terms of one stage; `parallelism` is the machine's core count. */
 TermRow cost_terms(const ScheduleRow &f, int parallelism, double llc_bytes);
 
-/** Seconds per page fault caused by glibc's arena trim, wall clock, measured on the
- * development machine (docs/COSTMODEL.md, "Allocation"): in a thread's arena the trim
- * (madvise) and the faults serialize on the process's memory map and shoot down the other
- * threads' TLBs, so they are dearer than in the main arena. */
-constexpr double kMainArenaFaultSeconds = 15e-6;
-constexpr double kThreadArenaFaultSeconds = 30e-6;
+/** Seconds of wall time per page fault caused by glibc's allocator, calibrated on the bench
+ * (docs/COSTMODEL.md, "Allocation": 5-9 us per fault over 10 schedules). In a thread's arena
+ * small trims come once per iteration, each a madvise that shoots down the other threads'
+ * TLBs: dearer per fault. */
+constexpr double kMainArenaFaultSeconds = 6e-6;
+constexpr double kThreadArenaFaultSeconds = 12e-6;
 
 /** Predicted seconds per run the allocator costs a whole schedule (added to the sum over
  * stages by ModelEvaluator, for every cost model: it is a property of glibc, not learned). */
