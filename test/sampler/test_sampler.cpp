@@ -264,3 +264,19 @@ TEST_CASE("a second pass with --weights adds the learned model's schedules up to
     CHECK(again.measured == 0);
 }
 #endif
+
+TEST_CASE("buffers are aligned as RunGen's: aligned vector loads do not crash", "[tool]") {
+    // Random pipeline 20013's schedules load an input with vmovdqa32 (AVX-512, 64-byte
+    // alignment); sextant-time once gave its buffers a std::vector's 16 bytes and every one of
+    // them crashed with SIGSEGV. Only on a machine with AVX-512 does this test catch that.
+    std::string dir = temp_dir();
+    int status = 0;
+    std::string out = run(sampler() + " --db " + dir + "/s.db --from 20013 --to 20014" +
+                              " --per-pipeline 2 --repeats 2 --beam 8 --passes 1",
+                          &status);
+    INFO(out);
+    CHECK(status == 0);
+    Summary s = parse_summary(out);
+    CHECK(s.measured == 2);
+    CHECK(s.failed == 0);
+}
