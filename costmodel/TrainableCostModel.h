@@ -22,8 +22,10 @@ struct LossOptions {
     /** Logistic pairwise term: softplus(-sign * dpred / temperature), dpred in log-seconds.
      * Smaller = sharper; 0.1 means a 10% predicted gap is one logit. */
     double pair_temperature = 0.1;
-    /** Pairs whose measured runtimes differ by less than this log-ratio are ties (ignored). */
-    double tie_log_ratio = 0.01;
+    /** Pairs whose measured runtimes differ by less than this log-ratio are ties (ignored).
+     * 0.05: below a 5% gap two measurements of a pair agree on its order barely more often
+     * than a coin (docs/SAMPLING.md, "Noise ceiling"). */
+    double tie_log_ratio = 0.05;
     /** Weight each pair by its measured log-ratio (capped at 3) instead of 1: ordering two
      * schedules 10x apart matters more to the search than ordering two 5% apart. */
     bool weight_pairs_by_gap = false;

@@ -31,7 +31,7 @@ def main():
                    d["absolute_weight"]))
     out.append("")
     out.append("Pairwise accuracy: share of same-pipeline pairs (runtimes differing by more "
-               "than 1%) ordered correctly. Kendall tau: rank correlation per pipeline, "
+               "than 5%, the tie threshold of docs/SAMPLING.md) ordered correctly. Kendall tau: rank correlation per pipeline, "
                "averaged. Top-1 regret: measured runtime of the schedule the model ranks first "
                "over the fastest measured one (1 = perfect), geomean and max over pipelines.")
     out.append("")

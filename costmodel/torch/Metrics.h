@@ -29,6 +29,6 @@ struct RankingMetrics {
  * measured log-ratio is <= tie_log_ratio are ties, excluded from pairwise_accuracy. */
 RankingMetrics ranking_metrics(const std::vector<std::string> &pipeline,
                                const std::vector<double> &predicted,
-                               const std::vector<double> &measured, double tie_log_ratio = 0.01);
+                               const std::vector<double> &measured, double tie_log_ratio = 0.05);
 
 } // namespace sextant

@@ -38,8 +38,8 @@ accuracy), DIR/report.json, DIR/scatter.csv, DIR/scatter.png and DIR/checkpoint/
   --weight-pairs-by-gap  weight each pair by its measured log-ratio (capped at 3)
   --weight-decay X       decoupled weight decay (default 0)
   --tie-log-ratio X      pairs whose measured runtimes differ by at most this log-ratio are
-                      ties: no pair loss, left out of pairwise accuracy (default 0.01; the
-                      noise ceiling in docs/SAMPLING.md says what measurements can resolve)
+                      ties: no pair loss, left out of pairwise accuracy (default 0.05: the
+                      noise ceiling in docs/SAMPLING.md, what measurements can resolve)
   --multiplier-range R   bound on each cost term's learned multiplier, [1/R, R] (default 4;
                       0: unbounded)
   --threads N         Torch intra-op threads (default 1)
