@@ -27,6 +27,16 @@ namespace {
     throw std::runtime_error(std::string(what) + ": " + std::strerror(errno));
 }
 
+/** Two close-on-exec pipes, or none (and an exception). */
+void two_pipes(int a[2], int b[2]) {
+    if (pipe2(a, O_CLOEXEC) != 0) throw_errno("pipe");
+    if (pipe2(b, O_CLOEXEC) != 0) {
+        close(a[0]);
+        close(a[1]);
+        throw_errno("pipe");
+    }
+}
+
 /** A pidfd for pid (readable once it has exited), or -1 where the kernel has none. */
 int open_pidfd(pid_t pid) {
 #ifdef SYS_pidfd_open
@@ -118,12 +128,7 @@ std::string file_tail(const std::string &path, int lines) {
 
 Child Child::function(const std::function<void(int, int)> &body, const ChildOptions &opt) {
     int out[2], in[2];
-    if (pipe2(out, O_CLOEXEC) != 0) throw_errno("pipe");
-    if (pipe2(in, O_CLOEXEC) != 0) {
-        close(out[0]);
-        close(out[1]);
-        throw_errno("pipe");
-    }
+    two_pipes(out, in);
     int err_fd = open_stderr_target(opt);
     std::fflush(nullptr);
     pid_t parent = getpid();
@@ -185,12 +190,7 @@ Child Child::program(const std::vector<std::string> &argv, const ChildOptions &o
     args.push_back(nullptr);
 
     int out[2], status_pipe[2];
-    if (pipe2(out, O_CLOEXEC) != 0) throw_errno("pipe");
-    if (pipe2(status_pipe, O_CLOEXEC) != 0) {
-        close(out[0]);
-        close(out[1]);
-        throw_errno("pipe");
-    }
+    two_pipes(out, status_pipe);
     int err_fd = open_stderr_target(opt);
     int null_in = open("/dev/null", O_RDONLY | O_CLOEXEC);
     pid_t parent = getpid();

@@ -139,21 +139,23 @@ def markdown(config, rows, gm, agm=None):
     lines.append("Runtime with the default allocator, best over fresh processes, ms (ratio to "
                  "Adams2019 in brackets; FAIL = see below):")
     lines.append("")
-    lines.append("| pipeline | " + " | ".join(scheds) + " |")
-    lines.append("|---|" + "---:|" * len(scheds))
-    for p in pipes:
-        cells = []
-        for s in scheds:
-            r = cell.get((p, s))
-            if r is None:
-                cells.append("")
-            elif r["status"] != "ok":
-                cells.append("FAIL")
-            elif "vs_" + BASELINE in r and s != BASELINE:
-                cells.append(f"{r['min_ms']:.3g} ({r['vs_' + BASELINE]:.2f}x)")
-            else:
-                cells.append(f"{r['min_ms']:.3g}")
-        lines.append(f"| {p} | " + " | ".join(cells) + " |")
+    def runtime_cell(r, s):
+        if r is None:
+            return ""
+        if r["status"] != "ok":
+            return "FAIL"
+        if "vs_" + BASELINE in r and s != BASELINE:
+            return f"{r['min_ms']:.3g} ({r['vs_' + BASELINE]:.2f}x)"
+        return f"{r['min_ms']:.3g}"
+
+    def table(make_cell):
+        lines.append("| pipeline | " + " | ".join(scheds) + " |")
+        lines.append("|---|" + "---:|" * len(scheds))
+        for p in pipes:
+            lines.append(f"| {p} | " + " | ".join(make_cell(cell.get((p, s)), s) for s in scheds)
+                         + " |")
+
+    table(runtime_cell)
     gcells = []
     for s in scheds:
         g = gm.get(s, {})
@@ -166,18 +168,13 @@ def markdown(config, rows, gm, agm=None):
                      f"switched off (`{env.replace(',', ' ')}`), same run, interleaved; in "
                      "brackets minor page faults per run, default -> trap off:")
         lines.append("")
-        lines.append("| pipeline | " + " | ".join(scheds) + " |")
-        lines.append("|---|" + "---:|" * len(scheds))
-        for p in pipes:
-            cells = []
-            for s in scheds:
-                r = cell.get((p, s))
-                if r is None or "allocator_ratio" not in r:
-                    cells.append("" if r is None else "-")
-                else:
-                    cells.append(f"{r['allocator_ratio']:.2f} ({r.get('minflt_per_run', 0):.0f} -> "
-                                 f"{r.get('minflt_per_run_' + TRAP_OFF, 0):.0f})")
-            lines.append(f"| {p} | " + " | ".join(cells) + " |")
+        def trap_cell(r, s):
+            if r is None or "allocator_ratio" not in r:
+                return "" if r is None else "-"
+            return (f"{r['allocator_ratio']:.2f} ({r.get('minflt_per_run', 0):.0f} -> "
+                    f"{r.get('minflt_per_run_' + TRAP_OFF, 0):.0f})")
+
+        table(trap_cell)
         acells = []
         for s in scheds:
             g = (agm or {}).get(s)
