@@ -542,7 +542,9 @@ void SearchSpace::children(const State &s, const SearchSpaceOptions &opt,
     bool any_ok = false;
     std::vector<StatePtr> over[3];
     auto offer_child = [&](StatePtr c) {
-        bool unroll = opt.max_unrolled_nodes > 0 && c->unrolled_nodes > opt.max_unrolled_nodes;
+        const double budget = opt.max_unrolled_nodes *
+                              std::min(1.0, kUnrollBudgetFuncs / double(dag_.funcs.size()));
+        bool unroll = opt.max_unrolled_nodes > 0 && c->unrolled_nodes > budget;
         bool memory = opt.memory_limit_bytes > 0 && c->root_bytes > opt.memory_limit_bytes;
         if (!unroll && !memory) {
             any_ok = true;

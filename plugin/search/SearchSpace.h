@@ -14,6 +14,9 @@
 
 namespace sextant {
 
+/** Above this many Funcs the unroll budget shrinks in proportion (SearchSpaceOptions). */
+constexpr double kUnrollBudgetFuncs = 100;
+
 struct SearchSpaceOptions {
     /** Coarse mode: a handful of tilings per stage (first pass of the search). */
     bool coarse = false;
@@ -22,7 +25,11 @@ struct SearchSpaceOptions {
     /** Prune states whose unrolling adds more than this many IR nodes (State::unrolled_nodes;
      * <= 0: no limit). Unrolling is code: on bench local_laplacian a learned model unrolled 35
      * stages' outer loops (register blocking), which made compilation 3.6x slower (16.3 s vs
-     * 4.5 s replaying the same schedule without it) for no runtime gain (194 vs 191 ms). */
+     * 4.5 s replaying the same schedule without it) for no runtime gain (194 vs 191 ms).
+     * Pipelines of more than kUnrollBudgetFuncs Funcs get the budget scaled down by
+     * kUnrollBudgetFuncs / Funcs: Halide's lowering of unrolled loops inside deep compute_at
+     * nests grows faster than the nodes (bench synthetic_200, 201 Funcs: 8,187 unrolled nodes
+     * made the generator take 124 s, 90 of them in Halide after the search; 4,094: 39 s). */
     double max_unrolled_nodes = 8192;
     /** Tilings kept per stage (evenly thinned from all legal ones), in the fine and coarse
      * passes. */
