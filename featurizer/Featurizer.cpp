@@ -144,7 +144,7 @@ AccessPattern classify_access(const Stage &s, const Load &l) {
 }
 
 AllocatorEstimate estimate_allocator(const PipelineDag &dag, const Decisions &d,
-                                     const Nests &nests) {
+                                     const Nests &nests, std::vector<AllocatorBuffer> *buffers) {
     AllocatorEstimate e;
     const size_t n = nests.size();
     std::vector<double> bytes(n, 0.0);
@@ -178,7 +178,7 @@ AllocatorEstimate estimate_allocator(const PipelineDag &dag, const Decisions &d,
     for (size_t g = 0; g < n; g++) {
         if (!nests[g] || dag.funcs[g].is_output) continue;
         const FuncNest &fn = *nests[g];
-        AllocatorEstimate::Buffer b{int(g), bytes[g], bytes[g] > 0 ? fn.store_realizations : 0, 0};
+        AllocatorBuffer b{int(g), bytes[g], bytes[g] > 0 ? fn.store_realizations : 0, 0};
         const double pages = std::ceil(bytes[g] / kPageBytes);
         if (bytes[g] == 0) {
         } else if (bytes[g] > kMmapMaxBytes) {
@@ -193,7 +193,7 @@ AllocatorEstimate estimate_allocator(const PipelineDag &dag, const Decisions &d,
             }
         }
         e.page_faults += b.page_faults;
-        e.buffers.push_back(b);
+        if (buffers) buffers->push_back(b);
     }
     return e;
 }

@@ -90,16 +90,19 @@ struct AllocatorEstimate {
     double page_faults_nests = 0; ///< of those, by buffers inside compute_at nests (threads)
     double heap_mallocs = 0; ///< allocations that go to malloc, per run
     double root_heap_bytes = 0;
-    struct Buffer {
-        int func = -1;
-        double bytes = 0;       ///< from malloc (0: on the stack)
-        double allocations = 0; ///< per run
-        double page_faults = 0; ///< per run
-    };
-    std::vector<Buffer> buffers; ///< every decided non-output Func with a buffer
 };
+/** One buffer's share of an AllocatorEstimate (for the debug summary). */
+struct AllocatorBuffer {
+    int func = -1;
+    double bytes = 0;       ///< from malloc (0: on the stack)
+    double allocations = 0; ///< per run
+    double page_faults = 0; ///< per run
+};
+/** `buffers`, if given, receives every decided non-output Func's buffer (the search, which
+ * calls this for every state it scores, passes none). */
 AllocatorEstimate estimate_allocator(const PipelineDag &dag, const Decisions &d,
-                                     const Nests &nests);
+                                     const Nests &nests,
+                                     std::vector<AllocatorBuffer> *buffers = nullptr);
 
 /** Classifies a load's access pattern relative to the loading stage's loops. */
 AccessPattern classify_access(const Stage &s, const Load &l);

@@ -316,12 +316,14 @@ AutoscheduleResult autoschedule_impl(const std::vector<Halide::Internal::Functio
          << "% of search); predicted " << r.predicted_seconds * 1e3 << " ms per run; unrolling adds "
          << best->unrolled_nodes << " IR nodes; search held at most "
          << r.stats.peak_held_bytes / (1024.0 * 1024.0) << " MiB";
-    const AllocatorEstimate alloc = estimate_allocator(dag, best->decisions, best->nests);
+    std::vector<AllocatorBuffer> buffers;
+    const AllocatorEstimate alloc =
+        estimate_allocator(dag, best->decisions, best->nests, &buffers);
     done << "; allocator: " << alloc.heap_mallocs << " mallocs and " << alloc.page_faults
          << " page faults per run predicted (" << allocator_seconds(alloc) * 1e3
          << " ms; trim threshold " << alloc.trim_threshold_bytes / 1024 << " KiB)";
     if (params.debug > 1) {
-        for (const AllocatorEstimate::Buffer &b : alloc.buffers)
+        for (const AllocatorBuffer &b : buffers)
             done << "\n  buffer " << dag.funcs[b.func].name << ": "
                  << (b.bytes > 0 ? std::to_string(int64_t(b.bytes / 1024)) + " KiB from malloc"
                                  : std::string("on the stack"))

@@ -143,6 +143,13 @@ void candidates_child(const RandomWorkload &w, const std::string &target_string,
 
 } // namespace
 
+std::string make_work_dir(const std::string &prefix) {
+    const char *tmp = std::getenv("TMPDIR");
+    std::string dir = std::string(tmp && *tmp ? tmp : "/tmp") + "/" + prefix + "-XXXXXX";
+    if (!mkdtemp(dir.data())) throw std::runtime_error("cannot make a work directory " + dir);
+    return dir;
+}
+
 std::string build_runtime(const std::string &target, const std::string &dir,
                           const std::string &linker) {
     fs::create_directories(dir);

@@ -65,9 +65,7 @@ RemeasureSummary remeasure_sample_set(SampleStore &store, const RemeasureOptions
 
     TimingSetup setup;
     setup.time_exe = SEXTANT_TIME_EXE;
-    const char *tmp = std::getenv("TMPDIR");
-    std::string dir = std::string(tmp && *tmp ? tmp : "/tmp") + "/sextant-remeasure-XXXXXX";
-    if (!mkdtemp(dir.data())) throw std::runtime_error("cannot make a work directory " + dir);
+    const std::string dir = make_work_dir("sextant-remeasure");
     setup.work_dir = dir;
     std::map<std::string, std::string> runtimes; // target -> runtime .so
     std::ofstream out(opt.out_path, std::ios::trunc);

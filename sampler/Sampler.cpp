@@ -55,11 +55,7 @@ public:
         candidates_.count = opt.per_pipeline;
         setup_.time_exe = opt.time_exe.empty() ? SEXTANT_TIME_EXE : opt.time_exe;
         if (opt.work_dir.empty()) {
-            const char *tmp = std::getenv("TMPDIR");
-            std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/sextant-sample-XXXXXX";
-            if (!mkdtemp(tmpl.data()))
-                throw std::runtime_error("cannot make a work directory " + tmpl);
-            setup_.work_dir = tmpl;
+            setup_.work_dir = make_work_dir("sextant-sample");
             own_work_dir_ = true;
         } else {
             setup_.work_dir = opt.work_dir;

@@ -11,8 +11,20 @@
 #include <functional>
 #include <mutex>
 #include <unordered_map>
+#include <vector>
 
 namespace sextant {
+
+namespace detail {
+/** Evenly thins `v` to at most `cap` entries, keeping the first. */
+template <typename T> void thin(std::vector<T> *v, size_t cap) {
+    if (v->size() <= cap) return;
+    std::vector<T> out;
+    double step = double(v->size()) / double(cap);
+    for (size_t i = 0; i < cap; i++) out.push_back((*v)[size_t(i * step)]);
+    *v = std::move(out);
+}
+} // namespace detail
 
 /** Above this many Funcs the unroll budget shrinks in proportion (SearchSpaceOptions). */
 constexpr double kUnrollBudgetFuncs = 100;

@@ -84,14 +84,21 @@ double rss_bytes() {
     return double(resident) * 4096.0;
 }
 
+/** The analytical search over wide_5d_dag(200). */
+struct WideSearch {
+    PipelineDag dag = wide_5d_dag(200);
+    SearchSpace space{dag};
+    AnalyticalModel model{dag.machine.parallelism, double(dag.machine.last_level_cache_bytes)};
+    ModelEvaluator eval{dag, model};
+};
+
 } // namespace
 
 TEST_CASE("the search holds no more than its memory bound on 200 five-dimensional Funcs",
           "[search][bounds]") {
-    PipelineDag dag = wide_5d_dag(200);
-    SearchSpace space(dag);
-    AnalyticalModel model(dag.machine.parallelism, double(dag.machine.last_level_cache_bytes));
-    ModelEvaluator eval(dag, model);
+    WideSearch w;
+    SearchSpace &space = w.space;
+    ModelEvaluator &eval = w.eval;
     BeamSearchOptions opt;
     opt.beam_size = 8;
     opt.num_passes = 1;
@@ -116,10 +123,9 @@ TEST_CASE("the search holds no more than its memory bound on 200 five-dimensiona
 
 TEST_CASE("the time limit cuts the search short and still yields a complete schedule",
           "[search][bounds]") {
-    PipelineDag dag = wide_5d_dag(200);
-    SearchSpace space(dag);
-    AnalyticalModel model(dag.machine.parallelism, double(dag.machine.last_level_cache_bytes));
-    ModelEvaluator eval(dag, model);
+    WideSearch w;
+    SearchSpace &space = w.space;
+    ModelEvaluator &eval = w.eval;
     BeamSearchOptions opt;
     opt.beam_size = 32;
     opt.num_passes = 5;

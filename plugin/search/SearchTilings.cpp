@@ -1,0 +1,198 @@
+// SearchSpace's tilings: the loop splits, vector widths, unrolling and parallel loops a stage
+// may take for one realization, enumerated (thinned to caps) and memoized.
+#include "SearchSpace.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace sextant {
+
+int SearchSpace::vector_lanes(int func) const {
+    // Halide's natural width for the Func's narrowest value type.
+    int lanes = 1;
+    for (TypeClass t : dag_.funcs[func].value_types)
+        lanes = std::max(lanes, dag_.machine.natural_vector_lanes(t));
+    return std::min(lanes, 32);
+}
+
+std::vector<StageSched> SearchSpace::tilings(const Stage &s, const Box64 &box, bool may_par,
+                                             bool coarse, int cap,
+                                             int max_loop_option_product) const {
+    const int V = vector_lanes(s.func);
+    const int k = int(s.loops.size());
+    bool has_vector_dim = false;
+    for (const LoopDim &l : s.loops) has_vector_dim |= l.func_dim == 0 && l.parallel_safe;
+
+    std::vector<std::vector<LoopTiling>> opts(k);
+    int pure_seen = 0;
+    bool is_update = s.index > 0;
+    for (int i = 0; i < k; i++) {
+        const LoopDim &l = s.loops[i];
+        int64_t E = box[i].extent();
+        std::vector<LoopTiling> &o = opts[i];
+        o.push_back({LoopMode::Inner, 0});
+        if (E <= 1) continue;
+        if (l.is_rvar || l.func_dim < 0) continue; // RVars move together, below
+        
+        int rank = pure_seen++;
+        if (l.func_dim == 0 && l.parallel_safe) {
+            // Coarse: a register-sized and a cache-sized tile, so that producers can find a
+            // fitting anchor loop in the first pass.
+            std::vector<int64_t> sizes = coarse ? std::vector<int64_t>{int64_t(V) * 2, int64_t(V) * 8}
+                                                : std::vector<int64_t>{int64_t(V) * 2, int64_t(V) * 4,
+                                                                       int64_t(V) * 8, int64_t(V) * 16,
+                                                                       int64_t(V) * 32};
+            for (int64_t t : sizes)
+                if (t < E) o.push_back({LoopMode::Split, t});
+        } else if (rank <= 1 || l.func_dim == 1 || (is_update && rank <= 2 && !coarse)) {
+            o.push_back({LoopMode::Outer, 0});
+            std::vector<int64_t> sizes = coarse ? std::vector<int64_t>{8}
+                                                : std::vector<int64_t>{2, 4, 8, 16, 32, 64};
+            for (int64_t t : sizes)
+                if (t < E) o.push_back({LoopMode::Split, t});
+        } else {
+            if (coarse) o[0] = {E > 8 ? LoopMode::Outer : LoopMode::Inner, 0};
+            else o.push_back({LoopMode::Outer, 0});
+        }
+    }
+
+    // Bound the enumeration below: thin the loops with the most options first (each keeps its
+    // first option, the whole loop in the inner group).
+    if (max_loop_option_product > 0) {
+        while (true) {
+            double product = 1;
+            size_t widest = 0;
+            for (size_t i = 0; i < opts.size(); i++) {
+                product *= double(opts[i].size());
+                if (opts[i].size() > opts[widest].size()) widest = i;
+            }
+            if (product <= max_loop_option_product || opts[widest].size() <= 1) break;
+            detail::thin(&opts[widest], opts[widest].size() - 1);
+        }
+    }
+
+    // RVars are never split and keep their relative order; they all stay innermost (Halide's
+    // default), or all move into the outer group, between the outer tiles of the pure loops and
+    // the inner ones (a tile of pure points stays hot while the reduction runs, and the pure
+    // loops can vectorize), or all go just outside the innermost pure loop (accumulating a
+    // vector of points in registers).
+    std::vector<LoopMode> rvar_modes = {LoopMode::Inner};
+    bool has_rvar = false;
+    for (int i = 0; i < k; i++) has_rvar |= s.loops[i].is_rvar && box[i].extent() > 1;
+    if (has_rvar && has_vector_dim) {
+        rvar_modes.push_back(LoopMode::Outer);
+        rvar_modes.push_back(LoopMode::Middle);
+    }
+
+    std::vector<StageSched> out;
+    std::vector<LoopTiling> cur(k);
+    const int P = std::max(1, dag_.machine.parallelism);
+    std::function<void(int)> rec = [&](int i) {
+        if (i < 0) {
+            StageSched base;
+            base.loops = cur;
+            StageNest n = make_stage_nest(s, base, box);
+            if (n.order.empty()) { // a zero-dimensional stage (a scalar Func)
+                out.push_back(base);
+                return;
+            }
+            const ConcreteLoop &inner = n.order.back();
+            const LoopDim &il = s.loops[inner.stage_loop];
+            std::vector<int> widths = {1};
+            if (il.func_dim == 0 && il.parallel_safe && inner.extent >= V) {
+                widths = {V};
+                if (!coarse && inner.extent >= 2 * V) widths.push_back(2 * V);
+            }
+            for (int w : widths) {
+                std::vector<int> unrolls = {1};
+                // Not for updates: there the split tails are GuardWithIf, and Halide 14 computes
+                // wrong results for unroll-after-vectorize with guarded tails (sextant-fuzz
+                // seed 165).
+                if (w > 1 && inner.extent >= 2 * w && s.index == 0) unrolls.push_back(2);
+                for (int u : unrolls) {
+                    StageSched sc = base;
+                    sc.vector_width = w;
+                    sc.unroll = u;
+                    if (may_par) {
+                        int64_t tasks = 1;
+                        int p = 0;
+                        for (size_t j = 0; j + 1 < n.order.size() || (j < n.order.size() && w == 1);
+                             j++) {
+                            const ConcreteLoop &c = n.order[j];
+                            const LoopDim &cl = s.loops[c.stage_loop];
+                            if (!cl.parallel_safe || cl.is_rvar) break;
+                            if (tasks >= 8 * P) break;
+                            tasks *= c.extent;
+                            p++;
+                        }
+                        sc.parallel = tasks >= 2 ? p : 0;
+                    }
+                    out.push_back(sc);
+                    if (sc.parallel > 0) {
+                        // Small stages may not be worth waking the thread pool for.
+                        StageSched serial = sc;
+                        serial.parallel = 0;
+                        out.push_back(serial);
+                    }
+                    // Register blocking: unroll a short split part just outside the vectors.
+                    if (!coarse && w > 1 && n.order.size() >= 2) {
+                        const ConcreteLoop &o2 = n.order[n.order.size() - 2];
+                        bool short_split = !o2.outer_part &&
+                                           base.loops[o2.stage_loop].mode == LoopMode::Split &&
+                                           o2.extent >= 2 && o2.extent <= 8;
+                        if (short_split && int(n.order.size()) - 2 >= sc.parallel) {
+                            StageSched blocked = sc;
+                            blocked.unroll_outer = true;
+                            out.push_back(blocked);
+                        }
+                    }
+                }
+            }
+            return;
+        }
+        for (const LoopTiling &t : opts[i]) {
+            cur[i] = t;
+            rec(i - 1);
+        }
+    };
+    for (LoopMode rm : rvar_modes) {
+        for (int i = 0; i < k; i++)
+            if (s.loops[i].is_rvar || s.loops[i].func_dim < 0) opts[i] = {{rm, 0}};
+        rec(k - 1);
+    }
+    detail::thin(&out, size_t(std::max(1, cap)));
+    return out;
+}
+
+std::vector<StageSched> SearchSpace::cached_tilings(const Stage &s, const Box64 &box, bool may_par,
+                                                    const SearchSpaceOptions &opt) const {
+    const int cap = opt.coarse ? opt.tilings_per_stage_coarse : opt.tilings_per_stage;
+    uint64_t key = hash_mix(uint64_t(s.func) * 64 + uint64_t(s.index), may_par * 2 + opt.coarse);
+    key = hash_mix(hash_mix(key, uint64_t(cap)), uint64_t(opt.max_loop_option_product));
+    for (const Interval64 &i : box) key = hash_mix(hash_mix(key, uint64_t(i.min)), uint64_t(i.max));
+    std::lock_guard<std::mutex> lock(tiling_cache_mutex_);
+    auto it = tiling_cache_.find(key);
+    if (it == tiling_cache_.end()) {
+        it = tiling_cache_
+                 .emplace(key, tilings(s, box, may_par, opt.coarse, cap, opt.max_loop_option_product))
+                 .first;
+        tiling_cache_entries_ += it->second.size();
+    }
+    return it->second;
+}
+
+double SearchSpace::cache_bytes() const {
+    std::lock_guard<std::mutex> lock(tiling_cache_mutex_);
+    // Entries, their vectors' storage, and the hash table's nodes and buckets.
+    return double(tiling_cache_entries_) * sizeof(StageSched) +
+           double(tiling_cache_.size()) * (sizeof(std::vector<StageSched>) + 64) +
+           double(tiling_cache_.bucket_count()) * sizeof(void *);
+}
+
+void SearchSpace::clear_caches() const {
+    std::lock_guard<std::mutex> lock(tiling_cache_mutex_);
+    tiling_cache_.clear();
+    tiling_cache_entries_ = 0;
+}
+
+} // namespace sextant
