@@ -290,6 +290,7 @@ AutoscheduleResult autoschedule_impl(const std::vector<Halide::Internal::Functio
     progress.phase = "applying the schedule";
     r.predicted_seconds = best->cost;
     r.schedule_text = to_schedule_text(dag, best->decisions);
+    r.constructs = schedule_constructs(dag, best->decisions);
     std::vector<Directive> directives = make_directives(dag, best->decisions);
     std::map<std::string, Halide::Func> funcs = funcs_by_name(outputs);
     apply_directives(dag, directives, funcs);

@@ -109,6 +109,10 @@ int run_one(uint64_t seed, const Options &opt) {
             double secs =
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
             if (opt.verbose) std::fprintf(stderr, "seed %llu, dropout seed %d:\n%s", (unsigned long long)seed, k, r.schedule_text.c_str());
+            // The placement kinds this schedule uses, for the per-construct tally.
+            std::printf("constructs");
+            for (const std::string &c : r.constructs) std::printf(" %s", c.c_str());
+            std::printf("\n");
             stage = "compile/run";
             std::vector<Halide::Buffer<>> got = rp::run_random_pipeline(p, target);
             stage = "compare";
@@ -170,6 +174,7 @@ int main(int argc, char **argv) {
     int scheduled = 0, correct = 0, failed = 0, skipped = 0;
     double search_secs = 0;
     std::map<std::string, int> reasons;
+    std::map<std::string, std::pair<int, int>> constructs; // kind -> (correct, failed)
     std::vector<Running> running;
     uint64_t next_seed = opt.from;
     auto start = std::chrono::steady_clock::now();
@@ -178,8 +183,20 @@ int main(int argc, char **argv) {
         std::istringstream lines(res.output);
         std::string line;
         int seen = 0;
+        std::vector<std::string> kinds; // of the schedule whose result comes next
         while (std::getline(lines, line)) {
-            if (line.rfind("ok ", 0) == 0) {
+            if (line.rfind("constructs", 0) == 0) {
+                std::istringstream ks(line.substr(10));
+                kinds.clear();
+                for (std::string k; ks >> k;) kinds.push_back(k);
+                continue;
+            }
+            bool ok = line.rfind("ok ", 0) == 0;
+            if (ok || line.rfind("fail ", 0) == 0) {
+                for (const std::string &k : kinds) (ok ? constructs[k].first : constructs[k].second)++;
+                kinds.clear();
+            }
+            if (ok) {
                 scheduled++;
                 correct++;
                 search_secs += std::stod(line.substr(3));
@@ -236,6 +253,10 @@ int main(int argc, char **argv) {
                 (unsigned long long)total, opt.seeds, correct, failed, skipped,
                 correct ? search_secs / correct : 0.0);
     for (const auto &kv : reasons) std::printf("  %4d  %s\n", kv.second, kv.first.c_str());
+    // Failures before the search finished have no schedule and count under no kind.
+    std::printf("schedules using each placement kind (correct / failed):\n");
+    for (const auto &kv : constructs)
+        std::printf("  %-10s %5d / %d\n", kv.first.c_str(), kv.second.first, kv.second.second);
     std::printf("%d passed, %d failed\n", correct, failed);
     return failed == 0 ? 0 : 1;
 }

@@ -146,22 +146,24 @@ Box64 box_at_level(const StageNest &consumer, int level) {
 namespace {
 
 Box64 region_at_memo(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func,
-                     int at_func, int level, std::map<int, Box64> *memo) {
+                     int at_func, int at_stage, int level, std::map<int, Box64> *memo) {
     auto known = memo->find(func);
     if (known != memo->end()) return known->second;
     const FuncNest &c = *nests[at_func];
-    const int at_stage = d[func].placement == Placement::At && d[func].at_func == at_func
-                             ? d[func].at_stage
-                             : 0;
-    Box64 box = box_at_level(c.stages[at_stage], level);
+    Box64 box = box_at_level(c.stages[size_t(at_stage)], level);
     Box64 acc(dag.funcs[func].dims.size());
     for (const StageRef &r : effective_consumers(dag, d, func)) {
-        if (r.first == at_func && (at_stage == 0 || r.second == at_stage)) {
+        if (r.first == at_func) {
+            SEXTANT_ASSERT(r.second == at_stage, "a Func computed in one stage of a Func whose "
+                                                 "other stage reads it");
             required_region(dag, d, r, box, ProducerKind::Func, func, &acc);
-        } else if (d[r.first].placement == Placement::At && d[r.first].at_func == at_func) {
-            // A sibling computed deeper in the same nest: cover all its realizations inside
-            // one iteration of `level`.
-            Box64 g = region_at_memo(dag, d, nests, r.first, at_func, level, memo);
+        } else {
+            // A consumer computed deeper inside the same loop (beside the Func, or nested in
+            // another Func of the nest): cover all its realizations inside one iteration of
+            // `level`.
+            SEXTANT_ASSERT(d[r.first].placement == Placement::At,
+                           "a Func computed inside a loop that does not enclose all its uses");
+            Box64 g = region_at_memo(dag, d, nests, r.first, at_func, at_stage, level, memo);
             required_region(dag, d, r, stage_loop_box(dag.stage(r.first, r.second), g),
                             ProducerKind::Func, func, &acc);
         }
@@ -173,11 +175,11 @@ Box64 region_at_memo(const PipelineDag &dag, const Decisions &d, const Nests &ne
 } // namespace
 
 Box64 region_at(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func,
-                int at_func, int level) {
-    // Siblings computed in the same nest are asked for again by each of their producers:
-    // remember each one's region for this (at_func, level).
+                int at_func, int at_stage, int level) {
+    // Consumers computed in the same nest are asked for again by each of their producers:
+    // remember each one's region for this (at_func, at_stage, level).
     std::map<int, Box64> memo;
-    return region_at_memo(dag, d, nests, func, at_func, level, &memo);
+    return region_at_memo(dag, d, nests, func, at_func, at_stage, level, &memo);
 }
 
 NestPtr build_func_nest(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func,
@@ -205,10 +207,11 @@ void place_func_nest(const PipelineDag &dag, const Decisions &d, const Nests &ne
     if (fs.placement == Placement::Root) {
         n->region = f.bounds;
         n->store_region = f.bounds;
+        n->alloc_points = double(box_volume(f.bounds));
     } else {
         SEXTANT_ASSERT(fs.placement == Placement::At, "a Func placed at no loop");
         const FuncNest &c = *nests[fs.at_func];
-        n->region = region_at(dag, d, nests, func, fs.at_func, fs.at_level);
+        n->region = region_at(dag, d, nests, func, fs.at_func, fs.at_stage, fs.at_level);
         // Inside a consumer that slides its window, only the iterations that compute new
         // points of it need the producer: scale by the fraction of its points it computes.
         double parent = c.realizations;
@@ -228,10 +231,24 @@ void place_func_nest(const PipelineDag &dag, const Decisions &d, const Nests &ne
             n->inside_parallel = n->inside_parallel || cs.order[j].parallel;
         }
         n->sliding = store < fs.at_level;
-        n->store_region = n->sliding ? region_at(dag, d, nests, func, fs.at_func, store) : n->region;
+        n->store_region =
+            n->sliding ? region_at(dag, d, nests, func, fs.at_func, fs.at_stage, store) : n->region;
+        // Halide folds a sliding window's storage along the dimension it slides in to the
+        // power of two at or above one computation's extent (bench max_filter: a 731 KiB
+        // window allocated as a 244 KiB ring, seen with a malloc-logging LD_PRELOAD).
+        n->alloc_points = 1;
+        for (size_t k = 0; k < n->store_region.size(); k++) {
+            int64_t e = n->store_region[k].extent(), folded = 1;
+            while (n->sliding && folded < n->region[k].extent()) folded *= 2;
+            if (n->sliding && e > n->region[k].extent()) e = std::min(e, folded);
+            n->alloc_points *= double(std::max<int64_t>(0, e));
+        }
         // Constant size: every consumer loop at or outside the compute level covers a
         // constant span (a split's tile, or one point); the loops inside it cover the
         // consumer's whole region, constant only if that is (and never an RDom's range).
+        // Computed further out than its consumers' own Funcs (at a loop of a Func that only
+        // encloses them), its region passes through their loops, RDoms included: not
+        // claimed constant.
         n->constant_size = !n->sliding;
         const Stage &cst = dag.funcs[fs.at_func].stages[fs.at_stage];
         for (size_t i = 0; i < cst.loops.size() && n->constant_size; i++) {
@@ -239,12 +256,42 @@ void place_func_nest(const PipelineDag &dag, const Decisions &d, const Nests &ne
             for (int j = 0; j <= fs.at_level; j++) at_or_outside |= cs.order[j].stage_loop == int(i);
             if (!at_or_outside && (cst.loops[i].is_rvar || !c.constant_size)) n->constant_size = false;
         }
+        if (n->constant_size)
+            for (const StageRef &r : effective_consumers(dag, d, func))
+                if (r.first != fs.at_func && d[r.first].at_func != fs.at_func) n->constant_size = false;
     }
 }
 
 int root_anchor(const Decisions &d, int func) {
     while (d[func].placement == Placement::At) func = d[func].at_func;
     return func;
+}
+
+std::vector<std::string> schedule_constructs(const PipelineDag &dag, const Decisions &d) {
+    std::vector<std::string> out;
+    auto add = [&](const char *k) {
+        if (std::find(out.begin(), out.end(), k) == out.end()) out.push_back(k);
+    };
+    for (size_t f = 0; f < d.size(); f++) {
+        const FuncSched &fs = d[f];
+        if (fs.placement != Placement::At) continue;
+        if (fs.store_level >= 0 && fs.store_level < fs.at_level) add("sliding");
+        if (fs.stack) add("stack");
+        if (fs.at_stage > 0) add("in_update");
+        if (d[size_t(fs.at_func)].placement == Placement::At) add("nested");
+        // How far above its consumers: 0 = in a consumer, 1 = in the Func that holds one.
+        int above = 0;
+        for (const StageRef &r : effective_consumers(dag, d, int(f))) {
+            int up = 0;
+            for (int g = r.first; g != fs.at_func && d[size_t(g)].placement == Placement::At;
+                 g = d[size_t(g)].at_func)
+                up++;
+            above = std::max(above, up);
+        }
+        if (above == 1) add("beside");
+        if (above >= 2) add("walk_up");
+    }
+    return out;
 }
 
 Nests build_all_nests(const PipelineDag &dag, const Decisions &d) {

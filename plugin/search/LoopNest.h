@@ -8,6 +8,8 @@
 #include "plugin/search/Schedule.h"
 
 #include <memory>
+#include <string>
+#include <vector>
 #include <utility>
 
 namespace sextant {
@@ -40,6 +42,9 @@ struct FuncNest {
      * are. Equal to region/realizations unless store_level is further out than at_level. */
     Box64 store_region;
     double store_realizations = 1;
+    /** Points allocated per storage realization: the storage region's, or less where Halide
+     * folds a sliding window's storage into a ring buffer. */
+    double alloc_points = 0;
     bool sliding = false;
     /** The storage region's size does not depend on the pipeline's input or output sizes,
      * so Halide sees a constant-size allocation: every consumer loop inside the storage
@@ -90,12 +95,20 @@ NestPtr build_func_nest(const PipelineDag &dag, const Decisions &d, const Nests 
 void place_func_nest(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func,
                      FuncNest *out);
 
+/** The kinds of placement a complete schedule uses, for fuzz and test reports: "nested"
+ * (computed inside a Func that is itself computed inside another), "beside" (in the Func that
+ * holds its consumers, not in a consumer), "walk_up" (further out than that: at a loop of a
+ * Func two or more levels above its consumers), "sliding", "stack", "in_update" (inside an
+ * update stage's loops). Each kind is listed once. */
+std::vector<std::string> schedule_constructs(const PipelineDag &dag, const Decisions &d);
+
 /** All nests of a complete schedule (consumers built before producers). */
 Nests build_all_nests(const PipelineDag &dag, const Decisions &d);
 
-/** Region of `func` per realization if it were computed inside `level` of `at_func`: what
- * `at_func` reads there plus what its consumers computed deeper in the same nest read. */
+/** Region of `func` per realization if it were computed inside `level` of stage `at_stage` of
+ * `at_func`: what `at_func` reads there plus what its consumers computed deeper in the same
+ * loop read (at any depth: beside it in `at_func`, or nested in other Funcs inside it). */
 Box64 region_at(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func,
-                int at_func, int level);
+                int at_func, int at_stage, int level);
 
 } // namespace sextant

@@ -209,57 +209,85 @@ std::vector<FuncSched> SearchSpace::placements(const State &s, int func) const {
             }
         }
     };
-    // Every use in one update stage of one Func (nl_means' weights, read only by the blend's
-    // update): computed inside that stage's loops, per tile of its pure loops or per step of
-    // its RVars.
-    bool one_update = cons.front().second > 0;
-    for (const StageRef &r : cons) one_update &= r == cons.front();
-    if (one_update) {
-        offer(cons.front().first, cons.front().second, 1 << 30);
-        return out;
-    }
-    // The anchor: the one consumer Func whose nest holds every use — the consumer itself,
-    // or consumers computed directly inside it (then only loops enclosing them qualify, in the
-    // stage of the anchor they are computed in).
-    auto anchor_sites = [&]() {
-        int c = -1;
-        for (const StageRef &r : cons) {
-            if (r.second != 0) return; // read by an update and by others: uses span stages
-            const FuncSched &g = s.decisions[r.first];
-            int anchor = g.placement == Placement::At ? g.at_func : r.first;
-            if (c >= 0 && anchor != c) {
-                // Two anchors: fine only if one consumer is the other's anchor.
-                bool ok = anchor == c || (g.placement == Placement::At && g.at_func == c);
-                if (!ok && s.decisions[c].placement == Placement::At &&
-                    s.decisions[c].at_func == r.first) {
-                    c = r.first;
-                    ok = true;
-                }
-                if (!ok) return;
-            }
-            if (c < 0) c = anchor;
-        }
-        int max_level = 1 << 30;
-        for (const StageRef &r : cons) {
-            if (r.first == c) continue; // its pure stage (update uses returned above)
-            const FuncSched &g = s.decisions[r.first];
-            if (g.placement != Placement::At || g.at_func != c) return; // nested deeper
-            // Not beside a consumer computed inside an update stage: random pipeline seed 186
-            // (a downsample's producer next to it in an argmin's update) crashed in Halide
-            // 14's code. It can still nest inside that consumer.
-            if (g.at_stage > 0) return;
-            max_level = std::min(max_level, g.at_level);
-        }
-        offer(c, 0, max_level);
+    // Sites: a loop of some Func's stage that encloses every use. For each use, the loops of
+    // the reading stage itself, then walking up through the Funcs it is computed in (the
+    // loops at or outside each compute level); a site must be on every use's walk. So a Func
+    // can be computed beside its consumers in their anchor (a chain of stages sharing a
+    // tile), nested in its consumer's own loops, or further up at any enclosing loop (iir_blur's
+    // column scans per channel of the output, a boundary condition per tile of the output).
+    struct Site {
+        int func, stage, last; // loops 0..last (outermost first) of stage `stage` of `func`
     };
-    anchor_sites();
-    // Nesting: a Func read by one Func only, which is itself computed inside another, may also
-    // go inside that consumer's own loops (unsharp_mask's blur_x per row of ratio, ratio per
-    // tile of the output), so a chain of stages can share one tile without being inlined.
-    int only = cons.front().first;
+    //
+    // In pipelines of more than kWalkUpMaxFuncs Funcs only the first two kinds, and only for
+    // Funcs read by pure stages (or all in one update stage, then inside it): Halide's bounds
+    // inference through the deeper nests the others build grows too fast (bench synthetic_200,
+    // 201 Funcs: with every site, 21 Funcs in one output tile and the generator still in
+    // Halide 10 minutes after the 29 s search; with update consumers' enclosing loops, 43 s
+    // in Halide instead of 9).
+    const bool large = dag_.funcs.size() > size_t(kWalkUpMaxFuncs);
+    bool update_use = false;
+    for (const StageRef &r : cons) update_use |= r.second != 0;
+    if (large && update_use && !std::all_of(cons.begin(), cons.end(),
+                                            [&](const StageRef &r) { return r == cons.front(); }))
+        return out;
+    std::vector<Site> sites;
+    for (size_t k = 0; k < cons.size(); k++) {
+        std::vector<Site> mine{{cons[k].first, cons[k].second, 1 << 30}};
+        for (int g = cons[k].first; s.decisions[g].placement == Placement::At;) {
+            const FuncSched &gs = s.decisions[g];
+            if (large && (mine.size() >= 2 || update_use)) break;
+            // Not above (or beside) a Func computed inside an update stage: random pipeline
+            // seed 186 (a downsample's producer beside it in an argmin's update) crashed in
+            // Halide 14's code. It can still nest inside that Func.
+            if (gs.at_stage > 0) break;
+            mine.push_back({gs.at_func, 0, gs.at_level});
+            g = gs.at_func;
+        }
+        if (k == 0) {
+            sites = mine;
+            continue;
+        }
+        std::vector<Site> common;
+        for (Site x : sites) {
+            for (const Site &y : mine) {
+                if (x.func != y.func || x.stage != y.stage) continue;
+                x.last = std::min(x.last, y.last);
+                common.push_back(x);
+            }
+        }
+        sites = common;
+    }
+    if (sites.empty()) return out;
+    // Uses inside other Funcs of the nest whose own loops are only vector-dimension loops
+    // (a 1-D consumer) get the vector-tail hazard check for their whole nest.
     for (const StageRef &r : cons)
-        if (r.first != only || r.second != 0) only = -1;
-    if (only >= 0 && s.decisions[only].placement == Placement::At) offer(only, 0, 1 << 30);
+        if (!large && r.first != sites.front().func &&
+            strided_tail_hazard(dag_, s, func, r.first, r.second, -1))
+            return out;
+    // The sites enclosing the consumers' Funcs first (outermost Func last), then the loops of
+    // the single consumer itself.
+    std::rotate(sites.begin(), sites.begin() + (sites.size() > 1 ? 1 : 0), sites.end());
+    for (const Site &x : sites) {
+        // Large pipelines: in the single consumer, or beside the consumers in the Func that
+        // holds them all directly (and reads the Func itself only if it is at root).
+        bool old_site = true, single = true;
+        for (const StageRef &r : cons) {
+            single &= r.first == x.func;
+            old_site &= (r.first == x.func && s.decisions[r.first].placement == Placement::Root) ||
+                        s.decisions[r.first].at_func == x.func;
+        }
+        if (large && !old_site && !single) continue;
+        if (x.stage > 0) {
+            // An update stage's loops only for a Func every use of which is in that stage (nl_means'
+            // weights, read only by the blend's update: per tile of its pure loops or per
+            // step of its RVars).
+            bool direct = true;
+            for (const StageRef &r : cons) direct &= r.first == x.func && r.second == x.stage;
+            if (!direct) continue;
+        }
+        offer(x.func, x.stage, x.last);
+    }
     return out;
 }
 
@@ -313,7 +341,7 @@ StatePtr SearchSpace::make_child(const State &parent, const FuncSched &fs,
             if (!c->nests[g] || c->decisions[g].placement != Placement::At) continue;
             if (root_anchor(c->decisions, g) != anchor) continue;
             if (g != func && c->decisions[g].stack)
-                stacked += double(box_volume(c->nests[g]->store_region)) *
+                stacked += c->nests[g]->alloc_points *
                            dag_.funcs[g].bytes_per_point;
             if (std::find(c->dirty.begin(), c->dirty.end(), g) == c->dirty.end())
                 c->dirty.push_back(g);
@@ -322,7 +350,7 @@ StatePtr SearchSpace::make_child(const State &parent, const FuncSched &fs,
         // anyway (store_in(MemoryType::Stack)) while the nest's stack stays small: no malloc,
         // no trim, no faults per iteration.
         const FuncNest &n = *c->nests[func];
-        const double bytes = double(box_volume(n.store_region)) * dag_.funcs[func].bytes_per_point;
+        const double bytes = n.alloc_points * dag_.funcs[func].bytes_per_point;
         c->decisions[func].stack = n.constant_size && bytes > 16 * 1024 &&
                                    bytes <= kMaxStackBufferBytes &&
                                    stacked + bytes <= kMaxStackBytesPerNest;

@@ -1,7 +1,7 @@
 // SearchSpace: the legal successors of a State — every placement of the next Func in the search
 // order (outputs first) combined with every tiling of its stages. Legality is decided here:
-// inlining only where Halide allows it, compute_at only inside the pure stage of the single
-// consumer, splits never larger than the region, vectorizing and parallelizing only loops whose
+// inlining only where Halide allows it, compute_at only at loops that enclose every use of the
+// Func (see placements()), splits never larger than the region, vectorizing and parallelizing only loops whose
 // iterations are independent. It never scores.
 #pragma once
 
@@ -25,6 +25,11 @@ template <typename T> void thin(std::vector<T> *v, size_t cap) {
     *v = std::move(out);
 }
 } // namespace detail
+
+/** Above this many Funcs a Func is placed only as before the walk-up sites (in its single
+ * consumer, or beside its consumers in the Func that holds them directly): see
+ * SearchSpace::placements. */
+constexpr int kWalkUpMaxFuncs = 100;
 
 /** Above this many Funcs the unroll budget shrinks in proportion (SearchSpaceOptions). */
 constexpr double kUnrollBudgetFuncs = 100;

@@ -122,3 +122,40 @@ TEST_CASE("root buffers over the trim threshold together, or over 32 MiB, fault 
     CHECK(e.page_faults_nests == 0);
     CHECK(allocator_seconds(e) == Approx(2 * 16384 * kMainArenaFaultSeconds));
 }
+
+TEST_CASE("a strip group at the trim threshold faults once the top pad is counted",
+          "[allocator]") {
+    // 4096 x 10 rows x 4 bytes = 160 KiB each: mmap'd at first, which raises the threshold to
+    // 320 KiB, exactly the group. Freed, the thread's top holds the group plus the 128 KiB top
+    // pad, over the threshold: each strip re-faults what lies above the pad (bench iir_blur:
+    // two 15 MiB buffers per channel under a 30 MiB threshold faulted 7,658 pages per run).
+    PipelineDag dag = two_producers(4096, 256);
+    AllocatorEstimate e = estimate(dag, strips(Placement::At, Placement::At));
+    CHECK(e.trim_threshold_bytes == 320 * 1024);
+    // Per producer: 32 strips x 40 pages x (320 - 128) / 320.
+    CHECK(e.page_faults == Approx(2 * 32 * 40 * 0.6));
+    // A group under the pad releases nothing: no faults, never a negative count.
+    PipelineDag small = two_producers(256, 256); // 10 KiB strips
+    e = estimate(small, strips(Placement::At, Placement::At));
+    CHECK(e.page_faults == 0);
+}
+
+TEST_CASE("a sliding window's buffer is folded to a power of two along the slide", "[allocator]") {
+    // C in 8-row strips; P0 computed per row of a strip (3 rows: y-1..y+1) and stored per
+    // strip (10 rows): Halide folds the storage to 4 rows.
+    PipelineDag dag = two_producers(1024, 256);
+    Decisions d = strips(Placement::At, Placement::Root);
+    d[2].stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Split, 8}}, 8, 1)}; // y_o, y_i, x
+    d[0].at_level = 1;
+    d[0].store_level = 0;
+    Nests n = build_all_nests(dag, d);
+    CHECK(n[0]->sliding);
+    CHECK(box_volume(n[0]->store_region) == 1024 * 10);
+    CHECK(n[0]->alloc_points == 1024 * 4);
+    // Points computed still follow the unfolded storage: once per storage realization.
+    CHECK(n[0]->store_realizations == 32);
+    // Without sliding the allocation is the region.
+    d[0].store_level = -1;
+    n = build_all_nests(dag, d);
+    CHECK(n[0]->alloc_points == 1024 * 3);
+}

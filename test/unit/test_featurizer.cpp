@@ -208,7 +208,7 @@ TEST_CASE("sliding window: storage further out computes each row once", "[featur
     ScheduleRow b = fz.schedule_features(d, sliding, 0, 0);
     CHECK(at(b, F::realizations) == 32);
     CHECK(at(b, F::total_points) == 4 * 10 * 64);
-    CHECK(at(b, F::allocation_bytes) == 10 * 64 * 4);
+    CHECK(at(b, F::allocation_bytes) == 4 * 64 * 4); // Halide folds the 10 rows to 4
     CHECK(at(b, F::num_allocations) == 4);
     CHECK(at(b, F::recompute_ratio) == Approx(2560.0 / (34 * 64)));
 }

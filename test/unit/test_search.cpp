@@ -508,3 +508,47 @@ TEST_CASE("a producer of a Func computed per tile may also go inside that Func's
         break;
     }
 }
+
+TEST_CASE("a producer may be computed at any loop enclosing its uses, through nested Funcs",
+          "[search]") {
+    // P0 -> P1 -> P2 -> C. C at root in 16-wide tiles (4), P2 per tile in 8-wide blocks, P1
+    // per block of P2: P0 may go in P1's loops, beside P1 in P2's block loop, or per tile of C.
+    PipelineDag dag = stencil_chain(3);
+    SearchSpace space(dag);
+    FuncSched c{Placement::Root, -1, -1, -1, {test::sched({{LoopMode::Split, 16}}, 8, 0)}};
+    FuncSched p2{Placement::At, 3, 0, -1, {test::sched({{LoopMode::Split, 8}}, 8, 0)}};
+    FuncSched p1{Placement::At, 2, 0, -1, {test::sched({{LoopMode::Split, 8}}, 8, 0)}};
+    StatePtr s = space.initial_state();
+    for (const FuncSched &fs : {c, p2, p1}) s = space.make_child(*s, fs);
+    std::vector<StatePtr> kids;
+    space.children(*s, {}, &kids);
+    std::set<std::tuple<int, int, int>> seen;
+    for (const StatePtr &k : kids) {
+        const FuncSched &p0 = k->decisions[0];
+        seen.insert({int(p0.placement), p0.at_func, p0.at_level});
+    }
+    CHECK(seen == std::set<std::tuple<int, int, int>>{{int(Placement::Inline), -1, -1},
+                                                       {int(Placement::Root), -1, -1},
+                                                       {int(Placement::At), 1, 0},
+                                                       {int(Placement::At), 2, 0},
+                                                       {int(Placement::At), 3, 0}});
+    bool checked = false;
+    for (const StatePtr &k : kids) {
+        const FuncSched &p0 = k->decisions[0];
+        if (p0.placement != Placement::At || p0.at_func != 3) continue;
+        // Per tile of C: P2 computes 16 + 8 points, P1 (three blocks of P2) 24 + 8, P0 40.
+        const FuncNest &n = *k->nests[0];
+        CHECK(n.realizations == 4);
+        CHECK(n.region[0].extent() == 40);
+        CHECK(!n.constant_size); // its region passes through P2's and P1's loops
+        bool at_tile = false;
+        for (const Directive &d : make_directives(dag, k->decisions))
+            if (d.kind == Directive::Kind::ComputeAt && d.func == 0)
+                at_tile = d.at_func == 3 && d.vars.size() == 1 && d.vars[0].name == "x_o";
+        CHECK(at_tile);
+        CHECK(parse_schedule_text(dag, to_schedule_text(dag, k->decisions)) == k->decisions);
+        checked = true;
+        break;
+    }
+    CHECK(checked);
+}
