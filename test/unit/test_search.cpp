@@ -470,6 +470,30 @@ TEST_CASE("unrolling is not offered once it would add more code than the budget"
     for (const StatePtr &k : kids_with(17)) CHECK(k->unrolled_nodes <= 17);
 }
 
+namespace {
+
+/** (placement, at_func, at_level) of Func `func` over all `kids`. */
+std::set<std::tuple<int, int, int>> sites_of(const std::vector<StatePtr> &kids, int func) {
+    std::set<std::tuple<int, int, int>> seen;
+    for (const StatePtr &k : kids) {
+        const FuncSched &f = k->decisions[size_t(func)];
+        seen.insert({int(f.placement), f.at_func, f.at_level});
+    }
+    return seen;
+}
+
+/** True if the directives compute `func` at the loop `var` of `at_func`. */
+bool computed_at(const PipelineDag &dag, const Decisions &d, int func, int at_func,
+                 const std::string &var) {
+    bool at = false;
+    for (const Directive &x : make_directives(dag, d))
+        if (x.kind == Directive::Kind::ComputeAt && x.func == func)
+            at = x.at_func == at_func && x.vars.size() == 1 && x.vars[0].name == var;
+    return at;
+}
+
+} // namespace
+
 TEST_CASE("a producer of a Func computed per tile may also go inside that Func's loops",
           "[search]") {
     // P0 -> P1 -> C. C at root in 16-wide tiles, P1 per tile of C in 8-wide vectors: P0 can
@@ -481,12 +505,7 @@ TEST_CASE("a producer of a Func computed per tile may also go inside that Func's
     StatePtr s = space.make_child(*space.make_child(*space.initial_state(), c), p1);
     std::vector<StatePtr> kids;
     space.children(*s, {}, &kids);
-    std::set<std::tuple<int, int, int>> seen;
-    for (const StatePtr &k : kids) {
-        const FuncSched &p0 = k->decisions[0];
-        seen.insert({int(p0.placement), p0.at_func, p0.at_level});
-    }
-    CHECK(seen == std::set<std::tuple<int, int, int>>{{int(Placement::Inline), -1, -1},
+    CHECK(sites_of(kids, 0) == std::set<std::tuple<int, int, int>>{{int(Placement::Inline), -1, -1},
                                                        {int(Placement::Root), -1, -1},
                                                        {int(Placement::At), 2, 0},
                                                        {int(Placement::At), 1, 0}});
@@ -497,12 +516,7 @@ TEST_CASE("a producer of a Func computed per tile may also go inside that Func's
         const FuncNest &n = *k->nests[0];
         CHECK(n.realizations == 12);
         CHECK(n.region[0].extent() == 16); // 8 points of P1 + 2 x 4 halo
-        std::vector<Directive> ds = make_directives(dag, k->decisions);
-        bool nested = false;
-        for (const Directive &d : ds)
-            if (d.kind == Directive::Kind::ComputeAt && d.func == 0)
-                nested = d.at_func == 1 && d.vars.size() == 1 && d.vars[0].name == "x_o";
-        CHECK(nested);
+        CHECK(computed_at(dag, k->decisions, 0, 1, "x_o"));
         // And the text round-trips.
         CHECK(parse_schedule_text(dag, to_schedule_text(dag, k->decisions)) == k->decisions);
         break;
@@ -522,12 +536,7 @@ TEST_CASE("a producer may be computed at any loop enclosing its uses, through ne
     for (const FuncSched &fs : {c, p2, p1}) s = space.make_child(*s, fs);
     std::vector<StatePtr> kids;
     space.children(*s, {}, &kids);
-    std::set<std::tuple<int, int, int>> seen;
-    for (const StatePtr &k : kids) {
-        const FuncSched &p0 = k->decisions[0];
-        seen.insert({int(p0.placement), p0.at_func, p0.at_level});
-    }
-    CHECK(seen == std::set<std::tuple<int, int, int>>{{int(Placement::Inline), -1, -1},
+    CHECK(sites_of(kids, 0) == std::set<std::tuple<int, int, int>>{{int(Placement::Inline), -1, -1},
                                                        {int(Placement::Root), -1, -1},
                                                        {int(Placement::At), 1, 0},
                                                        {int(Placement::At), 2, 0},
@@ -541,11 +550,7 @@ TEST_CASE("a producer may be computed at any loop enclosing its uses, through ne
         CHECK(n.realizations == 4);
         CHECK(n.region[0].extent() == 40);
         CHECK(!n.constant_size); // its region passes through P2's and P1's loops
-        bool at_tile = false;
-        for (const Directive &d : make_directives(dag, k->decisions))
-            if (d.kind == Directive::Kind::ComputeAt && d.func == 0)
-                at_tile = d.at_func == 3 && d.vars.size() == 1 && d.vars[0].name == "x_o";
-        CHECK(at_tile);
+        CHECK(computed_at(dag, k->decisions, 0, 3, "x_o"));
         CHECK(parse_schedule_text(dag, to_schedule_text(dag, k->decisions)) == k->decisions);
         checked = true;
         break;
