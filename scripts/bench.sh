@@ -258,7 +258,7 @@ log "target=$target machine_params=$machine_params HL_BEAM_SIZE=$beam rounds=$ro
 cat >"$out_dir/config.json" <<EOF
 {"command": "scripts/bench.sh $orig_args", "pipelines": "$pipelines",
  "schedulers": "$schedulers", "reps": $reps, "rounds": $rounds, "budget_s": $budget,
- "trap_off": $trap_off, "trap_off_env": "$trap_off_env", "beam": "$beam",
+ "trap_off": $trap_off, "time_reference": $time_reference, "trap_off_env": "$trap_off_env", "beam": "$beam",
  "machine_params": "$machine_params", "target": "$target", "rtol": "$rtol",
  "gen_timeout_s": $gen_timeout, "host": "$(hostname)",
  "cpu": "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')",

@@ -77,6 +77,8 @@ def collect(out):
                     row["status"] = "fail"
                     row["reason"] = "timing failed (%s): %s" % (t.get("failure_kind", "?"),
                                                               t.get("error", ""))
+                elif s == "reference" and not config.get("time_reference", 1):
+                    row["status"] = "untimed" # checked only (--no-time-reference)
                 else:
                     row["status"] = "fail"
                     row["reason"] = row["reason"] or "no timing recorded"
@@ -142,6 +144,8 @@ def markdown(config, rows, gm, agm=None):
     def runtime_cell(r, s):
         if r is None:
             return ""
+        if r["status"] == "untimed":
+            return "-"
         if r["status"] != "ok":
             return "FAIL"
         if "vs_" + BASELINE in r and s != BASELINE:
@@ -188,7 +192,8 @@ def markdown(config, rows, gm, agm=None):
     lines.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in sorted(rows, key=lambda r: (r["pipeline"], ORDER.index(r["scheduler"])
                                          if r["scheduler"] in ORDER else 99)):
-        result = "ok" if r["status"] == "ok" else "FAILURE: " + r["reason"].replace("|", "/")
+        result = {"ok": "ok", "untimed": "checked, not timed"}.get(
+            r["status"], "FAILURE: " + r["reason"].replace("|", "/"))
         lines.append(f"| {r['pipeline']} | {r['scheduler']} | {result} | "
                      f"{fmt(r.get('min_ms'), '.4g')} | {fmt(r.get('median_ms'), '.4g')} | "
                      f"{fmt(r.get('vs_' + BASELINE), '.2f')} | "
