@@ -144,8 +144,8 @@ void candidates_child(const RandomWorkload &w, const std::string &target_string,
 } // namespace
 
 std::string make_work_dir(const std::string &prefix) {
-    const char *tmp = std::getenv("TMPDIR");
-    std::string dir = std::string(tmp && *tmp ? tmp : "/tmp") + "/" + prefix + "-XXXXXX";
+    // temp_directory_path: $TMPDIR (or TMP, TEMP, TEMPDIR), else /tmp.
+    std::string dir = (fs::temp_directory_path() / (prefix + "-XXXXXX")).string();
     if (!mkdtemp(dir.data())) throw std::runtime_error("cannot make a work directory " + dir);
     return dir;
 }

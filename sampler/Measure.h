@@ -31,7 +31,8 @@ struct TimingSetup {
 
 /** Compiles Halide's runtime for `target` to dir/libsextant_runtime.so (in a child process);
  * returns its path. Throws std::runtime_error if that fails. */
-/** A new directory $TMPDIR/PREFIX-XXXXXX (or under /tmp) for the caller to remove. */
+/** A new directory PREFIX-XXXXXX under std::filesystem::temp_directory_path() ($TMPDIR or
+ * /tmp) for the caller to remove. */
 std::string make_work_dir(const std::string &prefix);
 
 std::string build_runtime(const std::string &target, const std::string &dir,
