@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -64,9 +66,10 @@ double child_bytes(const State &c, int func) {
  * `batch`: holds at most keep + batch states. */
 class BestChildren {
 public:
-    BestChildren(StateEvaluator &eval, SearchStats *stats, size_t keep, size_t batch)
+    BestChildren(StateEvaluator &eval, SearchStats *stats, size_t keep, size_t batch,
+                 size_t per_structure)
         : eval_(eval), stats_(stats), keep_(std::max<size_t>(1, keep)),
-          batch_(std::max<size_t>(1, batch)) {}
+          batch_(std::max<size_t>(1, batch)), per_structure_(std::max<size_t>(1, per_structure)) {}
 
     void add(StatePtr c) {
         pending_.push_back(std::move(c));
@@ -88,13 +91,26 @@ public:
         for (StatePtr &c : pending_) best_.push_back(std::move(c));
         pending_.clear();
         std::sort(best_.begin(), best_.end(), better);
-        std::vector<StatePtr> kept;
+        // At most per_structure_ states of one placement structure, while others are left:
+        // siblings that differ only in tilings score alike, and a beam full of them loses the
+        // structures a producer decided later would have made cheaper.
+        std::vector<StatePtr> kept, passed_over;
         std::set<uint64_t> seen;
+        std::map<uint64_t, size_t> per_structure;
         for (StatePtr &c : best_) {
             if (kept.size() >= keep_) break;
             if (!seen.insert(c->hash).second) continue; // a duplicate of a better state
+            if (++per_structure[c->placement_hash] > per_structure_) {
+                passed_over.push_back(std::move(c));
+                continue;
+            }
             kept.push_back(std::move(c));
         }
+        for (StatePtr &c : passed_over) {
+            if (kept.size() >= keep_) break;
+            kept.push_back(std::move(c));
+        }
+        std::sort(kept.begin(), kept.end(), better);
         best_ = std::move(kept);
     }
 
@@ -108,7 +124,7 @@ public:
 private:
     StateEvaluator &eval_;
     SearchStats *stats_;
-    size_t keep_, batch_;
+    size_t keep_, batch_, per_structure_;
     std::vector<StatePtr> best_, pending_;
 };
 
@@ -222,7 +238,9 @@ StatePtr beam_search(const SearchSpace &space, StateEvaluator &eval, const BeamS
             }
             auto step_start = Clock::now();
             const bool filter = pass > 0 && !allowed[step + 1].empty();
-            BestChildren kept(eval, &st, size_t(keep), size_t(batch));
+            const size_t per_structure =
+                opt.structure_share > 0 ? size_t(std::ceil(keep * opt.structure_share)) : size_t(keep);
+            BestChildren kept(eval, &st, size_t(keep), size_t(batch), per_structure);
             StatePtr dropped_pick; // one child that dropout dropped, uniformly (reservoir)
             int64_t dropped = 0, matching = 0;
             bool measured = false;

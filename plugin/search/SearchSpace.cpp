@@ -358,6 +358,69 @@ StatePtr SearchSpace::make_child(const State &parent, const FuncSched &fs,
     return c;
 }
 
+std::vector<SearchSpace::Retiling> SearchSpace::retilings(const State &s, int func,
+                                                         const SearchSpaceOptions &opt) const {
+    std::vector<Retiling> out;
+    const int per_loop = opt.coarse ? opt.retile_tiles_per_loop_coarse : opt.retile_tiles_per_loop;
+    if (per_loop <= 0 || dag_.funcs.size() > size_t(kWalkUpMaxFuncs)) return out;
+    if (dag_.funcs[func].is_output) return out;
+    // One consumer stage holds every use, and nothing is computed inside that consumer yet (the
+    // new loop order would move its levels).
+    const std::vector<StageRef> cons = effective_consumers(dag_, s.decisions, func);
+    if (cons.empty()) return out;
+    for (const StageRef &r : cons)
+        if (r != cons.front()) return out;
+    const int c = cons.front().first, stage = cons.front().second;
+    const FuncSched &cs = s.decisions[size_t(c)];
+    if ((cs.placement != Placement::Root && cs.placement != Placement::At) || !s.nests[size_t(c)])
+        return out;
+    for (const FuncSched &g : s.decisions)
+        if (g.placement == Placement::At && g.at_func == c) return out;
+    // A stage left serial and without register blocking: the new outer loop changes neither
+    // which loops are parallel nor what is unrolled.
+    const StageSched &old = cs.stages[size_t(stage)];
+    if (old.parallel > 0 || old.unroll_outer) return out;
+    const Stage &st = dag_.stage(c, stage);
+    const StageNest &cn = s.nests[size_t(c)]->stages[size_t(stage)];
+    const int vec_loop =
+        !cn.order.empty() && cn.order.back().vectorized ? cn.order.back().stage_loop : -1;
+    for (size_t i = 0; i < st.loops.size(); i++) {
+        const LoopDim &l = st.loops[i];
+        if (old.loops[i].mode != LoopMode::Inner || l.is_rvar || l.func_dim < 0) continue;
+        const int64_t E = cn.loop_box[i].extent();
+        // Tiles: powers of two from two vectors (or 2) up to half the loop, evenly picked
+        // with both ends kept; a loop that is not vectorized may also move whole outside.
+        const int64_t lanes = int(i) == vec_loop ? int64_t(old.vector_width) * std::max(1, old.unroll) : 1;
+        std::vector<int64_t> tiles;
+        for (int64_t t = std::max<int64_t>(2, 2 * lanes); 2 * t <= E; t *= 2) tiles.push_back(t);
+        std::vector<LoopTiling> modes;
+        if (int(i) != vec_loop && E > 1) modes.push_back({LoopMode::Outer, 0});
+        const size_t n = tiles.size(), keep = std::min(n, size_t(per_loop));
+        for (size_t j = 0; j < keep; j++) {
+            size_t k = keep == 1 ? n - 1 : size_t(std::lround(double(j) * double(n - 1) / double(keep - 1)));
+            modes.push_back({LoopMode::Split, tiles[k]});
+        }
+        for (const LoopTiling &t : modes) {
+            auto parent = std::make_shared<State>(s);
+            parent->decisions[size_t(c)].stages[size_t(stage)].loops[i] = t;
+            parent->nests[size_t(c)] = build_func_nest(dag_, parent->decisions, parent->nests, c);
+            uint64_t h = 0;
+            for (int k = 0; k < parent->num_decided; k++)
+                h = hash_mix(h, hash_sched(parent->decisions[size_t(order_[size_t(k)])]));
+            parent->hash = h;
+            const StageNest &nn = parent->nests[size_t(c)]->stages[size_t(stage)];
+            int level = -1;
+            for (int k = 0; k < int(nn.order.size()); k++)
+                if (nn.order[size_t(k)].stage_loop == int(i) && nn.order[size_t(k)].outer_part) level = k;
+            if (level < 0 || strided_tail_hazard(dag_, *parent, func, c, stage, level)) continue;
+            FuncSched at{Placement::At, c, level, -1, {}};
+            at.at_stage = stage;
+            out.push_back({parent, at});
+        }
+    }
+    return out;
+}
+
 void SearchSpace::children(const State &s, const SearchSpaceOptions &opt,
                            std::vector<StatePtr> *out) const {
     children(s, opt, [&](StatePtr c) { out->push_back(std::move(c)); });
@@ -388,20 +451,22 @@ void SearchSpace::children(const State &s, const SearchSpaceOptions &opt,
         std::vector<StatePtr> &v = over[!unroll ? 0 : !memory ? 1 : 2];
         if (int(v.size()) < opt.max_fallback_children) v.push_back(std::move(c));
     };
-    for (FuncSched p : placements(s, func)) {
+    // Children of `parent` placing the Func as `p` (every tiling combination of its stages, up
+    // to `combo_cap`).
+    auto offer_placement = [&](const State &parent, FuncSched p, int combo_cap) {
         if (p.placement == Placement::Inline) {
-            offer_child(make_child(s, p));
-            continue;
+            offer_child(make_child(parent, p));
+            return;
         }
         // The placement part of the nest is the same for every tiling: compute it once.
-        Decisions placed_decisions = s.decisions;
+        Decisions placed_decisions = parent.decisions;
         placed_decisions[func] = p;
         FuncNest placed;
-        place_func_nest(dag_, placed_decisions, s.nests, func, &placed);
+        place_func_nest(dag_, placed_decisions, parent.nests, func, &placed);
         const Box64 &region = placed.region;
         bool empty = std::any_of(region.begin(), region.end(),
                                  [](const Interval64 &i) { return i.empty(); });
-        if (empty) continue;
+        if (empty) return;
         bool may_par = p.placement == Placement::Root;
         std::vector<std::vector<StageSched>> per_stage;
         size_t main_stage = 0;
@@ -427,8 +492,7 @@ void SearchSpace::children(const State &s, const SearchSpaceOptions &opt,
             total *= v.size();
             if (total > (unsigned __int128)(1) << 100) total = (unsigned __int128)(1) << 100;
         }
-        if (total == 0) continue;
-        const int combo_cap = opt.coarse ? opt.combos_per_placement_coarse : opt.combos_per_placement;
+        if (total == 0) return;
         const uint64_t picks =
             total <= (unsigned __int128)(combo_cap) ? uint64_t(total) : uint64_t(std::max(1, combo_cap));
         const double step = double(total) / double(picks); // as thin() computes it
@@ -441,9 +505,16 @@ void SearchSpace::children(const State &s, const SearchSpaceOptions &opt,
                 p.stages[i] = per_stage[i][size_t(index % n)];
                 index /= n;
             }
-            offer_child(make_child(s, p, &placed));
+            offer_child(make_child(parent, p, &placed));
         }
-    }
+    };
+    const int combo_cap = opt.coarse ? opt.combos_per_placement_coarse : opt.combos_per_placement;
+    for (const FuncSched &p : placements(s, func)) offer_placement(s, p, combo_cap);
+    // The Func inside its consumer re-tiled for it: the consumer's tiling was chosen before its
+    // producers were, when no split of a loop it could leave whole paid off.
+    const int retile_cap = std::max(1, combo_cap / std::max(1, opt.retile_combos_divisor));
+    for (const Retiling &r : retilings(s, func, opt))
+        offer_placement(*r.parent, r.placement, retile_cap);
     if (!any_ok) {
         for (auto &v : over) {
             if (v.empty()) continue;

@@ -62,6 +62,16 @@ struct SearchSpaceOptions {
      * the loops with the most options are thinned first. Bounds the work and memory a stage
      * with many dimensions costs (a 5-D stage whose pure loops all split: 6 x 8^4 x ...). */
     int max_loop_option_product = 4096;
+    /** Re-tiling the consumer for a producer: when every use of a Func is in one stage of a
+     * consumer that has nothing computed inside it yet, also offer that stage with one more
+     * of its whole pure loops split (this many tiles per loop; 0 = never) or moved outside,
+     * and the Func computed at the new outer loop. The consumer's tiling was chosen before
+     * its producers, when such a split bought nothing: bench iir_blur's column scan `down`
+     * can be computed per strip of columns only if `up`'s copy stage splits x. */
+    int retile_tiles_per_loop = 3;
+    int retile_tiles_per_loop_coarse = 2;
+    /** Tiling combinations of the Func per re-tiled consumer: combos_per_placement over this. */
+    int retile_combos_divisor = 4;
     /** Children over a limit kept per parent (of each kind) in case none is under it. */
     int max_fallback_children = 64;
 };
@@ -72,6 +82,7 @@ public:
 
     /** Funcs in decision order: consumers before producers, input wrappers skipped. */
     const std::vector<int> &order() const { return order_; }
+    const PipelineDag &dag() const { return dag_; }
     StatePtr initial_state() const;
     bool is_complete(const State &s) const { return s.num_decided == int(order_.size()); }
 
@@ -110,6 +121,13 @@ private:
     mutable size_t tiling_cache_entries_ = 0; // StageScheds held by tiling_cache_
     mutable std::mutex tiling_cache_mutex_;
     std::vector<FuncSched> placements(const State &s, int func) const;
+    /** A copy of a state with the consumer of `func` re-tiled, and `func`'s placement at the
+     * new loop (SearchSpaceOptions::retile_tiles_per_loop). */
+    struct Retiling {
+        StatePtr parent;
+        FuncSched placement;
+    };
+    std::vector<Retiling> retilings(const State &s, int func, const SearchSpaceOptions &opt) const;
     /** False if inlining `func` would make a consumer's loop body (its definition with every
      * inlined producer substituted, times the copies its unrolling makes) larger than
      * kMaxInlinedBodyNodes IR nodes. Inlining a chain of stencils multiplies the expression

@@ -343,7 +343,41 @@ std::set<int> at_levels(const PipelineDag &dag, std::vector<LoopTiling> loops, i
     space.children(*after_c, {}, &kids);
     std::set<int> out;
     for (const StatePtr &k : kids)
-        if (k->decisions[0].placement == Placement::At) out.insert(k->decisions[0].at_level);
+        if (k->decisions[0].placement == Placement::At && k->decisions[1] == c)
+            out.insert(k->decisions[0].at_level);
+    return out;
+}
+
+/** The children that re-tile C for P (SearchSpaceOptions::retile_tiles_per_loop), as
+ * "loop:mode/tile@level" of C's changed loop and P's level. */
+std::set<std::string> retiled(const PipelineDag &dag, std::vector<LoopTiling> loops) {
+    SearchSpace space(dag);
+    FuncSched c;
+    c.placement = Placement::Root;
+    StageSched s;
+    s.loops = std::move(loops);
+    s.vector_width = 8;
+    c.stages = {s};
+    StatePtr after_c = space.make_child(*space.initial_state(), c);
+    std::vector<StatePtr> kids;
+    space.children(*after_c, {}, &kids);
+    std::set<std::string> out;
+    for (const StatePtr &k : kids) {
+        const FuncSched &kc = k->decisions[1];
+        if (kc == c) continue;
+        REQUIRE(k->decisions[0].placement == Placement::At);
+        REQUIRE(k->decisions[0].at_func == 1);
+        for (size_t i = 0; i < s.loops.size(); i++) {
+            const LoopTiling &t = kc.stages[0].loops[i];
+            if (t == s.loops[i]) continue;
+            out.insert(dag.funcs[1].stages[0].loops[i].name + ":" +
+                       (t.mode == LoopMode::Outer ? "outer" : "split" + std::to_string(t.tile)) +
+                       "@" + std::to_string(k->decisions[0].at_level));
+        }
+        // The re-tiled consumer's nest is rebuilt, and P's region is what one iteration of
+        // the new loop reads.
+        CHECK(k->nests[1]->stages[0].order[size_t(k->decisions[0].at_level)].outer_part);
+    }
     return out;
 }
 
@@ -367,6 +401,20 @@ TEST_CASE("no compute_at whose strided loads get constant indices in a vector ta
     // at y; inside one x_o tile the 16 points fill two whole vectors.
     CHECK(at_levels(downsample_2d(54, 2), {{LoopMode::Split, 16}, {LoopMode::Outer, 0}}) ==
           std::set<int>{1});
+}
+
+TEST_CASE("a producer is offered inside its consumer re-tiled for it", "[search]") {
+    // C (x vector 8, then y; both whole) was tiled before P was placed. P may go at the outer
+    // part of a new split of either loop, or per row with y moved outside, unless that
+    // hits the strided vector-tail hazard: per row of a 54-wide stride-2 downsample it does.
+    const std::vector<LoopTiling> rows = {{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}; // x, y
+    CHECK(retiled(downsample_2d(54, 2), rows) ==
+          std::set<std::string>{"x:split16@0", "y:split2@0", "y:split4@0", "y:split8@0"});
+    CHECK(retiled(downsample_2d(56, 2), rows) ==
+          std::set<std::string>{"x:split16@0", "y:outer@0", "y:split2@0", "y:split4@0",
+                                "y:split8@0"});
+    // Nothing to re-tile when every loop is already split or outside.
+    CHECK(retiled(downsample_2d(56, 2), {{LoopMode::Split, 16}, {LoopMode::Outer, 0}}).empty());
 }
 
 namespace {
