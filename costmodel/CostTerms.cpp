@@ -32,7 +32,9 @@ TermRow cost_terms(const ScheduleRow &f, int parallelism, double llc_bytes) {
     if (g(ScheduleFeature::allocation_bytes) <= 16 * 1024) allocs *= 0.1; // small: on the stack
     set(CostTerm::allocations, allocs / (g(ScheduleFeature::inside_parallel) > 0 ? P : 1));
     set(CostTerm::page_faults, g(ScheduleFeature::page_faults));
-    set(CostTerm::loop_overhead, g(ScheduleFeature::inner_loop_iterations) / cores);
+    set(CostTerm::loop_overhead, (g(ScheduleFeature::inner_loop_iterations) +
+                                  kLoopEntriesPerRealization * g(ScheduleFeature::realizations)) /
+                                     cores);
     set(CostTerm::parallel_launches, g(ScheduleFeature::parallel_launches));
     set(CostTerm::task_overhead,
         g(ScheduleFeature::parallel_tasks) * g(ScheduleFeature::parallel_launches) / cores);

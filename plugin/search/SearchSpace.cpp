@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <set>
 
 namespace sextant {
 
@@ -376,46 +377,58 @@ std::vector<SearchSpace::Retiling> SearchSpace::retilings(const State &s, int fu
         return out;
     for (const FuncSched &g : s.decisions)
         if (g.placement == Placement::At && g.at_func == c) return out;
-    // A stage left serial and without register blocking: the new outer loop changes neither
-    // which loops are parallel nor what is unrolled.
+    // Not a register-blocked stage (the new loop would change what is unrolled). A parallel
+    // stage (at root) gets its parallel loops chosen again for the new order.
     const StageSched &old = cs.stages[size_t(stage)];
-    if (old.parallel > 0 || old.unroll_outer) return out;
+    if (old.unroll_outer) return out;
     const Stage &st = dag_.stage(c, stage);
     const StageNest &cn = s.nests[size_t(c)]->stages[size_t(stage)];
     const int vec_loop =
         !cn.order.empty() && cn.order.back().vectorized ? cn.order.back().stage_loop : -1;
+    const int V = std::max(1, old.vector_width) * std::max(1, old.unroll);
+    // Tiles: the vector loop in multiples of its vectors, the others in rows or bands.
+    const std::vector<int64_t> vector_tiles =
+        opt.coarse ? std::vector<int64_t>{2LL * V, 16LL * V} : std::vector<int64_t>{2LL * V, 8LL * V, 16LL * V};
+    const std::vector<int64_t> other_tiles =
+        opt.coarse ? std::vector<int64_t>{8, 64} : std::vector<int64_t>{4, 16, 64};
     for (size_t i = 0; i < st.loops.size(); i++) {
         const LoopDim &l = st.loops[i];
         if (old.loops[i].mode != LoopMode::Inner || l.is_rvar || l.func_dim < 0) continue;
         const int64_t E = cn.loop_box[i].extent();
-        // Tiles: powers of two from two vectors (or 2) up to half the loop, evenly picked
-        // with both ends kept; a loop that is not vectorized may also move whole outside.
-        const int64_t lanes = int(i) == vec_loop ? int64_t(old.vector_width) * std::max(1, old.unroll) : 1;
-        std::vector<int64_t> tiles;
-        for (int64_t t = std::max<int64_t>(2, 2 * lanes); 2 * t <= E; t *= 2) tiles.push_back(t);
         std::vector<LoopTiling> modes;
         if (int(i) != vec_loop && E > 1) modes.push_back({LoopMode::Outer, 0});
-        const size_t n = tiles.size(), keep = std::min(n, size_t(per_loop));
-        for (size_t j = 0; j < keep; j++) {
-            size_t k = keep == 1 ? n - 1 : size_t(std::lround(double(j) * double(n - 1) / double(keep - 1)));
-            modes.push_back({LoopMode::Split, tiles[k]});
-        }
+        int n = 0;
+        for (int64_t t : int(i) == vec_loop ? vector_tiles : other_tiles)
+            if (2 * t <= E && n++ < per_loop) modes.push_back({LoopMode::Split, t});
         for (const LoopTiling &t : modes) {
             auto parent = std::make_shared<State>(s);
-            parent->decisions[size_t(c)].stages[size_t(stage)].loops[i] = t;
+            StageSched &sched = parent->decisions[size_t(c)].stages[size_t(stage)];
+            sched.loops[i] = t;
+            if (old.parallel > 0) {
+                const StageNest probe = make_stage_nest(st, sched, cn.loop_box);
+                sched.parallel = parallel_loops(st, probe, sched.vector_width);
+            }
             parent->nests[size_t(c)] = build_func_nest(dag_, parent->decisions, parent->nests, c);
             uint64_t h = 0;
             for (int k = 0; k < parent->num_decided; k++)
                 h = hash_mix(h, hash_sched(parent->decisions[size_t(order_[size_t(k)])]));
             parent->hash = h;
+            // At the new outer loop, and at the innermost loop outside the new tile.
             const StageNest &nn = parent->nests[size_t(c)]->stages[size_t(stage)];
-            int level = -1;
-            for (int k = 0; k < int(nn.order.size()); k++)
-                if (nn.order[size_t(k)].stage_loop == int(i) && nn.order[size_t(k)].outer_part) level = k;
-            if (level < 0 || strided_tail_hazard(dag_, *parent, func, c, stage, level)) continue;
-            FuncSched at{Placement::At, c, level, -1, {}};
-            at.at_stage = stage;
-            out.push_back({parent, at});
+            std::set<int> levels;
+            int innermost_outer = -1;
+            for (int k = 0; k < int(nn.order.size()); k++) {
+                if (!nn.order[size_t(k)].outer_part) continue;
+                innermost_outer = k;
+                if (nn.order[size_t(k)].stage_loop == int(i)) levels.insert(k);
+            }
+            if (innermost_outer >= 0) levels.insert(innermost_outer);
+            for (int level : levels) {
+                if (strided_tail_hazard(dag_, *parent, func, c, stage, level)) continue;
+                FuncSched at{Placement::At, c, level, -1, {}};
+                at.at_stage = stage;
+                out.push_back({parent, at});
+            }
         }
     }
     return out;

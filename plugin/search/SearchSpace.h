@@ -64,8 +64,10 @@ struct SearchSpaceOptions {
     int max_loop_option_product = 4096;
     /** Re-tiling the consumer for a producer: when every use of a Func is in one stage of a
      * consumer that has nothing computed inside it yet, also offer that stage with one more
-     * of its whole pure loops split (this many tiles per loop; 0 = never) or moved outside,
-     * and the Func computed at the new outer loop. The consumer's tiling was chosen before
+     * of its whole pure loops split (at most this many tiles per loop, from 2, 8 and 16
+     * vectors for the vector loop and 4, 16 and 64 for the others; 0 = never) or moved
+     * outside, and the Func computed at the new outer loop or at the innermost loop outside
+     * the new tile. A root stage gets its parallel loops chosen again for the new order. The consumer's tiling was chosen before
      * its producers, when such a split bought nothing: bench iir_blur's column scan `down`
      * can be computed per strip of columns only if `up`'s copy stage splits x. */
     int retile_tiles_per_loop = 3;
@@ -114,6 +116,9 @@ private:
     std::vector<int> order_;
 
     int vector_lanes(int func) const;
+    /** How many outermost loops of `n` run in parallel: until there are 8 tasks per core, or
+     * a loop that may not (an RVar, a dimension with a loop-carried dependence). */
+    int parallel_loops(const Stage &s, const StageNest &n, int vector_width) const;
     /** tilings() memoized: sibling states mostly ask for the same stage and region. */
     std::vector<StageSched> cached_tilings(const Stage &s, const Box64 &box, bool may_parallelize,
                                            const SearchSpaceOptions &opt) const;

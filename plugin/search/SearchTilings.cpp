@@ -15,6 +15,23 @@ int SearchSpace::vector_lanes(int func) const {
     return std::min(lanes, 32);
 }
 
+int SearchSpace::parallel_loops(const Stage &s, const StageNest &n, int vector_width) const {
+    // The outermost loops, until there are 8 tasks per core (or a loop that may not run in
+    // parallel); never the vectorized loop.
+    const int P = std::max(1, dag_.machine.parallelism);
+    int64_t tasks = 1;
+    int p = 0;
+    for (size_t j = 0; j + 1 < n.order.size() || (j < n.order.size() && vector_width == 1); j++) {
+        const ConcreteLoop &c = n.order[j];
+        const LoopDim &cl = s.loops[size_t(c.stage_loop)];
+        if (!cl.parallel_safe || cl.is_rvar) break;
+        if (tasks >= 8 * P) break;
+        tasks *= c.extent;
+        p++;
+    }
+    return tasks >= 2 ? p : 0;
+}
+
 std::vector<StageSched> SearchSpace::tilings(const Stage &s, const Box64 &box, bool may_par,
                                              bool coarse, int cap,
                                              int max_loop_option_product) const {
@@ -86,7 +103,6 @@ std::vector<StageSched> SearchSpace::tilings(const Stage &s, const Box64 &box, b
 
     std::vector<StageSched> out;
     std::vector<LoopTiling> cur(k);
-    const int P = std::max(1, dag_.machine.parallelism);
     std::function<void(int)> rec = [&](int i) {
         if (i < 0) {
             StageSched base;
@@ -113,20 +129,7 @@ std::vector<StageSched> SearchSpace::tilings(const Stage &s, const Box64 &box, b
                     StageSched sc = base;
                     sc.vector_width = w;
                     sc.unroll = u;
-                    if (may_par) {
-                        int64_t tasks = 1;
-                        int p = 0;
-                        for (size_t j = 0; j + 1 < n.order.size() || (j < n.order.size() && w == 1);
-                             j++) {
-                            const ConcreteLoop &c = n.order[j];
-                            const LoopDim &cl = s.loops[c.stage_loop];
-                            if (!cl.parallel_safe || cl.is_rvar) break;
-                            if (tasks >= 8 * P) break;
-                            tasks *= c.extent;
-                            p++;
-                        }
-                        sc.parallel = tasks >= 2 ? p : 0;
-                    }
+                    if (may_par) sc.parallel = parallel_loops(s, n, w);
                     out.push_back(sc);
                     if (sc.parallel > 0) {
                         // Small stages may not be worth waking the thread pool for.
