@@ -32,9 +32,14 @@ TermRow cost_terms(const ScheduleRow &f, int parallelism, double llc_bytes) {
     if (g(ScheduleFeature::allocation_bytes) <= 16 * 1024) allocs *= 0.1; // small: on the stack
     set(CostTerm::allocations, allocs / (g(ScheduleFeature::inside_parallel) > 0 ? P : 1));
     set(CostTerm::page_faults, g(ScheduleFeature::page_faults));
-    set(CostTerm::loop_overhead, (g(ScheduleFeature::inner_loop_iterations) +
-                                  kLoopEntriesPerRealization * g(ScheduleFeature::realizations)) /
-                                     cores);
+    // A stage under a sliding window is stored fewer times than it is computed (only Funcs
+    // without updates slide, so the pure stage's allocations tell).
+    const double stored = g(ScheduleFeature::num_allocations);
+    const bool sliding = stored > 0 && stored < 0.999 * g(ScheduleFeature::realizations);
+    set(CostTerm::loop_overhead,
+        (g(ScheduleFeature::inner_loop_iterations) +
+         (sliding ? kLoopEntriesPerSlidingRealization * g(ScheduleFeature::realizations) : 0)) /
+            cores);
     set(CostTerm::parallel_launches, g(ScheduleFeature::parallel_launches));
     set(CostTerm::task_overhead,
         g(ScheduleFeature::parallel_tasks) * g(ScheduleFeature::parallel_launches) / cores);

@@ -21,7 +21,7 @@ namespace sextant {
     X(store_bytes, "bytes stored, per core")                                                     \
     X(allocations, "buffer allocations (serialised in the allocator)")                           \
     X(page_faults, "page faults a stage's own nest predicts (priced per state instead: allocator_seconds)") \
-    X(loop_overhead, "innermost loop iterations (and realizations, kLoopEntriesPerRealization each) per core")           \
+    X(loop_overhead, "innermost loop iterations (and sliding-window steps, kLoopEntriesPerSlidingRealization each) per core")           \
     X(parallel_launches, "parallel loop launches (thread pool wake-up)")                         \
     X(task_overhead, "parallel tasks run, per core")                                             \
     X(false_sharing, "bytes written by tasks that share cache lines, per core")                  \
@@ -40,13 +40,15 @@ using TermRow = std::array<double, kNumCostTerms>;
 /** Terms of one stage; `parallelism` is the machine's core count. */
 TermRow cost_terms(const ScheduleRow &f, int parallelism, double llc_bytes);
 
-/** Each realization of a stage (entering its loop nest: bounds, allocation bookkeeping, the
- * sliding window's first-iteration test) counts as this many innermost-loop iterations in
- * the loop_overhead term (~70 ns at its analytical coefficient). Bench harris: a schedule
- * computing three producers per row of 64-column strips (184,000 realizations per run,
- * sliding down the rows) ran 12 ms where one with ~200 realizations ran 4.8 ms, and the model
- * without this priced the first 10% cheaper. */
-constexpr double kLoopEntriesPerRealization = 100;
+/** Each realization of a stage under a sliding window (one step of the window: its bounds,
+ * the first-iteration test, the folded storage's index) counts as this many innermost-loop
+ * iterations in the loop_overhead term (~70 ns at its analytical coefficient). Bench harris: a
+ * schedule computing three producers per row of 64-column strips, sliding down the rows
+ * (184,000 realizations per run), ran 12 ms where one with ~200 realizations ran 4.8 ms, and
+ * the model without this priced the first 10% cheaper. Plain compute_at realizations are not
+ * charged: on bench nl_means, 1.1 million realizations of small stack buffers per run ran in
+ * 31 ms in all. */
+constexpr double kLoopEntriesPerSlidingRealization = 100;
 
 /** Seconds of wall time per page fault caused by glibc's allocator, calibrated on the bench
  * (docs/COSTMODEL.md, "Allocation": 5-9 us per fault over 10 schedules). In a thread's arena

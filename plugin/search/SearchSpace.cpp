@@ -279,6 +279,12 @@ std::vector<FuncSched> SearchSpace::placements(const State &s, int func) const {
                         s.decisions[r.first].at_func == x.func;
         }
         if (large && !old_site && !single) continue;
+        if (large && kLargeMaxNestDepth > 0) {
+            int depth = 1; // of the Func, if placed in x.func
+            for (int g = x.func; s.decisions[g].placement == Placement::At; g = s.decisions[g].at_func)
+                depth++;
+            if (depth > kLargeMaxNestDepth) continue;
+        }
         if (x.stage > 0) {
             // An update stage's loops only for a Func every use of which is in that stage (nl_means'
             // weights, read only by the blend's update: per tile of its pure loops or per

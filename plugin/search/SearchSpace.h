@@ -31,6 +31,10 @@ template <typename T> void thin(std::vector<T> *v, size_t cap) {
  * SearchSpace::placements. */
 constexpr int kWalkUpMaxFuncs = 100;
 
+/** Above kWalkUpMaxFuncs Funcs, a Func is computed at most this many compute_at links below
+ * a Root Func (0: no limit). */
+constexpr int kLargeMaxNestDepth = 2;
+
 /** Above this many Funcs the unroll budget shrinks in proportion (SearchSpaceOptions). */
 constexpr double kUnrollBudgetFuncs = 100;
 
