@@ -604,3 +604,40 @@ TEST_CASE("a producer may be computed at any loop enclosing its uses, through ne
     }
     CHECK(checked);
 }
+
+namespace {
+
+/** P1 at root looks cheapest when it is decided, but makes its producer P0 cost 10 more:
+ * the trap a beam full of one structure falls into. */
+class RootTrap : public StateEvaluator {
+public:
+    void evaluate(const std::vector<State *> &states) override {
+        for (State *s : states) {
+            const FuncSched &p1 = s->decisions[1], &p0 = s->decisions[0];
+            s->cost = p1.placement == Placement::Root ? 1.0 : p1.placement == Placement::At ? 2.0 : 3.0;
+            if (p0.placement != Placement::Undecided && p1.placement == Placement::Root) s->cost += 10;
+            s->dirty.clear();
+        }
+    }
+};
+
+} // namespace
+
+TEST_CASE("the beam keeps several placement structures", "[search]") {
+    PipelineDag dag = stencil_chain(2); // P0 -> P1 -> C; decided C, P1, P0
+    SearchSpace space(dag);
+    RootTrap eval;
+    BeamSearchOptions opt;
+    opt.beam_size = 4;
+    opt.num_passes = 1;
+    opt.structure_share = 0; // no cap: four tilings of P1 at root fill the beam
+    StatePtr trapped = beam_search(space, eval, opt, nullptr);
+    REQUIRE(trapped);
+    CHECK(trapped->decisions[1].placement == Placement::Root);
+    CHECK(trapped->cost == 11.0);
+    opt.structure_share = 0.25; // one state per structure while others are left
+    StatePtr best = beam_search(space, eval, opt, nullptr);
+    REQUIRE(best);
+    CHECK(best->decisions[1].placement == Placement::At);
+    CHECK(best->cost == 2.0);
+}
