@@ -328,9 +328,8 @@ PipelineDag downsample_2d(int64_t w, int64_t s) {
     return dag;
 }
 
-/** compute_at levels the search offers P under a root C tiled as `loops`, vector 8. */
-std::set<int> at_levels(const PipelineDag &dag, std::vector<LoopTiling> loops, int unroll = 1) {
-    SearchSpace space(dag);
+/** C (Func 1) at root, tiled as `loops` with vector 8, and every child of that state. */
+FuncSched root_c(std::vector<LoopTiling> loops, int unroll = 1) {
     FuncSched c;
     c.placement = Placement::Root;
     StageSched s;
@@ -338,9 +337,20 @@ std::set<int> at_levels(const PipelineDag &dag, std::vector<LoopTiling> loops, i
     s.vector_width = 8;
     s.unroll = unroll;
     c.stages = {s};
+    return c;
+}
+std::vector<StatePtr> children_under(const SearchSpace &space, const FuncSched &c) {
     StatePtr after_c = space.make_child(*space.initial_state(), c);
     std::vector<StatePtr> kids;
     space.children(*after_c, {}, &kids);
+    return kids;
+}
+
+/** compute_at levels the search offers P under a root C tiled as `loops`, vector 8. */
+std::set<int> at_levels(const PipelineDag &dag, std::vector<LoopTiling> loops, int unroll = 1) {
+    SearchSpace space(dag);
+    const FuncSched c = root_c(std::move(loops), unroll);
+    std::vector<StatePtr> kids = children_under(space, c);
     std::set<int> out;
     for (const StatePtr &k : kids)
         if (k->decisions[0].placement == Placement::At && k->decisions[1] == c)
@@ -352,15 +362,9 @@ std::set<int> at_levels(const PipelineDag &dag, std::vector<LoopTiling> loops, i
  * "loop:mode/tile@level" of C's changed loop and P's level. */
 std::set<std::string> retiled(const PipelineDag &dag, std::vector<LoopTiling> loops) {
     SearchSpace space(dag);
-    FuncSched c;
-    c.placement = Placement::Root;
-    StageSched s;
-    s.loops = std::move(loops);
-    s.vector_width = 8;
-    c.stages = {s};
-    StatePtr after_c = space.make_child(*space.initial_state(), c);
-    std::vector<StatePtr> kids;
-    space.children(*after_c, {}, &kids);
+    const FuncSched c = root_c(std::move(loops));
+    const StageSched &s = c.stages[0];
+    std::vector<StatePtr> kids = children_under(space, c);
     std::set<std::string> out;
     for (const StatePtr &k : kids) {
         const FuncSched &kc = k->decisions[1];
