@@ -95,11 +95,16 @@ public:
         // siblings that differ only in tilings score alike, and a beam full of them loses the
         // structures a producer decided later would have made cheaper.
         std::vector<StatePtr> kept, passed_over;
-        std::set<uint64_t> seen;
+        // Duplicates: same hash and the same decisions (a hash collision is not a duplicate).
+        std::map<uint64_t, std::vector<const State *>> seen;
         std::map<uint64_t, size_t> per_structure;
         for (StatePtr &c : best_) {
             if (kept.size() >= keep_) break;
-            if (!seen.insert(c->hash).second) continue; // a duplicate of a better state
+            std::vector<const State *> &same_hash = seen[c->hash];
+            if (std::any_of(same_hash.begin(), same_hash.end(),
+                            [&](const State *o) { return o->decisions == c->decisions; }))
+                continue; // a duplicate of a better state
+            same_hash.push_back(c.get());
             if (++per_structure[c->placement_hash] > per_structure_) {
                 passed_over.push_back(std::move(c));
                 continue;

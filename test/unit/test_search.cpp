@@ -645,3 +645,30 @@ TEST_CASE("the beam keeps several placement structures", "[search]") {
     CHECK(best->decisions[1].placement == Placement::At);
     CHECK(best->cost == 2.0);
 }
+
+namespace {
+
+/** RootTrap, and every state gets the same hash: only a key comparison tells them apart. */
+class CollidingRootTrap : public RootTrap {
+public:
+    void evaluate(const std::vector<State *> &states) override {
+        RootTrap::evaluate(states);
+        for (State *s : states) s->hash = 42;
+    }
+};
+
+} // namespace
+
+TEST_CASE("beam de-duplication compares decisions as well as hashes", "[search]") {
+    PipelineDag dag = stencil_chain(2);
+    SearchSpace space(dag);
+    CollidingRootTrap eval;
+    BeamSearchOptions opt;
+    opt.beam_size = 4;
+    opt.num_passes = 1;
+    // Were states with equal hashes duplicates, one state would survive each step: P1 at
+    // root (cost 1), then 11 in all.
+    StatePtr best = beam_search(space, eval, opt, nullptr);
+    REQUIRE(best);
+    CHECK(best->cost == 2.0);
+}
