@@ -30,8 +30,8 @@ struct BeamSearchOptions {
      * states of other structures are left to fill it (<= 0: no cap). Bench iir_blur at beam
      * 32: without it every state after `up`'s step computed `up` at root (32 tilings of one
      * structure, 129.35-129.51 ms predicted), and the schedule with `up` per channel and
-     * `down` per strip of it (63 ms predicted, 47 ms measured vs 158) was only found at beam
-     * 128. */
+     * `down` per strip of it (63 ms predicted; 47 ms vs 158 in fresh processes, docs/SEARCH.md)
+     * was only found at beam 128. */
     double structure_share = 0.25;
     /** States whose placement prefix matches the best `keep_structures` of a pass go on. */
     int keep_structures = 4;

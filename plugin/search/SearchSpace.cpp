@@ -368,8 +368,7 @@ StatePtr SearchSpace::make_child(const State &parent, const FuncSched &fs,
 std::vector<SearchSpace::Retiling> SearchSpace::retilings(const State &s, int func,
                                                          const SearchSpaceOptions &opt) const {
     std::vector<Retiling> out;
-    const int per_loop = opt.coarse ? opt.retile_tiles_per_loop_coarse : opt.retile_tiles_per_loop;
-    if (per_loop <= 0 || dag_.funcs.size() > size_t(kWalkUpMaxFuncs)) return out;
+    if (!opt.retile_consumers || dag_.funcs.size() > size_t(kWalkUpMaxFuncs)) return out;
     if (dag_.funcs[func].is_output) return out;
     // One consumer stage holds every use, and nothing is computed inside that consumer yet (the
     // new loop order would move its levels).
@@ -403,9 +402,8 @@ std::vector<SearchSpace::Retiling> SearchSpace::retilings(const State &s, int fu
         const int64_t E = cn.loop_box[i].extent();
         std::vector<LoopTiling> modes;
         if (int(i) != vec_loop && E > 1) modes.push_back({LoopMode::Outer, 0});
-        int n = 0;
         for (int64_t t : int(i) == vec_loop ? vector_tiles : other_tiles)
-            if (2 * t <= E && n++ < per_loop) modes.push_back({LoopMode::Split, t});
+            if (2 * t <= E) modes.push_back({LoopMode::Split, t});
         for (const LoopTiling &t : modes) {
             auto parent = std::make_shared<State>(s);
             StageSched &sched = parent->decisions[size_t(c)].stages[size_t(stage)];

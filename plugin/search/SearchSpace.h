@@ -1,8 +1,8 @@
 // SearchSpace: the legal successors of a State — every placement of the next Func in the search
 // order (outputs first) combined with every tiling of its stages. Legality is decided here:
 // inlining only where Halide allows it, compute_at only at loops that enclose every use of the
-// Func (see placements()), splits never larger than the region, vectorizing and parallelizing only loops whose
-// iterations are independent. It never scores.
+// Func (see placements()), splits never larger than the region, vectorizing and parallelizing
+// only loops whose iterations are independent. It never scores.
 #pragma once
 
 #include "plugin/dag/PipelineDag.h"
@@ -68,14 +68,14 @@ struct SearchSpaceOptions {
     int max_loop_option_product = 4096;
     /** Re-tiling the consumer for a producer: when every use of a Func is in one stage of a
      * consumer that has nothing computed inside it yet, also offer that stage with one more
-     * of its whole pure loops split (at most this many tiles per loop, from 2, 8 and 16
-     * vectors for the vector loop and 4, 16 and 64 for the others; 0 = never) or moved
-     * outside, and the Func computed at the new outer loop or at the innermost loop outside
-     * the new tile. A root stage gets its parallel loops chosen again for the new order. The consumer's tiling was chosen before
-     * its producers, when such a split bought nothing: bench iir_blur's column scan `down`
-     * can be computed per strip of columns only if `up`'s copy stage splits x. */
-    int retile_tiles_per_loop = 3;
-    int retile_tiles_per_loop_coarse = 2;
+     * of its whole pure loops split (the vector loop by 2, 8 or 16 vectors, the others by 4,
+     * 16 or 64; in the coarse pass the first and last of each) or moved outside, and the
+     * Func computed at the new outer loop or at the innermost loop outside the new tile. A
+     * root stage gets its parallel loops chosen again for the new order. The consumer's
+     * tiling was chosen before its producers, when such a split bought nothing: bench
+     * iir_blur's column scan `down` can be computed per strip of columns only if `up`'s copy
+     * stage splits x. */
+    bool retile_consumers = true;
     /** Tiling combinations of the Func per re-tiled consumer: combos_per_placement over this. */
     int retile_combos_divisor = 4;
     /** Children over a limit kept per parent (of each kind) in case none is under it. */
@@ -88,7 +88,6 @@ public:
 
     /** Funcs in decision order: consumers before producers, input wrappers skipped. */
     const std::vector<int> &order() const { return order_; }
-    const PipelineDag &dag() const { return dag_; }
     StatePtr initial_state() const;
     bool is_complete(const State &s) const { return s.num_decided == int(order_.size()); }
 
@@ -131,7 +130,7 @@ private:
     mutable std::mutex tiling_cache_mutex_;
     std::vector<FuncSched> placements(const State &s, int func) const;
     /** A copy of a state with the consumer of `func` re-tiled, and `func`'s placement at the
-     * new loop (SearchSpaceOptions::retile_tiles_per_loop). */
+     * new loop (SearchSpaceOptions::retile_consumers). */
     struct Retiling {
         StatePtr parent;
         FuncSched placement;

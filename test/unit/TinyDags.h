@@ -227,4 +227,33 @@ inline PipelineDag transpose_reduce() {
     return dag;
 }
 
+/** in -> P0 -> P1 -> ... -> P{n-1} -> C, each a 9-tap 1-D stencil of the one before (8 adds,
+ * 9 loads: 17 IR nodes); C over [0, 63]. */
+inline PipelineDag stencil_chain(int n) {
+    PipelineDag dag;
+    dag.machine = avx2_machine(2);
+    const int64_t lo = -4 * (n + 1), hi = 63 + 4 * (n + 1);
+    dag.inputs.push_back(input({{lo, hi}}));
+    for (int k = 0; k <= n; k++) {
+        bool out = k == n;
+        FuncNode f = func(k, out ? "C" : "P" + std::to_string(k), {{out ? 0 : lo, out ? 63 : hi}});
+        f.can_inline = !out;
+        f.is_output = out;
+        Stage s;
+        s.func = k;
+        s.name = f.name;
+        s.loops = {pure_loop("x", 0, f.bounds[0].min, f.bounds[0].max)};
+        s.ops.at(OpKind::Add, TypeClass::F32) = 8;
+        ProducerKind kind = k == 0 ? ProducerKind::Input : ProducerKind::Func;
+        s.ops.at(k == 0 ? OpKind::InputLoad : OpKind::FuncLoad, TypeClass::F32) = 9;
+        s.loads = {simple_load(kind, k == 0 ? 0 : k - 1, 9, 1, {{1, 1, true}})};
+        f.stages.push_back(s);
+        dag.funcs.push_back(f);
+        dag.edges.push_back(offset_edge(k, 0, kind, k == 0 ? 0 : k - 1, {-4}, {4}, 9));
+    }
+    dag.outputs = {n};
+    dag.link();
+    return dag;
+}
+
 } // namespace sextant::test

@@ -1,0 +1,245 @@
+// Where the search may compute a Func: the vector-tail hazard, the consumer re-tiled for its
+// producer, and sites at loops enclosing the uses (through nested Funcs).
+#include "TinyDags.h"
+#include "plugin/search/Directives.h"
+#include "plugin/search/ScheduleText.h"
+#include "plugin/search/SearchSpace.h"
+
+#include <catch2/catch.hpp>
+
+#include <initializer_list>
+#include <set>
+#include <string>
+#include <tuple>
+
+using namespace sextant;
+
+namespace {
+
+/** in -> P(x, y) = in(x, y) -> C(x, y) = P(s*x, s*y) + P(s*x + 1, s*y) + ... (a downsample
+ * by s, or a plain 2-tap read for s = 1); C over [0, w-1] x [0, 15]. AVX2: 8 f32 lanes. */
+PipelineDag downsample_2d(int64_t w, int64_t s) {
+    PipelineDag dag;
+    dag.machine = test::avx2_machine(2);
+    Box64 pb = {{0, s * w}, {0, s * 16}};
+    dag.inputs.push_back(test::input(pb));
+    FuncNode p = test::func(0, "P", pb);
+    p.can_inline = true;
+    Stage ps;
+    ps.func = 0;
+    ps.name = "P";
+    ps.loops = {test::pure_loop("x", 0, 0, s * w), test::pure_loop("y", 1, 0, s * 16)};
+    ps.ops.at(OpKind::InputLoad, TypeClass::F32) = 1;
+    ps.loads = {test::simple_load(ProducerKind::Input, 0, 1, 2,
+                                  {{1, 1, true}, {0, 1, true}, {0, 1, true}, {1, 1, true}})};
+    p.stages.push_back(ps);
+    dag.funcs.push_back(p);
+    FuncNode c = test::func(1, "C", {{0, w - 1}, {0, 15}});
+    c.is_output = true;
+    Stage cs;
+    cs.func = 1;
+    cs.name = "C";
+    cs.loops = {test::pure_loop("x", 0, 0, w - 1), test::pure_loop("y", 1, 0, 15)};
+    cs.ops.at(OpKind::Add, TypeClass::F32) = 3;
+    cs.ops.at(OpKind::FuncLoad, TypeClass::F32) = 4;
+    cs.loads = {test::simple_load(ProducerKind::Func, 0, 4, 2,
+                                  {{s, 1, true}, {0, 1, true}, {0, 1, true}, {s, 1, true}})};
+    c.stages.push_back(cs);
+    dag.funcs.push_back(c);
+    dag.outputs = {1};
+    dag.edges.push_back(test::offset_edge(0, 0, ProducerKind::Input, 0, {0, 0}, {0, 0}, 1));
+    Edge e;
+    e.consumer_func = 1;
+    e.consumer_stage = 0;
+    e.kind = ProducerKind::Func;
+    e.producer = 0;
+    e.calls = 4;
+    for (int d = 0; d < 2; d++) {
+        using Op = BoundExpr::Op;
+        e.min.push_back(BoundExpr::binary(Op::Mul, BoundExpr::loop_min(d), BoundExpr::constant(s)));
+        e.max.push_back(BoundExpr::binary(
+            Op::Add, BoundExpr::binary(Op::Mul, BoundExpr::loop_max(d), BoundExpr::constant(s)),
+            BoundExpr::constant(1)));
+    }
+    dag.edges.push_back(e);
+    dag.link();
+    return dag;
+}
+
+/** C (Func 1) at root, tiled as `loops` with vector 8. */
+FuncSched root_c(std::vector<LoopTiling> loops, int unroll = 1) {
+    FuncSched c;
+    c.placement = Placement::Root;
+    StageSched s;
+    s.loops = std::move(loops);
+    s.vector_width = 8;
+    s.unroll = unroll;
+    c.stages = {s};
+    return c;
+}
+/** Every child of the state that decides the first Funcs of the search order as `decided`. */
+std::vector<StatePtr> children_after(const SearchSpace &space,
+                                     std::initializer_list<FuncSched> decided) {
+    StatePtr s = space.initial_state();
+    for (const FuncSched &fs : decided) s = space.make_child(*s, fs);
+    std::vector<StatePtr> kids;
+    space.children(*s, {}, &kids);
+    return kids;
+}
+
+/** compute_at levels the search offers P under a root C tiled as `loops`, vector 8. */
+std::set<int> at_levels(const PipelineDag &dag, std::vector<LoopTiling> loops, int unroll = 1) {
+    SearchSpace space(dag);
+    const FuncSched c = root_c(std::move(loops), unroll);
+    std::vector<StatePtr> kids = children_after(space, {c});
+    std::set<int> out;
+    for (const StatePtr &k : kids)
+        if (k->decisions[0].placement == Placement::At && k->decisions[1] == c)
+            out.insert(k->decisions[0].at_level);
+    return out;
+}
+
+/** The children that re-tile C for P (SearchSpaceOptions::retile_consumers), as
+ * "loop:mode/tile@level" of C's changed loop and P's level. */
+std::set<std::string> retiled(const PipelineDag &dag, std::vector<LoopTiling> loops) {
+    SearchSpace space(dag);
+    const FuncSched c = root_c(std::move(loops));
+    const StageSched &s = c.stages[0];
+    std::vector<StatePtr> kids = children_after(space, {c});
+    std::set<std::string> out;
+    for (const StatePtr &k : kids) {
+        const FuncSched &kc = k->decisions[1];
+        if (kc == c) continue;
+        REQUIRE(k->decisions[0].placement == Placement::At);
+        REQUIRE(k->decisions[0].at_func == 1);
+        for (size_t i = 0; i < s.loops.size(); i++) {
+            const LoopTiling &t = kc.stages[0].loops[i];
+            if (t == s.loops[i]) continue;
+            out.insert(dag.funcs[1].stages[0].loops[i].name + ":" +
+                       (t.mode == LoopMode::Outer ? "outer" : "split" + std::to_string(t.tile)) +
+                       "@" + std::to_string(k->decisions[0].at_level));
+        }
+        // The re-tiled consumer's nest is rebuilt, and P's region is what one iteration of
+        // the new loop reads.
+        CHECK(k->nests[1]->stages[0].order[size_t(k->decisions[0].at_level)].outer_part);
+    }
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("no compute_at whose strided loads get constant indices in a vector tail", "[search]") {
+    // Halide 14 miscompile (sextant-fuzz seed 186): P computed per row of a downsampling C
+    // whose vectorized x has a ShiftInwards tail. The tail's stride-2 loads from P's
+    // constant-size buffer have constant indices, and Halide 14 gives their dense load an
+    // alignment they do not have (vmovaps on an unaligned address: SIGSEGV).
+    const std::vector<LoopTiling> rows = {{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}; // y, x
+    CHECK(at_levels(downsample_2d(54, 2), rows).empty());        // 54 % 8 != 0: a tail
+    CHECK(at_levels(downsample_2d(56, 2), rows) == std::set<int>{0}); // no tail
+    CHECK(at_levels(downsample_2d(64, 2), rows, 2) == std::set<int>{0}); // 64 % 16 == 0
+    CHECK(at_levels(downsample_2d(56, 2), rows, 2).empty()); // unrolled by 2: 56 % 16 != 0
+    CHECK(at_levels(downsample_2d(54, 1), rows) == std::set<int>{0}); // dense loads: fine
+    // y split by 4 (y_o, y_i, x): at y_o the indices vary with y_i; at y_i they do not.
+    CHECK(at_levels(downsample_2d(54, 2), {{LoopMode::Inner, 0}, {LoopMode::Split, 4}}) ==
+          std::set<int>{0});
+    // x split by 16 with y outer (y, x_o, x_i): the last x_o tile (54 % 16 != 0) is constant
+    // at y; inside one x_o tile the 16 points fill two whole vectors.
+    CHECK(at_levels(downsample_2d(54, 2), {{LoopMode::Split, 16}, {LoopMode::Outer, 0}}) ==
+          std::set<int>{1});
+}
+
+TEST_CASE("a producer is offered inside its consumer re-tiled for it", "[search]") {
+    // C (x vector 8, then y; both whole) was tiled before P was placed. P may go at the outer
+    // part of a new split of either loop, or per row with y moved outside, unless that
+    // hits the strided vector-tail hazard: per row of a 54-wide stride-2 downsample it does.
+    const std::vector<LoopTiling> rows = {{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}; // x, y
+    CHECK(retiled(downsample_2d(54, 2), rows) ==
+          std::set<std::string>{"x:split16@0", "y:split4@0"});
+    CHECK(retiled(downsample_2d(56, 2), rows) ==
+          std::set<std::string>{"x:split16@0", "y:outer@0", "y:split4@0"});
+    // Nothing to re-tile when every loop is already split or outside.
+    CHECK(retiled(downsample_2d(56, 2), {{LoopMode::Split, 16}, {LoopMode::Outer, 0}}).empty());
+}
+
+namespace {
+
+/** (placement, at_func, at_level) of Func `func` over all `kids`. */
+std::set<std::tuple<int, int, int>> sites_of(const std::vector<StatePtr> &kids, int func) {
+    std::set<std::tuple<int, int, int>> seen;
+    for (const StatePtr &k : kids) {
+        const FuncSched &f = k->decisions[size_t(func)];
+        seen.insert({int(f.placement), f.at_func, f.at_level});
+    }
+    return seen;
+}
+
+/** True if the directives compute `func` at the loop `var` of `at_func`. */
+bool computed_at(const PipelineDag &dag, const Decisions &d, int func, int at_func,
+                 const std::string &var) {
+    bool at = false;
+    for (const Directive &x : make_directives(dag, d))
+        if (x.kind == Directive::Kind::ComputeAt && x.func == func)
+            at = x.at_func == at_func && x.vars.size() == 1 && x.vars[0].name == var;
+    return at;
+}
+
+} // namespace
+
+TEST_CASE("a producer of a Func computed per tile may also go inside that Func's loops",
+          "[search]") {
+    // P0 -> P1 -> C. C at root in 16-wide tiles, P1 per tile of C in 8-wide vectors: P0 can
+    // be inlined, rooted, computed per tile of C beside P1, or nested per vector block of P1.
+    PipelineDag dag = test::stencil_chain(2);
+    SearchSpace space(dag);
+    FuncSched c{Placement::Root, -1, -1, -1, {test::sched({{LoopMode::Split, 16}}, 8, 0)}};
+    FuncSched p1{Placement::At, 2, 0, -1, {test::sched({{LoopMode::Split, 8}}, 8, 0)}};
+    std::vector<StatePtr> kids = children_after(space, {c, p1});
+    CHECK(sites_of(kids, 0) == std::set<std::tuple<int, int, int>>{{int(Placement::Inline), -1, -1},
+                                                       {int(Placement::Root), -1, -1},
+                                                       {int(Placement::At), 2, 0},
+                                                       {int(Placement::At), 1, 0}});
+    for (const StatePtr &k : kids) {
+        const FuncSched &p0 = k->decisions[0];
+        if (p0.placement != Placement::At || p0.at_func != 1) continue;
+        // 4 tiles of C x 3 blocks of P1 (P1 computes 24 points per tile: 16 + 2 x 4).
+        const FuncNest &n = *k->nests[0];
+        CHECK(n.realizations == 12);
+        CHECK(n.region[0].extent() == 16); // 8 points of P1 + 2 x 4 halo
+        CHECK(computed_at(dag, k->decisions, 0, 1, "x_o"));
+        // And the text round-trips.
+        CHECK(parse_schedule_text(dag, to_schedule_text(dag, k->decisions)) == k->decisions);
+        break;
+    }
+}
+
+TEST_CASE("a producer may be computed at any loop enclosing its uses, through nested Funcs",
+          "[search]") {
+    // P0 -> P1 -> P2 -> C. C at root in 16-wide tiles (4), P2 per tile in 8-wide blocks, P1
+    // per block of P2: P0 may go in P1's loops, beside P1 in P2's block loop, or per tile of C.
+    PipelineDag dag = test::stencil_chain(3);
+    SearchSpace space(dag);
+    FuncSched c{Placement::Root, -1, -1, -1, {test::sched({{LoopMode::Split, 16}}, 8, 0)}};
+    FuncSched p2{Placement::At, 3, 0, -1, {test::sched({{LoopMode::Split, 8}}, 8, 0)}};
+    FuncSched p1{Placement::At, 2, 0, -1, {test::sched({{LoopMode::Split, 8}}, 8, 0)}};
+    std::vector<StatePtr> kids = children_after(space, {c, p2, p1});
+    CHECK(sites_of(kids, 0) == std::set<std::tuple<int, int, int>>{{int(Placement::Inline), -1, -1},
+                                                       {int(Placement::Root), -1, -1},
+                                                       {int(Placement::At), 1, 0},
+                                                       {int(Placement::At), 2, 0},
+                                                       {int(Placement::At), 3, 0}});
+    bool checked = false;
+    for (const StatePtr &k : kids) {
+        const FuncSched &p0 = k->decisions[0];
+        if (p0.placement != Placement::At || p0.at_func != 3) continue;
+        // Per tile of C: P2 computes 16 + 8 points, P1 (three blocks of P2) 24 + 8, P0 40.
+        const FuncNest &n = *k->nests[0];
+        CHECK(n.realizations == 4);
+        CHECK(n.region[0].extent() == 40);
+        CHECK(!n.constant_size); // its region passes through P2's and P1's loops
+        CHECK(computed_at(dag, k->decisions, 0, 3, "x_o"));
+        CHECK(parse_schedule_text(dag, to_schedule_text(dag, k->decisions)) == k->decisions);
+        checked = true;
+        break;
+    }
+    CHECK(checked);
+}
