@@ -56,7 +56,7 @@ std::vector<StageSched> SearchSpace::tilings(const Stage &s, const Box64 &box, b
             // Coarse: a register-sized and a cache-sized tile, so that producers can find a
             // fitting anchor loop in the first pass.
             std::vector<int64_t> sizes = coarse ? std::vector<int64_t>{int64_t(V) * 2, int64_t(V) * 8}
-                                                : std::vector<int64_t>{int64_t(V) * 2, int64_t(V) * 4,
+                                                : std::vector<int64_t>{int64_t(V), int64_t(V) * 2, int64_t(V) * 4,
                                                                        int64_t(V) * 8, int64_t(V) * 16,
                                                                        int64_t(V) * 32};
             for (int64_t t : sizes)
@@ -64,7 +64,7 @@ std::vector<StageSched> SearchSpace::tilings(const Stage &s, const Box64 &box, b
         } else if (rank <= 1 || l.func_dim == 1 || (is_update && rank <= 2 && !coarse)) {
             o.push_back({LoopMode::Outer, 0});
             std::vector<int64_t> sizes = coarse ? std::vector<int64_t>{8}
-                                                : std::vector<int64_t>{2, 4, 8, 16, 32, 64};
+                                                : std::vector<int64_t>{2, 3, 4, 6, 8, 12, 16, 32, 64};
             for (int64_t t : sizes)
                 if (t < E) o.push_back({LoopMode::Split, t});
         } else {

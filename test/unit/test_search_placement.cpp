@@ -243,3 +243,100 @@ TEST_CASE("a producer may be computed at any loop enclosing its uses, through ne
     }
     CHECK(checked);
 }
+
+namespace {
+
+/** A reduction read pointwise: P(x, y) = 0; P(x, y) += in(x + r, y), r in [0, 8);
+ * C(x, y) = P(x, y), the output over [0, 63] x [0, 15]. AVX2: 8 f32 lanes, 16 registers. */
+PipelineDag reduce_2d() {
+    PipelineDag dag;
+    dag.machine = test::avx2_machine(2);
+    dag.inputs.push_back(test::input({{0, 70}, {0, 15}}));
+    FuncNode p = test::func(0, "P", {{0, 63}, {0, 15}});
+    Stage p0;
+    p0.func = 0;
+    p0.name = "P";
+    p0.loops = {test::pure_loop("x", 0, 0, 63), test::pure_loop("y", 1, 0, 15)};
+    Stage p1 = p0;
+    p1.index = 1;
+    p1.name = "P.update(0)";
+    LoopDim r;
+    r.name = "r";
+    r.is_rvar = true;
+    r.range = {0, 7};
+    p1.loops.insert(p1.loops.begin(), r);
+    p1.ops.at(OpKind::Add, TypeClass::F32) = 1;
+    p1.ops.at(OpKind::InputLoad, TypeClass::F32) = 1;
+    Load self = test::simple_load(ProducerKind::Func, 0, 1, 2,
+                                  {{0, 1, true}, {1, 1, true}, {0, 1, true}, {0, 1, true},
+                                   {0, 1, true}, {1, 1, true}});
+    self.self = true;
+    p1.loads = {test::simple_load(ProducerKind::Input, 0, 1, 2,
+                                  {{1, 1, true}, {1, 1, true}, {0, 1, true}, {0, 1, true},
+                                   {0, 1, true}, {1, 1, true}}),
+                self};
+    p.stages = {p0, p1};
+    dag.funcs.push_back(p);
+    FuncNode c = test::func(1, "C", {{0, 63}, {0, 15}});
+    c.is_output = true;
+    Stage cs;
+    cs.func = 1;
+    cs.name = "C";
+    cs.loops = {test::pure_loop("x", 0, 0, 63), test::pure_loop("y", 1, 0, 15)};
+    cs.ops.at(OpKind::FuncLoad, TypeClass::F32) = 1;
+    cs.loads = {test::simple_load(ProducerKind::Func, 0, 1, 2,
+                                  {{1, 1, true}, {0, 1, true}, {0, 1, true}, {1, 1, true}})};
+    c.stages.push_back(cs);
+    dag.funcs.push_back(c);
+    dag.outputs = {1};
+    // P.update reads in(x + r, y): loops r (0), x (1), y (2).
+    Edge e;
+    e.consumer_func = 0;
+    e.consumer_stage = 1;
+    e.kind = ProducerKind::Input;
+    e.producer = 0;
+    e.calls = 1;
+    using Op = BoundExpr::Op;
+    e.min = {BoundExpr::binary(Op::Add, BoundExpr::loop_min(1), BoundExpr::loop_min(0)),
+             BoundExpr::loop_min(2)};
+    e.max = {BoundExpr::binary(Op::Add, BoundExpr::loop_max(1), BoundExpr::loop_max(0)),
+             BoundExpr::loop_max(2)};
+    dag.edges.push_back(e);
+    dag.edges.push_back(test::offset_edge(1, 0, ProducerKind::Func, 0, {0, 0}, {0, 0}, 1));
+    dag.link();
+    return dag;
+}
+
+} // namespace
+
+TEST_CASE("a reduction is offered per register block of its consumer", "[search]") {
+    // C (x vector 8, y; both whole) was tiled before P. P's accumulators fit in registers
+    // when computed per block of C of one vector by a few rows: 8 x b points, b vectors of
+    // accumulators, at most 12 (three quarters of AVX2's 16 registers).
+    PipelineDag dag = reduce_2d();
+    SearchSpace space(dag);
+    const FuncSched c = root_c({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}});
+    std::set<int64_t> rows;
+    for (const StatePtr &k : children_after(space, {c})) {
+        const FuncSched &kc = k->decisions[1];
+        if (!(kc.stages[0].loops[0] == LoopTiling{LoopMode::Split, 8})) continue;
+        // The block: x split to one vector, y split (or outside for one row); P per block.
+        const FuncSched &p = k->decisions[0];
+        REQUIRE(p.placement == Placement::At);
+        const FuncNest &n = *k->nests[0];
+        CHECK(n.region[0].extent() == 8);
+        CHECK(n.constant_size);
+        CHECK(k->nests[1]->stages[0].order[size_t(p.at_level) + 1].outer_part == false);
+        rows.insert(n.region[1].extent());
+        CHECK(parse_schedule_text(dag, to_schedule_text(dag, k->decisions)) == k->decisions);
+    }
+    CHECK(rows == std::set<int64_t>{2, 3, 4, 6, 8});
+    // Off: no block.
+    SearchSpaceOptions off;
+    off.register_blocks = false;
+    off.retile_consumers = false;
+    StatePtr s = space.make_child(*space.initial_state(), c);
+    std::vector<StatePtr> kids;
+    space.children(*s, off, &kids);
+    for (const StatePtr &k : kids) CHECK(k->decisions[1] == c);
+}
