@@ -29,12 +29,48 @@ bool is_transcendental(const Call *op) {
     return false;
 }
 
+bool is_likely(const Expr &e) {
+    const Call *c = e.as<Call>();
+    return c && (c->is_intrinsic(Call::likely) || c->is_intrinsic(Call::likely_if_innermost));
+}
+
+/** A clamp of a `likely` value, as boundary conditions write it (repeat_edge's
+ * max(min(likely(x), hi), lo)): Halide partitions the loop so that its steady state, where the
+ * value is likely in range, has no clamp at all. */
+bool clamps_likely(const Expr &e) {
+    if (is_likely(e)) return true;
+    if (const Min *m = e.as<Min>()) return clamps_likely(m->a) || clamps_likely(m->b);
+    if (const Max *m = e.as<Max>()) return clamps_likely(m->a) || clamps_likely(m->b);
+    return false;
+}
+
+/** True if `e` is address arithmetic: adds, subtracts and multiplies (and clamps) of loop
+ * variables, parameters and constants, with no load or conversion in it. */
+bool is_address_arithmetic(const Expr &e) {
+    if (e.as<Variable>() || e.as<IntImm>() || e.as<UIntImm>()) return true;
+    if (const Add *o = e.as<Add>()) return is_address_arithmetic(o->a) && is_address_arithmetic(o->b);
+    if (const Sub *o = e.as<Sub>()) return is_address_arithmetic(o->a) && is_address_arithmetic(o->b);
+    if (const Mul *o = e.as<Mul>()) return is_address_arithmetic(o->a) && is_address_arithmetic(o->b);
+    if (const Min *o = e.as<Min>()) return is_address_arithmetic(o->a) && is_address_arithmetic(o->b);
+    if (const Max *o = e.as<Max>()) return is_address_arithmetic(o->a) && is_address_arithmetic(o->b);
+    if (const Call *c = e.as<Call>())
+        return (c->is_intrinsic(Call::likely) || c->is_intrinsic(Call::likely_if_innermost)) &&
+               c->args.size() == 1 && is_address_arithmetic(c->args[0]);
+    return false;
+}
+
+/** Operations per point by kind. What the compiled loops do not compute per point is not
+ * counted: the adds, subtracts and multiplies of a load's address (affine in the loop
+ * variables: strength-reduced into the addressing, the parameter parts hoisted out of the
+ * loops), clamps of `likely` values, and `likely` conditions with the selects they guard
+ * (boundary conditions: Halide partitions the loops so that their steady state has none). */
 class OpCounter : public IRVisitor {
 public:
     explicit OpCounter(OpHistogram *h) : hist(h) {}
 
 private:
     OpHistogram *hist;
+    int in_address = 0; // inside the address arithmetic of a load
     using IRVisitor::visit;
 
     void add(OpKind k, Type t) { hist->at(k, type_class(t.element_of()))++; }
@@ -50,15 +86,15 @@ private:
         add(op->param.defined() ? OpKind::Param : OpKind::Variable, op->type);
     }
     void visit(const Add *op) override {
-        add(OpKind::Add, op->type);
+        if (!in_address) add(OpKind::Add, op->type);
         IRVisitor::visit(op);
     }
     void visit(const Sub *op) override {
-        add(OpKind::Sub, op->type);
+        if (!in_address) add(OpKind::Sub, op->type);
         IRVisitor::visit(op);
     }
     void visit(const Mul *op) override {
-        add(OpKind::Mul, op->type);
+        if (!in_address) add(OpKind::Mul, op->type);
         IRVisitor::visit(op);
     }
     void visit(const Div *op) override {
@@ -70,11 +106,11 @@ private:
         IRVisitor::visit(op);
     }
     void visit(const Min *op) override {
-        add(OpKind::MinMax, op->type);
+        if (!clamps_likely(op)) add(OpKind::MinMax, op->type);
         IRVisitor::visit(op);
     }
     void visit(const Max *op) override {
-        add(OpKind::MinMax, op->type);
+        if (!clamps_likely(op)) add(OpKind::MinMax, op->type);
         IRVisitor::visit(op);
     }
     void visit(const EQ *op) override {
@@ -114,6 +150,11 @@ private:
         IRVisitor::visit(op);
     }
     void visit(const Select *op) override {
+        if (is_likely(op->condition)) {
+            op->true_value.accept(this);
+            op->false_value.accept(this);
+            return;
+        }
         add(OpKind::Select, op->type);
         IRVisitor::visit(op);
     }
@@ -122,16 +163,22 @@ private:
         IRVisitor::visit(op);
     }
     void visit(const Call *op) override {
-        if (op->call_type == Call::Halide) {
-            add(OpKind::FuncLoad, op->type);
-        } else if (op->call_type == Call::Image) {
-            add(OpKind::InputLoad, op->type);
+        if (op->call_type == Call::Halide || op->call_type == Call::Image) {
+            add(op->call_type == Call::Halide ? OpKind::FuncLoad : OpKind::InputLoad, op->type);
+            for (const Expr &a : op->args) {
+                const bool address = is_address_arithmetic(a);
+                in_address += address;
+                a.accept(this);
+                in_address -= address;
+            }
+            return;
         } else if (op->is_intrinsic(Call::shift_left) || op->is_intrinsic(Call::shift_right) ||
                    op->is_intrinsic(Call::bitwise_and) || op->is_intrinsic(Call::bitwise_or) ||
                    op->is_intrinsic(Call::bitwise_xor) || op->is_intrinsic(Call::bitwise_not)) {
             add(OpKind::Bitwise, op->type);
-        } else if (op->is_intrinsic(Call::likely) || op->is_intrinsic(Call::likely_if_innermost) ||
-                   op->is_intrinsic(Call::promise_clamped) ||
+        } else if (op->is_intrinsic(Call::likely) || op->is_intrinsic(Call::likely_if_innermost)) {
+            return; // a condition or value the steady state of the loop does not compute
+        } else if (op->is_intrinsic(Call::promise_clamped) ||
                    op->is_intrinsic(Call::unsafe_promise_clamped)) {
             // Annotations: no work of their own.
         } else if (op->is_intrinsic(Call::if_then_else)) {

@@ -175,7 +175,8 @@ bool SearchSpace::inline_fits(const State &s, int func) const {
     return true;
 }
 
-std::vector<FuncSched> SearchSpace::placements(const State &s, int func) const {
+std::vector<FuncSched> SearchSpace::placements(const State &s, int func,
+                                               const SearchSpaceOptions &opt) const {
     const FuncNode &f = dag_.funcs[func];
     std::vector<FuncSched> out;
     if (f.can_inline && !f.is_output && inline_fits(s, func))
@@ -203,9 +204,10 @@ std::vector<FuncSched> SearchSpace::placements(const State &s, int func) const {
             if (stage > 0 || f.stages.size() > 1) continue;
             for (int store = level - 1; store >= 0 && store >= level - 2; store--) {
                 const ConcreteLoop &between = cn.order[store + 1];
-                bool split_part =
+                const bool split =
                     c_stage_mode(s, anchor, stage, between.stage_loop) == LoopMode::Split;
-                if (between.parallel || split_part) break;
+                if (between.parallel || (split && (between.outer_part || !opt.slide_in_split_tiles)))
+                    break;
                 out.push_back({Placement::At, anchor, level, store, {}});
             }
         }
@@ -597,7 +599,7 @@ void SearchSpace::children(const State &s, const SearchSpaceOptions &opt,
         }
     };
     const int combo_cap = opt.coarse ? opt.combos_per_placement_coarse : opt.combos_per_placement;
-    for (const FuncSched &p : placements(s, func)) offer_placement(s, p, combo_cap);
+    for (const FuncSched &p : placements(s, func, opt)) offer_placement(s, p, combo_cap);
     // The Func inside its consumer re-tiled for it: the consumer's tiling was chosen before its
     // producers were, when no split of a loop it could leave whole paid off.
     const int retile_cap = std::max(1, combo_cap / std::max(1, opt.retile_combos_divisor));

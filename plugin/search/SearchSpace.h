@@ -85,6 +85,9 @@ struct SearchSpaceOptions {
      * 16 channels x 3 x 4 points of its output ran 2.4 ms vs 4.4 ms per row strip of 16 columns
      * (the search's pick before). */
     bool register_blocks = true;
+    /** Sliding windows over the inner part of a split (storage at the tile's loop, compute
+     * per row of the tile). Never over the outer part of a split. */
+    bool slide_in_split_tiles = true;
     /** Tiling combinations of the Func per re-tiled consumer: combos_per_placement over this. */
     int retile_combos_divisor = 4;
     /** Children over a limit kept per parent (of each kind) in case none is under it. */
@@ -137,7 +140,7 @@ private:
     mutable std::unordered_map<uint64_t, std::vector<StageSched>> tiling_cache_;
     mutable size_t tiling_cache_entries_ = 0; // StageScheds held by tiling_cache_
     mutable std::mutex tiling_cache_mutex_;
-    std::vector<FuncSched> placements(const State &s, int func) const;
+    std::vector<FuncSched> placements(const State &s, int func, const SearchSpaceOptions &opt) const;
     /** A copy of a state with the consumer of `func` re-tiled, and `func`'s placement at the
      * new loop (SearchSpaceOptions::retile_consumers). */
     struct Retiling {

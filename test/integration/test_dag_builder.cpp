@@ -228,6 +228,28 @@ TEST_CASE("boundary condition uses input estimates", "[dag]") {
     CHECK(l.at(0, 0).den == 1);
     CHECK(l.at(1, 1).num == 1);
     CHECK(l.at(0, 1).num == 0);
+    // Work per point: the clamps of `likely` values and the address arithmetic (x - 2, the
+    // clamp's min + extent - 1) are not counted; the sum is.
+    CHECK(edge.stages[0].ops.of_kind(OpKind::MinMax) == 0);
+    CHECK(edge.stages[0].ops.of_kind(OpKind::Add) == 0);
+    CHECK(edge.stages[0].ops.of_kind(OpKind::Sub) == 0);
+    CHECK(func(dag, "blur").stages[0].ops.of_kind(OpKind::Add) == 1);
+}
+
+TEST_CASE("a clamp without likely and a computed index are work per point", "[dag]") {
+    ImageParam in(Float(32), 1, "in9");
+    ImageParam lut(Float(32), 1, "lut9");
+    Var x("x");
+    Func f("looked_up");
+    f(x) = in(clamp(x * 2, 0, 99)) + lut(clamp(cast<int>(in(x) * 16.0f) + 1, 0, 19));
+    f.set_estimate(x, 0, 50);
+    in.set_estimates({{0, 100}});
+    lut.set_estimates({{0, 20}});
+    PipelineDag dag = build({f});
+    const sextant::Stage &s = func(dag, "looked_up").stages[0];
+    CHECK(s.ops.of_kind(OpKind::MinMax) == 4); // the clamps: Halide keeps them in every iteration
+    CHECK(s.ops.of_kind(OpKind::Mul) == 1);    // in(x) * 16 (x * 2 is address arithmetic)
+    CHECK(s.ops.of_kind(OpKind::Add) == 2);    // the sum, and + 1 to a loaded index
 }
 
 TEST_CASE("missing output estimate names the Func and dimension", "[dag][errors]") {

@@ -212,7 +212,8 @@ TEST_CASE("ScheduleText round-trips and directives name the loops they create", 
                       Catch::Contains("expected loop 'x'"));
 }
 
-TEST_CASE("no sliding window over a split loop; store_at is emitted and round-trips", "[search]") {
+TEST_CASE("sliding windows over a split's inner part only; store_at is emitted and round-trips",
+          "[search]") {
     PipelineDag dag = test::stencil_2d();
     SearchSpace space(dag);
     FuncSched c;
@@ -229,8 +230,19 @@ TEST_CASE("no sliding window over a split loop; store_at is emitted and round-tr
         const FuncSched &p = k->decisions[0];
         if (p.placement == Placement::At) at_store.insert({p.at_level, p.store_level});
     }
-    // y_i is the inner part of a split: Halide 14 computes wrong results when it slides over
-    // it (ShiftInwards moves the last tile backwards), so storage stays at the compute level.
+    // Computed per row y_i of a tile, stored per tile y_o: the window slides down the tile's
+    // rows (SearchSpaceOptions::slide_in_split_tiles). Never over y_o itself, the outer part
+    // of the split, whose last (ShiftInwards) tile moves backwards.
+    CHECK(at_store == std::set<std::pair<int, int>>{{0, -1}, {1, -1}, {1, 0}});
+    SearchSpaceOptions no_slide;
+    no_slide.slide_in_split_tiles = false;
+    kids.clear();
+    space.children(*after_c, no_slide, &kids);
+    at_store.clear();
+    for (const StatePtr &k : kids) {
+        const FuncSched &p = k->decisions[0];
+        if (p.placement == Placement::At) at_store.insert({p.at_level, p.store_level});
+    }
     CHECK(at_store == std::set<std::pair<int, int>>{{0, -1}, {1, -1}});
     Decisions d = after_c->decisions;
     d[0] = {Placement::At, 1, 1, 0, {}};
