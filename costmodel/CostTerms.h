@@ -42,14 +42,13 @@ TermRow cost_terms(const ScheduleRow &f, int parallelism, double llc_bytes);
 
 /** Each realization of a stage under a sliding window (one step of the window: its bounds,
  * the first-iteration test, the folded storage's index) counts as this many innermost-loop
- * iterations in the loop_overhead term (~14 ns at its analytical coefficient; 100 until session 9,
- * when bench box_blur's separable schedule ran 61,440 steps and all its work in 1.23 ms). Bench harris: a
+ * iterations in the loop_overhead term (~70 ns at its analytical coefficient). Bench harris: a
  * schedule computing three producers per row of 64-column strips, sliding down the rows
  * (184,000 realizations per run), ran 12 ms where one with ~200 realizations ran 4.8 ms, and
  * the model without this priced the first 10% cheaper. Plain compute_at realizations are not
  * charged: on bench nl_means, 1.1 million realizations of small stack buffers per run ran in
  * 31 ms in all. */
-constexpr double kLoopEntriesPerSlidingRealization = 20;
+constexpr double kLoopEntriesPerSlidingRealization = 100;
 
 /** Seconds of wall time per page fault caused by glibc's allocator, calibrated on the bench
  * (docs/COSTMODEL.md, "Allocation": 5-9 us per fault over 10 schedules). In a thread's arena

@@ -196,17 +196,20 @@ std::vector<FuncSched> SearchSpace::placements(const State &s, int func,
             FuncSched at{Placement::At, anchor, level, -1, {}};
             at.at_stage = stage;
             out.push_back(at);
-            // Sliding windows: storage one or two loops further out, over serial whole loops
-            // only. A split loop in between (ShiftInwards moves its last tile backwards) or a
-            // Func with updates makes Halide 14's sliding window / storage folding compute
-            // wrong results (found by sextant-fuzz: seeds 89 and 116), so those are not
-            // offered.
+            // Sliding windows: storage one or two loops further out, over serial loops that
+            // are whole or the inner part of a split (SearchSpaceOptions::slide_in_split_tiles;
+            // not above kWalkUpMaxFuncs Funcs). Not over the outer part of a split (its last,
+            // ShiftInwards, tile moves backwards), nor for a Func with updates: Halide 14's
+            // sliding window / storage folding computed wrong results there (sextant-fuzz
+            // seeds 89 and 116, session 5).
             if (stage > 0 || f.stages.size() > 1) continue;
             for (int store = level - 1; store >= 0 && store >= level - 2; store--) {
                 const ConcreteLoop &between = cn.order[store + 1];
                 const bool split =
                     c_stage_mode(s, anchor, stage, between.stage_loop) == LoopMode::Split;
-                if (between.parallel || (split && (between.outer_part || !opt.slide_in_split_tiles)))
+                if (between.parallel ||
+                    (split && (between.outer_part || !opt.slide_in_split_tiles ||
+                               dag_.funcs.size() > size_t(kWalkUpMaxFuncs))))
                     break;
                 out.push_back({Placement::At, anchor, level, store, {}});
             }

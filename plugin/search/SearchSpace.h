@@ -86,7 +86,8 @@ struct SearchSpaceOptions {
      * (the search's pick before). */
     bool register_blocks = true;
     /** Sliding windows over the inner part of a split (storage at the tile's loop, compute
-     * per row of the tile). Never over the outer part of a split. */
+     * per row of the tile, as Adams2019's box_blur slides `rows` down 16-row bands). Never
+     * over the outer part of a split; not above kWalkUpMaxFuncs Funcs. */
     bool slide_in_split_tiles = true;
     /** Tiling combinations of the Func per re-tiled consumer: combos_per_placement over this. */
     int retile_combos_divisor = 4;

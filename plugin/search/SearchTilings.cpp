@@ -40,6 +40,10 @@ std::vector<StageSched> SearchSpace::tilings(const Stage &s, const Box64 &box, b
     bool has_vector_dim = false;
     for (const LoopDim &l : s.loops) has_vector_dim |= l.func_dim == 0 && l.parallel_safe;
 
+    // Above kWalkUpMaxFuncs Funcs, the tile sizes of session 8 (no one-vector tiles, no 3, 6, 12):
+    // bench synthetic_200's generator then takes ~80 s; with them, over 120 s, in Halide's
+    // lowering after a search that ended in 30 s.
+    const bool large = dag_.funcs.size() > size_t(kWalkUpMaxFuncs);
     std::vector<std::vector<LoopTiling>> opts(k);
     int pure_seen = 0;
     bool is_update = s.index > 0;
@@ -56,14 +60,17 @@ std::vector<StageSched> SearchSpace::tilings(const Stage &s, const Box64 &box, b
             // Coarse: a register-sized and a cache-sized tile, so that producers can find a
             // fitting anchor loop in the first pass.
             std::vector<int64_t> sizes = coarse ? std::vector<int64_t>{int64_t(V) * 2, int64_t(V) * 8}
-                                                : std::vector<int64_t>{int64_t(V), int64_t(V) * 2, int64_t(V) * 4,
-                                                                       int64_t(V) * 8, int64_t(V) * 16,
-                                                                       int64_t(V) * 32};
+                                        : large ? std::vector<int64_t>{int64_t(V) * 2, int64_t(V) * 4, int64_t(V) * 8,
+                                                       int64_t(V) * 16, int64_t(V) * 32}
+                                : std::vector<int64_t>{int64_t(V), int64_t(V) * 2, int64_t(V) * 4,
+                                                       int64_t(V) * 8, int64_t(V) * 16,
+                                                       int64_t(V) * 32};
             for (int64_t t : sizes)
                 if (t < E) o.push_back({LoopMode::Split, t});
         } else if (rank <= 1 || l.func_dim == 1 || (is_update && rank <= 2 && !coarse)) {
             o.push_back({LoopMode::Outer, 0});
             std::vector<int64_t> sizes = coarse ? std::vector<int64_t>{8}
+                                        : large ? std::vector<int64_t>{2, 4, 8, 16, 32, 64}
                                                 : std::vector<int64_t>{2, 3, 4, 6, 8, 12, 16, 32, 64};
             for (int64_t t : sizes)
                 if (t < E) o.push_back({LoopMode::Split, t});
