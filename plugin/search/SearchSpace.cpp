@@ -1,4 +1,5 @@
 #include "SearchSpace.h"
+#include "SearchSpaceDetail.h"
 
 #include <algorithm>
 #include <cmath>
@@ -21,7 +22,7 @@ uint64_t placement_key(const FuncSched &fs) {
            uint64_t(fs.at_stage) * 0x100000000ULL;
 }
 
-namespace {
+namespace detail {
 
 uint64_t hash_sched(const FuncSched &fs) {
     uint64_t h = hash_mix(0, placement_key(fs));
@@ -33,8 +34,7 @@ uint64_t hash_sched(const FuncSched &fs) {
     return h;
 }
 
-
-} // namespace
+} // namespace detail
 
 SearchSpace::SearchSpace(const PipelineDag &dag) : dag_(dag) {
     for (int f = int(dag.funcs.size()) - 1; f >= 0; f--) {
@@ -94,6 +94,10 @@ void index_rates(const PipelineDag &dag, const Decisions &d, const Stage &st,
     }
 }
 
+} // namespace
+
+namespace detail {
+
 /** Halide 14 miscompile (sextant-fuzz seed 186): when a producer is computed at the loop
  * whose body holds only loops over the consumer's vector dimension (its vector loop, the outer
  * part of its split) and unrolled loops, and one of those has a ShiftInwards tail, the tail's
@@ -131,7 +135,7 @@ bool strided_tail_hazard(const PipelineDag &dag, const State &s, int func, int c
     }
     return false;
 }
-} // namespace
+} // namespace detail
 
 namespace {
 
@@ -192,7 +196,7 @@ std::vector<FuncSched> SearchSpace::placements(const State &s, int func,
         const StageNest &cn = s.nests[anchor]->stages[size_t(stage)];
         for (int level = 0; level < int(cn.order.size()) && level <= last; level++) {
             if (cn.order[level].vectorized) break;
-            if (strided_tail_hazard(dag_, s, func, anchor, stage, level)) continue;
+            if (detail::strided_tail_hazard(dag_, s, func, anchor, stage, level)) continue;
             FuncSched at{Placement::At, anchor, level, -1, {}};
             at.at_stage = stage;
             out.push_back(at);
@@ -269,7 +273,7 @@ std::vector<FuncSched> SearchSpace::placements(const State &s, int func,
     // (a 1-D consumer) get the vector-tail hazard check for their whole nest.
     for (const StageRef &r : cons)
         if (!large && r.first != sites.front().func &&
-            strided_tail_hazard(dag_, s, func, r.first, r.second, -1))
+            detail::strided_tail_hazard(dag_, s, func, r.first, r.second, -1))
             return out;
     // The sites enclosing the consumers' Funcs first (outermost Func last), then the loops of
     // the single consumer itself.
@@ -310,7 +314,7 @@ StatePtr SearchSpace::make_child(const State &parent, const FuncSched &fs,
     c->decisions[func] = fs;
     c->num_decided++;
     c->dirty.clear();
-    c->hash = hash_mix(parent.hash, hash_sched(fs));
+    c->hash = hash_mix(parent.hash, detail::hash_sched(fs));
     c->placement_hash = hash_mix(parent.placement_hash, placement_key(fs));
     const std::vector<StageRef> consumers = effective_consumers(dag_, c->decisions, func);
     if (fs.placement == Placement::Root || fs.placement == Placement::At) {
@@ -368,150 +372,6 @@ StatePtr SearchSpace::make_child(const State &parent, const FuncSched &fs,
                                    stacked + bytes <= kMaxStackBytesPerNest;
     }
     return c;
-}
-
-std::vector<SearchSpace::Retiling> SearchSpace::retilings(const State &s, int func,
-                                                         const SearchSpaceOptions &opt) const {
-    std::vector<Retiling> out;
-    if (!opt.retile_consumers || dag_.funcs.size() > size_t(kWalkUpMaxFuncs)) return out;
-    if (dag_.funcs[func].is_output) return out;
-    // One consumer stage holds every use, and nothing is computed inside that consumer yet (the
-    // new loop order would move its levels).
-    const std::vector<StageRef> cons = effective_consumers(dag_, s.decisions, func);
-    if (cons.empty()) return out;
-    for (const StageRef &r : cons)
-        if (r != cons.front()) return out;
-    const int c = cons.front().first, stage = cons.front().second;
-    const FuncSched &cs = s.decisions[size_t(c)];
-    if ((cs.placement != Placement::Root && cs.placement != Placement::At) || !s.nests[size_t(c)])
-        return out;
-    for (const FuncSched &g : s.decisions)
-        if (g.placement == Placement::At && g.at_func == c) return out;
-    // Not a register-blocked stage (the new loop would change what is unrolled). A parallel
-    // stage (at root) gets its parallel loops chosen again for the new order.
-    const StageSched &old = cs.stages[size_t(stage)];
-    if (old.unroll_outer) return out;
-    const Stage &st = dag_.stage(c, stage);
-    const StageNest &cn = s.nests[size_t(c)]->stages[size_t(stage)];
-    const int vec_loop =
-        !cn.order.empty() && cn.order.back().vectorized ? cn.order.back().stage_loop : -1;
-    const int V = std::max(1, old.vector_width) * std::max(1, old.unroll);
-    // Tiles: the vector loop in multiples of its vectors, the others in rows or bands.
-    // A copy of `s` with the consumer's stage tiled as `sched`, and the Func at the levels
-    // `pick` chooses from the new order.
-    auto offer = [&](StageSched sched, const std::function<std::set<int>(const StageNest &)> &pick) {
-        auto parent = std::make_shared<State>(s);
-        if (old.parallel > 0) {
-            const StageNest probe = make_stage_nest(st, sched, cn.loop_box);
-            sched.parallel = parallel_loops(st, probe, sched.vector_width);
-        }
-        parent->decisions[size_t(c)].stages[size_t(stage)] = sched;
-        parent->nests[size_t(c)] = build_func_nest(dag_, parent->decisions, parent->nests, c);
-        uint64_t h = 0;
-        for (int k = 0; k < parent->num_decided; k++)
-            h = hash_mix(h, hash_sched(parent->decisions[size_t(order_[size_t(k)])]));
-        parent->hash = h;
-        for (int level : pick(parent->nests[size_t(c)]->stages[size_t(stage)])) {
-            if (strided_tail_hazard(dag_, *parent, func, c, stage, level)) continue;
-            FuncSched at{Placement::At, c, level, -1, {}};
-            at.at_stage = stage;
-            out.push_back({parent, at});
-        }
-    };
-    // The innermost loop of the outer group.
-    auto innermost_outer = [](const StageNest &nn) {
-        int k = -1;
-        for (int j = 0; j < int(nn.order.size()); j++)
-            if (nn.order[size_t(j)].outer_part) k = j;
-        return k;
-    };
-
-    // One more loop split (or moved outside): the Func at the new outer loop, and at the
-    // innermost loop outside the new tile. Tiles: the vector loop in multiples of its vectors,
-    // the others in rows or bands.
-    const std::vector<int64_t> vector_tiles =
-        opt.coarse ? std::vector<int64_t>{2LL * V, 16LL * V} : std::vector<int64_t>{2LL * V, 8LL * V, 16LL * V};
-    const std::vector<int64_t> other_tiles =
-        opt.coarse ? std::vector<int64_t>{8, 64} : std::vector<int64_t>{4, 16, 64};
-    for (size_t i = 0; i < st.loops.size(); i++) {
-        const LoopDim &l = st.loops[i];
-        if (old.loops[i].mode != LoopMode::Inner || l.is_rvar || l.func_dim < 0) continue;
-        const int64_t E = cn.loop_box[i].extent();
-        std::vector<LoopTiling> modes;
-        if (int(i) != vec_loop && E > 1) modes.push_back({LoopMode::Outer, 0});
-        for (int64_t t : int(i) == vec_loop ? vector_tiles : other_tiles)
-            if (2 * t <= E) modes.push_back({LoopMode::Split, t});
-        for (const LoopTiling &t : modes) {
-            StageSched sched = old;
-            sched.loops[i] = t;
-            offer(sched, [&](const StageNest &nn) {
-                std::set<int> levels;
-                for (int k = 0; k < int(nn.order.size()); k++)
-                    if (nn.order[size_t(k)].outer_part && nn.order[size_t(k)].stage_loop == int(i))
-                        levels.insert(k);
-                if (innermost_outer(nn) >= 0) levels.insert(innermost_outer(nn));
-                return levels;
-            });
-        }
-    }
-
-    // Register blocks (SearchSpaceOptions::register_blocks): a reduction computed per block of
-    // its consumer small enough for its accumulators to stay in vector registers. The vector
-    // loop is split to one vector, one or two more pure loops to a few points, every other pure
-    // loop moves outside; the Func goes at the innermost loop outside the block.
-    bool reduces = false;
-    for (const Stage &ps : dag_.funcs[func].stages)
-        for (const LoopDim &pl : ps.loops) reduces |= pl.is_rvar;
-    bool consumer_reduces = false;
-    for (size_t i = 0; i < st.loops.size(); i++)
-        consumer_reduces |= st.loops[i].is_rvar && cn.loop_box[i].extent() > 1;
-    if (!opt.register_blocks || !reduces || consumer_reduces || vec_loop < 0) return out;
-    const int W = std::max(1, old.vector_width);
-    if (cn.loop_box[size_t(vec_loop)].extent() < 2 * W) return out;
-    const int native = std::max(1, dag_.machine.vector_bits / 8 /
-                                       std::max(1, dag_.funcs[func].bytes_per_point));
-    const int registers = dag_.machine.vector_bits >= 512 ? 32 : 16;
-    // Accumulator vectors a block may hold: three quarters of the register file (the rest
-    // hold the loaded operands), as the featurizer's accumulates_in_registers assumes.
-    const int budget = registers * 3 / 4 / std::max(1, (W + native - 1) / native);
-    // The block's other loops: the first two non-vector pure loops with more than one point.
-    std::vector<size_t> dims;
-    for (size_t i = 0; i < st.loops.size() && dims.size() < 2; i++)
-        if (int(i) != vec_loop && !st.loops[i].is_rvar && st.loops[i].func_dim >= 0 &&
-            cn.loop_box[i].extent() > 1)
-            dims.push_back(i);
-    const std::vector<int64_t> sizes =
-        opt.coarse ? std::vector<int64_t>{1, 4} : std::vector<int64_t>{1, 2, 3, 4, 6, 8};
-    for (int64_t a : sizes) {
-        for (int64_t b : dims.size() > 1 ? sizes : std::vector<int64_t>{1}) {
-            if (a * b > budget || (a == 1 && b == 1)) continue;
-            StageSched sched = old;
-            sched.unroll = 1;
-            sched.unroll_outer = false;
-            for (size_t i = 0; i < st.loops.size(); i++)
-                if (!st.loops[i].is_rvar && st.loops[i].func_dim >= 0 && cn.loop_box[i].extent() > 1)
-                    sched.loops[i] = {LoopMode::Outer, 0};
-            bool fits = true;
-            // Loop i gets t points of the block: one point is the whole loop outside it,
-            // the whole extent is the whole loop inside it.
-            auto block = [&](size_t i, int64_t t) {
-                const int64_t E = cn.loop_box[i].extent();
-                if (t > E) fits = false;
-                else if (t == E) sched.loops[i] = {LoopMode::Inner, 0};
-                else if (t > 1) sched.loops[i] = {LoopMode::Split, t};
-            };
-            block(size_t(vec_loop), W);
-            if (!dims.empty()) block(dims[0], a);
-            if (dims.size() > 1) block(dims[1], b);
-            if (!fits) continue;
-            offer(sched, [&](const StageNest &nn) {
-                std::set<int> levels;
-                if (innermost_outer(nn) >= 0) levels.insert(innermost_outer(nn));
-                return levels;
-            });
-        }
-    }
-    return out;
 }
 
 void SearchSpace::children(const State &s, const SearchSpaceOptions &opt,
