@@ -67,9 +67,10 @@ double child_bytes(const State &c, int func) {
 class BestChildren {
 public:
     BestChildren(StateEvaluator &eval, SearchStats *stats, size_t keep, size_t batch,
-                 size_t per_structure)
+                 size_t per_structure, size_t per_cost)
         : eval_(eval), stats_(stats), keep_(std::max<size_t>(1, keep)),
-          batch_(std::max<size_t>(1, batch)), per_structure_(std::max<size_t>(1, per_structure)) {}
+          batch_(std::max<size_t>(1, batch)), per_structure_(std::max<size_t>(1, per_structure)),
+          per_cost_(std::max<size_t>(1, per_cost)) {}
 
     void add(StatePtr c) {
         pending_.push_back(std::move(c));
@@ -98,6 +99,9 @@ public:
         // Duplicates: same hash and the same decisions (a hash collision is not a duplicate).
         std::map<uint64_t, std::vector<const State *>> seen;
         std::map<uint64_t, size_t> per_structure;
+        // States of one predicted cost (sorted, so equal costs are adjacent).
+        double run_cost = -1;
+        size_t run = 0;
         for (StatePtr &c : best_) {
             if (kept.size() >= keep_) break;
             std::vector<const State *> &same_hash = seen[c->hash];
@@ -105,6 +109,14 @@ public:
                             [&](const State *o) { return o->decisions == c->decisions; }))
                 continue; // a duplicate of a better state
             same_hash.push_back(c.get());
+            if (c->cost != run_cost) {
+                run_cost = c->cost;
+                run = 0;
+            }
+            if (++run > per_cost_) {
+                passed_over.push_back(std::move(c));
+                continue;
+            }
             if (++per_structure[c->placement_hash] > per_structure_) {
                 passed_over.push_back(std::move(c));
                 continue;
@@ -129,7 +141,7 @@ public:
 private:
     StateEvaluator &eval_;
     SearchStats *stats_;
-    size_t keep_, batch_, per_structure_;
+    size_t keep_, batch_, per_structure_, per_cost_;
     std::vector<StatePtr> best_, pending_;
 };
 
@@ -245,7 +257,9 @@ StatePtr beam_search(const SearchSpace &space, StateEvaluator &eval, const BeamS
             const bool filter = pass > 0 && !allowed[step + 1].empty();
             const size_t per_structure =
                 opt.structure_share > 0 ? size_t(std::ceil(keep * opt.structure_share)) : size_t(keep);
-            BestChildren kept(eval, &st, size_t(keep), size_t(batch), per_structure);
+            const size_t per_cost = size_t(std::ceil(keep * std::max(0.0, opt.equal_cost_share)));
+            BestChildren kept(eval, &st, size_t(keep), size_t(batch), per_structure,
+                              opt.equal_cost_share > 0 ? per_cost : size_t(keep));
             StatePtr dropped_pick; // one child that dropout dropped, uniformly (reservoir)
             int64_t dropped = 0, matching = 0;
             bool measured = false;

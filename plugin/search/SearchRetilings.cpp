@@ -95,6 +95,38 @@ std::vector<SearchSpace::Retiling> SearchSpace::retilings(const State &s, int fu
         }
     }
 
+    // The consumer's reduction outside (SearchSpaceOptions::reduction_outside): its RVars move
+    // to the outer group, so the Func is computed per iteration of the reduction, over the
+    // whole tile of pure points: split pure loops keep their tiles outside the reduction,
+    // whole ones go inside it.
+    if (opt.reduction_outside) {
+        StageSched sched = old;
+        bool moved = false;
+        bool reduces_here = false;
+        for (size_t i = 0; i < st.loops.size(); i++) {
+            if (cn.loop_box[i].extent() <= 1) continue;
+            if (st.loops[i].is_rvar) {
+                reduces_here = true;
+                if (old.loops[i].mode == LoopMode::Outer) continue;
+                sched.loops[i] = {LoopMode::Outer, 0};
+                moved = true;
+            } else if (old.loops[i].mode == LoopMode::Outer) {
+                // A whole pure loop outside the reduction would make the Func per point of
+                // it: it goes inside, with the tile.
+                sched.loops[i] = {LoopMode::Inner, 0};
+                moved = true;
+            }
+        }
+        moved &= reduces_here;
+        if (moved) {
+            offer(sched, [&](const StageNest &nn) {
+                std::set<int> levels;
+                if (innermost_outer(nn) >= 0) levels.insert(innermost_outer(nn));
+                return levels;
+            });
+        }
+    }
+
     // Register blocks (SearchSpaceOptions::register_blocks): a reduction computed per block of
     // its consumer small enough for its accumulators to stay in vector registers. The vector
     // loop is split to one vector, one or two more pure loops to a few points, every other pure

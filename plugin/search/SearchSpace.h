@@ -85,6 +85,15 @@ struct SearchSpaceOptions {
      * 16 channels x 3 x 4 points of its output ran 2.4 ms vs 4.4 ms per row strip of 16 columns
      * (the search's pick before). */
     bool register_blocks = true;
+    /** The consumer's reduction outside: when every use of a Func is in one update stage with
+     * RVars (and nothing is computed inside its Func yet), also offer that stage with every
+     * RVar moved to the outer group and the Func computed at the innermost RVar loop: once
+     * per iteration of the reduction, over the whole tile of pure points. Bench nl_means:
+     * the weights of one search offset per 64 x 32 output tile (patch sums per offset inside
+     * them) ran 10.8 ms vs 34.9 ms for the pick before, which computed every offset's weights
+     * per output row and so the 7-row patch sums 7 times over; its reduction order was chosen
+     * before its producers existed, when an outer reduction only cost loads and stores. */
+    bool reduction_outside = true;
     /** Sliding windows over the inner part of a split (storage at the tile's loop, compute
      * per row of the tile, as Adams2019's box_blur slides `rows` down 16-row bands). Never
      * over the outer part of a split; not above kWalkUpMaxFuncs Funcs. */

@@ -387,11 +387,29 @@ TEST_CASE("the beam keeps several placement structures", "[search]") {
     opt.beam_size = 4;
     opt.num_passes = 1;
     opt.structure_share = 0; // no cap: four tilings of P1 at root fill the beam
+    opt.equal_cost_share = 0;
     StatePtr trapped = beam_search(space, eval, opt, nullptr);
     REQUIRE(trapped);
     CHECK(trapped->decisions[1].placement == Placement::Root);
     CHECK(trapped->cost == 11.0);
     opt.structure_share = 0.25; // one state per structure while others are left
+    StatePtr best = beam_search(space, eval, opt, nullptr);
+    REQUIRE(best);
+    CHECK(best->decisions[1].placement == Placement::At);
+    CHECK(best->cost == 2.0);
+}
+
+TEST_CASE("the beam keeps states of several costs", "[search]") {
+    // The four tilings of P1 at root all cost 1: with one state per cost while others are
+    // left, the beam keeps P1 inside C as well, even without the structure cap.
+    PipelineDag dag = test::stencil_chain(2);
+    SearchSpace space(dag);
+    RootTrap eval;
+    BeamSearchOptions opt;
+    opt.beam_size = 4;
+    opt.num_passes = 1;
+    opt.structure_share = 0;
+    opt.equal_cost_share = 0.25;
     StatePtr best = beam_search(space, eval, opt, nullptr);
     REQUIRE(best);
     CHECK(best->decisions[1].placement == Placement::At);

@@ -340,3 +340,118 @@ TEST_CASE("a reduction is offered per register block of its consumer", "[search]
     space.children(*s, off, &kids);
     for (const StatePtr &k : kids) CHECK(k->decisions[1] == c);
 }
+
+namespace {
+
+/** A pointwise Func read by a reduction: Q(x, y) = in(x, y) * 2; P(x, y) = 0;
+ * P(x, y) += Q(x + r, y), r in [0, 8); C(x, y) = P(x, y), the output over [0, 63] x [0, 15]. */
+PipelineDag producer_of_reduction() {
+    PipelineDag dag;
+    dag.machine = test::avx2_machine(2);
+    dag.inputs.push_back(test::input({{0, 70}, {0, 15}}));
+    const std::vector<JacobianEntry> identity = {{1, 1, true}, {0, 1, true}, {0, 1, true}, {1, 1, true}};
+    const std::vector<JacobianEntry> shifted = {{1, 1, true}, {1, 1, true}, {0, 1, true},
+                                                {0, 1, true}, {0, 1, true}, {1, 1, true}};
+    FuncNode q = test::func(0, "Q", {{0, 70}, {0, 15}});
+    Stage qs;
+    qs.func = 0;
+    qs.name = "Q";
+    qs.loops = {test::pure_loop("x", 0, 0, 70), test::pure_loop("y", 1, 0, 15)};
+    qs.ops.at(OpKind::Mul, TypeClass::F32) = 1;
+    qs.ops.at(OpKind::InputLoad, TypeClass::F32) = 1;
+    qs.loads = {test::simple_load(ProducerKind::Input, 0, 1, 2, identity)};
+    q.stages = {qs};
+    dag.funcs.push_back(q);
+    FuncNode p = test::func(1, "P", {{0, 63}, {0, 15}});
+    Stage p0;
+    p0.func = 1;
+    p0.name = "P";
+    p0.loops = {test::pure_loop("x", 0, 0, 63), test::pure_loop("y", 1, 0, 15)};
+    Stage p1 = p0;
+    p1.index = 1;
+    p1.name = "P.update(0)";
+    LoopDim r;
+    r.name = "r";
+    r.is_rvar = true;
+    r.range = {0, 7};
+    p1.loops.insert(p1.loops.begin(), r);
+    p1.ops.at(OpKind::Add, TypeClass::F32) = 1;
+    p1.ops.at(OpKind::FuncLoad, TypeClass::F32) = 2;
+    Load self = test::simple_load(ProducerKind::Func, 1, 1, 2, shifted);
+    self.jacobian[0] = {0, 1, true}; // P(x, y): no r
+    self.self = true;
+    p1.loads = {test::simple_load(ProducerKind::Func, 0, 1, 2, shifted), self};
+    p.stages = {p0, p1};
+    dag.funcs.push_back(p);
+    FuncNode c = test::func(2, "C", {{0, 63}, {0, 15}});
+    c.is_output = true;
+    Stage cs;
+    cs.func = 2;
+    cs.name = "C";
+    cs.loops = {test::pure_loop("x", 0, 0, 63), test::pure_loop("y", 1, 0, 15)};
+    cs.ops.at(OpKind::FuncLoad, TypeClass::F32) = 1;
+    cs.loads = {test::simple_load(ProducerKind::Func, 1, 1, 2, identity)};
+    c.stages.push_back(cs);
+    dag.funcs.push_back(c);
+    dag.outputs = {2};
+    dag.edges.push_back(test::offset_edge(0, 0, ProducerKind::Input, 0, {0, 0}, {0, 0}, 1));
+    // P.update reads Q(x + r, y): loops r (0), x (1), y (2).
+    Edge e;
+    e.consumer_func = 1;
+    e.consumer_stage = 1;
+    e.kind = ProducerKind::Func;
+    e.producer = 0;
+    e.calls = 1;
+    using Op = BoundExpr::Op;
+    e.min = {BoundExpr::binary(Op::Add, BoundExpr::loop_min(1), BoundExpr::loop_min(0)),
+             BoundExpr::loop_min(2)};
+    e.max = {BoundExpr::binary(Op::Add, BoundExpr::loop_max(1), BoundExpr::loop_max(0)),
+             BoundExpr::loop_max(2)};
+    dag.edges.push_back(e);
+    dag.edges.push_back(test::offset_edge(2, 0, ProducerKind::Func, 1, {0, 0}, {0, 0}, 1));
+    dag.link();
+    return dag;
+}
+
+} // namespace
+
+TEST_CASE("a producer of a reduction is offered per iteration of it", "[search]") {
+    // P's update was tiled with r innermost and y outside (per row), before Q was decided.
+    // The re-tiling moves r outside and y inside: Q is computed once per r over the whole
+    // 64 x 16 tile of P (8 realizations of 64 x 16 points, not 16 of 71 x 1).
+    PipelineDag dag = producer_of_reduction();
+    SearchSpace space(dag);
+    const FuncSched c = root_c({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}});
+    FuncSched p;
+    p.placement = Placement::Root;
+    p.stages = {test::sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0),
+                test::sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}, {LoopMode::Outer, 0}}, 1, 0)};
+    int offered = 0;
+    for (const StatePtr &k : children_after(space, {c, p})) {
+        const FuncSched &kp = k->decisions[1];
+        // The other re-tilings (one more split, register blocks) keep r inside.
+        if (!(kp.stages[1].loops[0] == LoopTiling{LoopMode::Outer, 0})) continue;
+        const FuncSched &q = k->decisions[0];
+        REQUIRE(q.placement == Placement::At);
+        CHECK(q.at_func == 1);
+        CHECK(q.at_stage == 1);
+        CHECK(kp.stages[0] == p.stages[0]);
+        CHECK(kp.stages[1].loops[1] == LoopTiling{LoopMode::Inner, 0});
+        CHECK(kp.stages[1].loops[2] == LoopTiling{LoopMode::Inner, 0}); // y inside
+        const FuncNest &n = *k->nests[0];
+        CHECK(n.realizations == 8);
+        CHECK(n.region[0].extent() == 64);
+        CHECK(n.region[1].extent() == 16);
+        CHECK(parse_schedule_text(dag, to_schedule_text(dag, k->decisions)) == k->decisions);
+        offered++;
+    }
+    CHECK(offered > 0);
+    // Off: r stays inside.
+    SearchSpaceOptions off;
+    off.reduction_outside = false;
+    StatePtr s = space.make_child(*space.make_child(*space.initial_state(), c), p);
+    std::vector<StatePtr> kids;
+    space.children(*s, off, &kids);
+    for (const StatePtr &k : kids)
+        CHECK(!(k->decisions[1].stages[1].loops[0] == LoopTiling{LoopMode::Outer, 0}));
+}
