@@ -379,7 +379,7 @@ public:
 
 } // namespace
 
-TEST_CASE("the beam keeps several placement structures", "[search]") {
+TEST_CASE("the beam keeps several placement structures and costs", "[search]") {
     PipelineDag dag = test::stencil_chain(2); // P0 -> P1 -> C; decided C, P1, P0
     SearchSpace space(dag);
     RootTrap eval;
@@ -397,20 +397,11 @@ TEST_CASE("the beam keeps several placement structures", "[search]") {
     REQUIRE(best);
     CHECK(best->decisions[1].placement == Placement::At);
     CHECK(best->cost == 2.0);
-}
-
-TEST_CASE("the beam keeps states of several costs", "[search]") {
-    // The four tilings of P1 at root all cost 1: with one state per cost while others are
-    // left, the beam keeps P1 inside C as well, even without the structure cap.
-    PipelineDag dag = test::stencil_chain(2);
-    SearchSpace space(dag);
-    RootTrap eval;
-    BeamSearchOptions opt;
-    opt.beam_size = 4;
-    opt.num_passes = 1;
+    // The four tilings of P1 at root all cost 1: one state per cost while others are left
+    // keeps P1 inside C as well, without the structure cap.
     opt.structure_share = 0;
     opt.equal_cost_share = 0.25;
-    StatePtr best = beam_search(space, eval, opt, nullptr);
+    best = beam_search(space, eval, opt, nullptr);
     REQUIRE(best);
     CHECK(best->decisions[1].placement == Placement::At);
     CHECK(best->cost == 2.0);

@@ -246,15 +246,35 @@ TEST_CASE("a producer may be computed at any loop enclosing its uses, through ne
 
 namespace {
 
-/** A reduction read pointwise: P(x, y) = 0; P(x, y) += in(x + r, y), r in [0, 8);
- * C(x, y) = P(x, y), the output over [0, 63] x [0, 15]. AVX2: 8 f32 lanes, 16 registers. */
-PipelineDag reduce_2d() {
+/** P(x, y) = 0; P(x, y) += S(x + r, y), r in [0, 8); C(x, y) = P(x, y), the output over
+ * [0, 63] x [0, 15], where S is the input (`source_is_func` false) or Func 0,
+ * Q(x, y) = in(x, y) * 2. P and C follow. AVX2: 8 f32 lanes, 16 registers. */
+PipelineDag reduction_dag(bool source_is_func) {
     PipelineDag dag;
     dag.machine = test::avx2_machine(2);
     dag.inputs.push_back(test::input({{0, 70}, {0, 15}}));
-    FuncNode p = test::func(0, "P", {{0, 63}, {0, 15}});
+    const std::vector<JacobianEntry> identity = {{1, 1, true}, {0, 1, true}, {0, 1, true}, {1, 1, true}};
+    // Loads in P's update, over loops r (0), x (1), y (2).
+    const std::vector<JacobianEntry> shifted = {{1, 1, true}, {1, 1, true}, {0, 1, true},
+                                                {0, 1, true}, {0, 1, true}, {1, 1, true}};
+    const ProducerKind source_kind = source_is_func ? ProducerKind::Func : ProducerKind::Input;
+    if (source_is_func) {
+        FuncNode q = test::func(0, "Q", {{0, 70}, {0, 15}});
+        Stage qs;
+        qs.func = 0;
+        qs.name = "Q";
+        qs.loops = {test::pure_loop("x", 0, 0, 70), test::pure_loop("y", 1, 0, 15)};
+        qs.ops.at(OpKind::Mul, TypeClass::F32) = 1;
+        qs.ops.at(OpKind::InputLoad, TypeClass::F32) = 1;
+        qs.loads = {test::simple_load(ProducerKind::Input, 0, 1, 2, identity)};
+        q.stages = {qs};
+        dag.funcs.push_back(q);
+        dag.edges.push_back(test::offset_edge(0, 0, ProducerKind::Input, 0, {0, 0}, {0, 0}, 1));
+    }
+    const int pid = int(dag.funcs.size()), cid = pid + 1;
+    FuncNode p = test::func(pid, "P", {{0, 63}, {0, 15}});
     Stage p0;
-    p0.func = 0;
+    p0.func = pid;
     p0.name = "P";
     p0.loops = {test::pure_loop("x", 0, 0, 63), test::pure_loop("y", 1, 0, 15)};
     Stage p1 = p0;
@@ -266,34 +286,29 @@ PipelineDag reduce_2d() {
     r.range = {0, 7};
     p1.loops.insert(p1.loops.begin(), r);
     p1.ops.at(OpKind::Add, TypeClass::F32) = 1;
-    p1.ops.at(OpKind::InputLoad, TypeClass::F32) = 1;
-    Load self = test::simple_load(ProducerKind::Func, 0, 1, 2,
-                                  {{0, 1, true}, {1, 1, true}, {0, 1, true}, {0, 1, true},
-                                   {0, 1, true}, {1, 1, true}});
+    p1.ops.at(source_is_func ? OpKind::FuncLoad : OpKind::InputLoad, TypeClass::F32) = 1;
+    Load self = test::simple_load(ProducerKind::Func, pid, 1, 2, shifted);
+    self.jacobian[0] = {0, 1, true}; // P(x, y): no r
     self.self = true;
-    p1.loads = {test::simple_load(ProducerKind::Input, 0, 1, 2,
-                                  {{1, 1, true}, {1, 1, true}, {0, 1, true}, {0, 1, true},
-                                   {0, 1, true}, {1, 1, true}}),
-                self};
+    p1.loads = {test::simple_load(source_kind, 0, 1, 2, shifted), self};
     p.stages = {p0, p1};
     dag.funcs.push_back(p);
-    FuncNode c = test::func(1, "C", {{0, 63}, {0, 15}});
+    FuncNode c = test::func(cid, "C", {{0, 63}, {0, 15}});
     c.is_output = true;
     Stage cs;
-    cs.func = 1;
+    cs.func = cid;
     cs.name = "C";
     cs.loops = {test::pure_loop("x", 0, 0, 63), test::pure_loop("y", 1, 0, 15)};
     cs.ops.at(OpKind::FuncLoad, TypeClass::F32) = 1;
-    cs.loads = {test::simple_load(ProducerKind::Func, 0, 1, 2,
-                                  {{1, 1, true}, {0, 1, true}, {0, 1, true}, {1, 1, true}})};
+    cs.loads = {test::simple_load(ProducerKind::Func, pid, 1, 2, identity)};
     c.stages.push_back(cs);
     dag.funcs.push_back(c);
-    dag.outputs = {1};
-    // P.update reads in(x + r, y): loops r (0), x (1), y (2).
+    dag.outputs = {cid};
+    // P.update reads S(x + r, y).
     Edge e;
-    e.consumer_func = 0;
+    e.consumer_func = pid;
     e.consumer_stage = 1;
-    e.kind = ProducerKind::Input;
+    e.kind = source_kind;
     e.producer = 0;
     e.calls = 1;
     using Op = BoundExpr::Op;
@@ -302,7 +317,7 @@ PipelineDag reduce_2d() {
     e.max = {BoundExpr::binary(Op::Add, BoundExpr::loop_max(1), BoundExpr::loop_max(0)),
              BoundExpr::loop_max(2)};
     dag.edges.push_back(e);
-    dag.edges.push_back(test::offset_edge(1, 0, ProducerKind::Func, 0, {0, 0}, {0, 0}, 1));
+    dag.edges.push_back(test::offset_edge(cid, 0, ProducerKind::Func, pid, {0, 0}, {0, 0}, 1));
     dag.link();
     return dag;
 }
@@ -313,7 +328,7 @@ TEST_CASE("a reduction is offered per register block of its consumer", "[search]
     // C (x vector 8, y; both whole) was tiled before P. P's accumulators fit in registers
     // when computed per block of C of one vector by a few rows: 8 x b points, b vectors of
     // accumulators, at most 12 (three quarters of AVX2's 16 registers).
-    PipelineDag dag = reduce_2d();
+    PipelineDag dag = reduction_dag(false);
     SearchSpace space(dag);
     const FuncSched c = root_c({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}});
     std::set<int64_t> rows;
@@ -341,85 +356,12 @@ TEST_CASE("a reduction is offered per register block of its consumer", "[search]
     for (const StatePtr &k : kids) CHECK(k->decisions[1] == c);
 }
 
-namespace {
-
-/** A pointwise Func read by a reduction: Q(x, y) = in(x, y) * 2; P(x, y) = 0;
- * P(x, y) += Q(x + r, y), r in [0, 8); C(x, y) = P(x, y), the output over [0, 63] x [0, 15]. */
-PipelineDag producer_of_reduction() {
-    PipelineDag dag;
-    dag.machine = test::avx2_machine(2);
-    dag.inputs.push_back(test::input({{0, 70}, {0, 15}}));
-    const std::vector<JacobianEntry> identity = {{1, 1, true}, {0, 1, true}, {0, 1, true}, {1, 1, true}};
-    const std::vector<JacobianEntry> shifted = {{1, 1, true}, {1, 1, true}, {0, 1, true},
-                                                {0, 1, true}, {0, 1, true}, {1, 1, true}};
-    FuncNode q = test::func(0, "Q", {{0, 70}, {0, 15}});
-    Stage qs;
-    qs.func = 0;
-    qs.name = "Q";
-    qs.loops = {test::pure_loop("x", 0, 0, 70), test::pure_loop("y", 1, 0, 15)};
-    qs.ops.at(OpKind::Mul, TypeClass::F32) = 1;
-    qs.ops.at(OpKind::InputLoad, TypeClass::F32) = 1;
-    qs.loads = {test::simple_load(ProducerKind::Input, 0, 1, 2, identity)};
-    q.stages = {qs};
-    dag.funcs.push_back(q);
-    FuncNode p = test::func(1, "P", {{0, 63}, {0, 15}});
-    Stage p0;
-    p0.func = 1;
-    p0.name = "P";
-    p0.loops = {test::pure_loop("x", 0, 0, 63), test::pure_loop("y", 1, 0, 15)};
-    Stage p1 = p0;
-    p1.index = 1;
-    p1.name = "P.update(0)";
-    LoopDim r;
-    r.name = "r";
-    r.is_rvar = true;
-    r.range = {0, 7};
-    p1.loops.insert(p1.loops.begin(), r);
-    p1.ops.at(OpKind::Add, TypeClass::F32) = 1;
-    p1.ops.at(OpKind::FuncLoad, TypeClass::F32) = 2;
-    Load self = test::simple_load(ProducerKind::Func, 1, 1, 2, shifted);
-    self.jacobian[0] = {0, 1, true}; // P(x, y): no r
-    self.self = true;
-    p1.loads = {test::simple_load(ProducerKind::Func, 0, 1, 2, shifted), self};
-    p.stages = {p0, p1};
-    dag.funcs.push_back(p);
-    FuncNode c = test::func(2, "C", {{0, 63}, {0, 15}});
-    c.is_output = true;
-    Stage cs;
-    cs.func = 2;
-    cs.name = "C";
-    cs.loops = {test::pure_loop("x", 0, 0, 63), test::pure_loop("y", 1, 0, 15)};
-    cs.ops.at(OpKind::FuncLoad, TypeClass::F32) = 1;
-    cs.loads = {test::simple_load(ProducerKind::Func, 1, 1, 2, identity)};
-    c.stages.push_back(cs);
-    dag.funcs.push_back(c);
-    dag.outputs = {2};
-    dag.edges.push_back(test::offset_edge(0, 0, ProducerKind::Input, 0, {0, 0}, {0, 0}, 1));
-    // P.update reads Q(x + r, y): loops r (0), x (1), y (2).
-    Edge e;
-    e.consumer_func = 1;
-    e.consumer_stage = 1;
-    e.kind = ProducerKind::Func;
-    e.producer = 0;
-    e.calls = 1;
-    using Op = BoundExpr::Op;
-    e.min = {BoundExpr::binary(Op::Add, BoundExpr::loop_min(1), BoundExpr::loop_min(0)),
-             BoundExpr::loop_min(2)};
-    e.max = {BoundExpr::binary(Op::Add, BoundExpr::loop_max(1), BoundExpr::loop_max(0)),
-             BoundExpr::loop_max(2)};
-    dag.edges.push_back(e);
-    dag.edges.push_back(test::offset_edge(2, 0, ProducerKind::Func, 1, {0, 0}, {0, 0}, 1));
-    dag.link();
-    return dag;
-}
-
-} // namespace
 
 TEST_CASE("a producer of a reduction is offered per iteration of it", "[search]") {
     // P's update was tiled with r innermost and y outside (per row), before Q was decided.
     // The re-tiling moves r outside and y inside: Q is computed once per r over the whole
     // 64 x 16 tile of P (8 realizations of 64 x 16 points, not 16 of 71 x 1).
-    PipelineDag dag = producer_of_reduction();
+    PipelineDag dag = reduction_dag(true);
     SearchSpace space(dag);
     const FuncSched c = root_c({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}});
     FuncSched p;
