@@ -89,10 +89,12 @@ struct SearchSpaceOptions {
      * RVars (and nothing is computed inside its Func yet), also offer that stage with every
      * RVar moved to the outer group and the Func computed at the innermost RVar loop: once
      * per iteration of the reduction, over the whole tile of pure points. Bench nl_means:
-     * the weights of one search offset per 64 x 32 output tile (patch sums per offset inside
-     * them) ran 10.8 ms vs 34.9 ms for the pick before, which computed every offset's weights
-     * per output row and so the 7-row patch sums 7 times over; its reduction order was chosen
-     * before its producers existed, when an outer reduction only cost loads and stores. */
+     * session 9's pick computed every search offset's weights per output row, and so the
+     * 7-row patch sums 7 times over (its reduction order was chosen before its producers
+     * existed, when an outer reduction only cost loads and stores): 34.7 ms. With this move
+     * and BeamSearchOptions::equal_cost_share the pick computes them per offset, 26.9 ms; a
+     * hand schedule of that kind with 64 x 32 output tiles ran 10.5 ms
+     * (bench/schedules/nl_means_per_offset.txt; docs/BENCHMARKS.md, session 10). */
     bool reduction_outside = true;
     /** Sliding windows over the inner part of a split (storage at the tile's loop, compute
      * per row of the tile, as Adams2019's box_blur slides `rows` down 16-row bands). Never
