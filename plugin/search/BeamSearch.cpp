@@ -255,8 +255,9 @@ StatePtr beam_search(const SearchSpace &space, StateEvaluator &eval, const BeamS
             }
             auto step_start = Clock::now();
             const bool filter = pass > 0 && !allowed[step + 1].empty();
-            const size_t per_structure =
-                opt.structure_share > 0 ? size_t(std::ceil(keep * opt.structure_share)) : size_t(keep);
+            const size_t per_structure = opt.structure_share > 0
+                                             ? size_t(std::ceil(keep * opt.structure_share))
+                                             : size_t(keep);
             const size_t per_cost = size_t(std::ceil(keep * std::max(0.0, opt.equal_cost_share)));
             BestChildren kept(eval, &st, size_t(keep), size_t(batch), per_structure,
                               opt.equal_cost_share > 0 ? per_cost : size_t(keep));

@@ -253,7 +253,8 @@ PipelineDag reduction_dag(bool source_is_func) {
     PipelineDag dag;
     dag.machine = test::avx2_machine(2);
     dag.inputs.push_back(test::input({{0, 70}, {0, 15}}));
-    const std::vector<JacobianEntry> identity = {{1, 1, true}, {0, 1, true}, {0, 1, true}, {1, 1, true}};
+    const std::vector<JacobianEntry> identity = {
+        {1, 1, true}, {0, 1, true}, {0, 1, true}, {1, 1, true}};
     // Loads in P's update, over loops r (0), x (1), y (2).
     const std::vector<JacobianEntry> shifted = {{1, 1, true}, {1, 1, true}, {0, 1, true},
                                                 {0, 1, true}, {0, 1, true}, {1, 1, true}};
@@ -353,9 +354,9 @@ TEST_CASE("a reduction is offered per register block of its consumer", "[search]
     StatePtr s = space.make_child(*space.initial_state(), c);
     std::vector<StatePtr> kids;
     space.children(*s, off, &kids);
-    for (const StatePtr &k : kids) CHECK(k->decisions[1] == c);
+    for (const StatePtr &k : kids)
+        CHECK(k->decisions[1] == c);
 }
-
 
 TEST_CASE("a producer of a reduction is offered per iteration of it", "[search]") {
     // P's update was tiled with r innermost and y outside (per row), before Q was decided.
@@ -366,8 +367,9 @@ TEST_CASE("a producer of a reduction is offered per iteration of it", "[search]"
     const FuncSched c = root_c({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}});
     FuncSched p;
     p.placement = Placement::Root;
-    p.stages = {test::sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0),
-                test::sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}, {LoopMode::Outer, 0}}, 1, 0)};
+    p.stages = {
+        test::sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0),
+        test::sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}, {LoopMode::Outer, 0}}, 1, 0)};
     int offered = 0;
     for (const StatePtr &k : children_after(space, {c, p})) {
         const FuncSched &kp = k->decisions[1];
