@@ -258,9 +258,10 @@ StatePtr beam_search(const SearchSpace &space, StateEvaluator &eval, const BeamS
             const size_t per_structure = opt.structure_share > 0
                                              ? size_t(std::ceil(keep * opt.structure_share))
                                              : size_t(keep);
-            const size_t per_cost = size_t(std::ceil(keep * std::max(0.0, opt.equal_cost_share)));
-            BestChildren kept(eval, &st, size_t(keep), size_t(batch), per_structure,
-                              opt.equal_cost_share > 0 ? per_cost : size_t(keep));
+            const size_t per_cost = opt.equal_cost_share > 0
+                                        ? size_t(std::ceil(keep * opt.equal_cost_share))
+                                        : size_t(keep);
+            BestChildren kept(eval, &st, size_t(keep), size_t(batch), per_structure, per_cost);
             StatePtr dropped_pick; // one child that dropout dropped, uniformly (reservoir)
             int64_t dropped = 0, matching = 0;
             bool measured = false;

@@ -38,8 +38,9 @@ struct BeamSearchOptions {
      * the same schedule for the model (a level or a split of a loop of one iteration, a tiling
      * of a stage whose cost does not depend on it) and crowd out the structures a later
      * producer would make cheaper: on bench nl_means 24 of the 32 states after `patch_x`'s
-     * step cost exactly 108.3 ms, the state computing the weights per search offset (109.4 ms
-     * then, 93 ms once `diff` was placed, against 173 ms) fell out of the beam. */
+     * step were predicted exactly 108.3 ms, and the state computing the weights per search
+     * offset (109.4 ms then; that structure completed is predicted 93 ms, the pick of the time
+     * 173 ms) fell out of the beam. */
     double equal_cost_share = 0.0625;
     /** States whose placement prefix matches the best `keep_structures` of a pass go on. */
     int keep_structures = 4;
