@@ -27,7 +27,12 @@ TermRow cost_terms(const ScheduleRow &f, int parallelism, double llc_bytes) {
     double dram = g(ScheduleFeature::dram_bytes);
     set(CostTerm::cache_bytes, (g(ScheduleFeature::total_bytes_read) - dram) / cores);
     set(CostTerm::dram_bytes, dram / std::min(cores, 2.0));
-    set(CostTerm::store_bytes, g(ScheduleFeature::bytes_written) / cores);
+    // Stores into a buffer that stays in a core's own cache (a tile's or a sliding window's
+    // few rows) cost what cache reads do; stores into a larger one are written back.
+    const double written = g(ScheduleFeature::bytes_written) / cores;
+    const bool cache_resident = g(ScheduleFeature::allocation_bytes) <= kCacheResidentBufferBytes;
+    set(CostTerm::store_bytes, cache_resident ? 0.0 : written);
+    if (cache_resident) t[int(CostTerm::cache_bytes)] += written;
     double allocs = g(ScheduleFeature::num_allocations);
     if (g(ScheduleFeature::allocation_bytes) <= 16 * 1024) allocs *= 0.1; // small: on the stack
     set(CostTerm::allocations, allocs / (g(ScheduleFeature::inside_parallel) > 0 ? P : 1));

@@ -50,6 +50,12 @@ TermRow cost_terms(const ScheduleRow &f, int parallelism, double llc_bytes);
  * 31 ms in all. */
 constexpr double kLoopEntriesPerSlidingRealization = 100;
 
+/** A buffer at most this large stays in a core's private cache (256 KiB to 1 MiB of L2 on
+ * today's x86 cores): stores into it are priced as cache traffic (cache_bytes), not written
+ * back (store_bytes). Bench box_blur: `rows` sliding down 64-row strips (a 24 KiB buffer)
+ * stored 16 MB per run and the whole schedule ran 0.50 ms. */
+constexpr double kCacheResidentBufferBytes = 256 * 1024;
+
 /** Seconds of wall time per page fault caused by glibc's allocator, calibrated on the bench
  * (docs/COSTMODEL.md, "Allocation": 5-9 us per fault over 10 schedules). In a thread's arena
  * small trims come once per iteration, each a madvise that shoots down the other threads'

@@ -48,13 +48,23 @@ struct EffLoad {
 
 /** Walks the loads of `s`, where d(s's loop i)/d(root stage loop j) = dloop[i * K + j], K the
  * root stage's loop count. Accumulates arithmetic ops per point into *ops. */
+/** The clamps of one index of a load, seen from a non-inlined stage: `count` min/max per
+ * point, moving with the root stage loops j where `moves[j]`. */
+struct IndexClamp {
+    std::vector<bool> moves;
+    double count;
+    bool likely;
+};
+
 void collect_loads(const PipelineDag &dag, const Decisions &d, const Stage &s,
                    const std::vector<double> &dloop, int K, double mult,
-                   std::vector<EffLoad> *out, double *ops, int root_func) {
+                   std::vector<EffLoad> *out, std::vector<IndexClamp> *clamps, double *ops,
+                   int root_func) {
     *ops += mult * arith_ops(s.ops, dag.funcs[size_t(root_func)].bytes_per_point);
     for (const Load &l : s.loads) {
         std::vector<double> dp(size_t(l.producer_dims) * K, 0.0);
         for (int p = 0; p < l.producer_dims; p++) {
+            std::vector<bool> moves(size_t(K), false);
             for (int i = 0; i < l.loop_dims; i++) {
                 const JacobianEntry &je = l.at(p, i);
                 for (int j = 0; j < K; j++) {
@@ -62,8 +72,11 @@ void collect_loads(const PipelineDag &dag, const Decisions &d, const Stage &s,
                     if (dl == 0) continue;
                     double &out_pj = dp[size_t(p) * K + j];
                     out_pj = je.affine ? out_pj + double(je.num) / double(je.den) * dl : NAN;
+                    if (!je.affine || je.num != 0) moves[size_t(j)] = true;
                 }
             }
+            if (l.clamps_at(p) > 0)
+                clamps->push_back({moves, mult * l.count * l.clamps_at(p), l.likely_at(p)});
         }
         if (l.kind == ProducerKind::Func && !l.self && is_inlined(dag, d, l.producer)) {
             const Stage &inner = dag.stage(l.producer, 0);
@@ -73,7 +86,7 @@ void collect_loads(const PipelineDag &dag, const Decisions &d, const Stage &s,
                 if (fd < 0 || fd >= l.producer_dims) continue;
                 for (int j = 0; j < K; j++) dl[i * K + j] = dp[size_t(fd) * K + j];
             }
-            collect_loads(dag, d, inner, dl, K, mult * l.count, out, ops, root_func);
+            collect_loads(dag, d, inner, dl, K, mult * l.count, out, clamps, ops, root_func);
         } else {
             out->push_back({l.kind, l.producer, l.self, mult * l.count, dp, K});
         }
@@ -295,9 +308,8 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
     for (int i = 0; i < K; i++) dloop[size_t(i) * K + i] = 1.0;
     std::vector<EffLoad> loads;
     double ops = 0;
-    collect_loads(dag_, d, s, dloop, K, 1.0, &loads, &ops, s.func);
-    set(ScheduleFeature::ops_per_point, ops);
-    set(ScheduleFeature::total_ops, ops * total);
+    std::vector<IndexClamp> clamps;
+    collect_loads(dag_, d, s, dloop, K, 1.0, &loads, &clamps, &ops, s.func);
 
     int vw = sn.vector_width;
     int64_t inner_extent = sn.order.empty() ? 1 : sn.order.back().extent;
@@ -354,7 +366,8 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
     set(ScheduleFeature::false_sharing, false_sharing);
 
     // Memory.
-    double alloc_bytes = stage == 0 ? fn.alloc_points * f.bytes_per_point : 0;
+    // Every stage writes the Func's one buffer; only the pure stage allocates it.
+    double alloc_bytes = fn.alloc_points * f.bytes_per_point;
     double allocations = stage == 0 ? fn.store_realizations : 0;
     set(ScheduleFeature::bytes_per_point, f.bytes_per_point);
     set(ScheduleFeature::allocation_bytes, alloc_bytes);
@@ -389,6 +402,28 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
         }
         return total / std::max(1.0, inner_iters) * count * copies;
     };
+
+    // Index clamps (DagBuilder's Load::clamps). One that moves with the innermost loop is work
+    // per point, unless it is a `likely` boundary clamp and that loop is long: Halide's loop
+    // partitioning then runs the loop's steady state without it (the interior access the
+    // Jacobian already describes). Any other is hoisted out of the loops it does not move
+    // with, like a load's address.
+    const double native = vw > 1 ? total / vw * pieces : total; // vectors (or points) executed
+    const int index_bytes = 4;                                   // Int(32) index arithmetic
+    const double index_wide =
+        std::max(1.0, double(index_bytes) / double(std::max(1, f.bytes_per_point)));
+    for (const IndexClamp &c : clamps) {
+        const bool moves_inner = nl > 0 && c.moves[size_t(sn.order[nl - 1].stage_loop)];
+        if (moves_inner) {
+            const bool partitioned = c.likely && inner_extent >= 4 * std::max(vw, 4);
+            if (!partitioned) ops += c.count * index_wide;
+        } else if (native > 0) {
+            auto moves = [&](int loop) { return bool(c.moves[size_t(loop)]); };
+            ops += sites_of(moves, c.count) / native;
+        }
+    }
+    set(ScheduleFeature::ops_per_point, ops);
+    set(ScheduleFeature::total_ops, ops * total);
 
     // An update's accumulator is promoted to registers when its whole realization is a small
     // constant-size buffer (computed in a tile): LLVM unrolls the short loops over it and
@@ -478,7 +513,8 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
     set(ScheduleFeature::bytes_written, stored_points * f.bytes_per_point);
 
     // Footprints per distinct producer.
-    double read_real = 0, read_local = 0, read_root = 0, root_bytes = 0, ws_inner = 0;
+    double read_real = 0, read_total = 0, read_local = 0, read_root = 0, root_bytes = 0;
+    double ws_inner = 0;
     Box64 inner_box = sn.order.size() >= 2 ? box_at_level(sn, int(sn.order.size()) - 2)
                                            : sn.loop_box;
     std::vector<std::pair<ProducerKind, int>> seen;
@@ -494,9 +530,18 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
         Box64 fpi;
         required_region(dag_, d, {func, stage}, inner_box, l.kind, l.producer, &fpi);
         ws_inner += double(box_volume(fpi)) * bpp;
-        read_real += bytes;
-        bool local = l.kind == ProducerKind::Func && d[l.producer].placement == Placement::At &&
-                     d[l.producer].at_func == func;
+        read_total += bytes;
+        // A Func computed at a loop (inside this Func, or beside it in a tile of the Func
+        // that holds both) is read from its buffer while that buffer is hot: the realization
+        // holds that buffer, not the whole footprint (a sliding window's few rows), and its
+        // reads come from cache when the buffer fits this core's share of the last-level
+        // cache. A Root Func or an input is read from memory as before.
+        const bool at = l.kind == ProducerKind::Func && d[l.producer].placement == Placement::At &&
+                        nests[l.producer];
+        const double producer_buffer =
+            at ? nests[l.producer]->alloc_points * dag_.funcs[l.producer].bytes_per_point : 0;
+        const bool local = at && producer_buffer * P <= double(m.last_level_cache_bytes);
+        read_real += at ? std::min(bytes, producer_buffer) : bytes;
         if (local) {
             read_local += bytes * realizations;
         } else {
@@ -506,7 +551,7 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
     }
     double ws_real = read_real + alloc_bytes;
     set(ScheduleFeature::bytes_read_per_realization, read_real);
-    set(ScheduleFeature::total_bytes_read, read_real * realizations);
+    set(ScheduleFeature::total_bytes_read, read_total * realizations);
     set(ScheduleFeature::bytes_read_local, read_local);
     set(ScheduleFeature::bytes_read_root, read_root);
     set(ScheduleFeature::root_producer_bytes, root_bytes);

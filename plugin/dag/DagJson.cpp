@@ -78,6 +78,10 @@ nlohmann::json dag_to_json(const PipelineDag &dag) {
                     jac.push_back(row);
                 }
                 jl["jacobian"] = jac;
+                if (!ld.clamps.empty()) {
+                    jl["index_clamps"] = ld.clamps;
+                    jl["likely"] = ld.likely;
+                }
                 js["loads"].push_back(jl);
             }
             for (int e : s.edges_in) {

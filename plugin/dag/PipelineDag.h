@@ -107,6 +107,15 @@ struct Load {
     TypeClass type = TypeClass::F32;
     /** Row-major [producer_dim][loop_dim]. */
     std::vector<JacobianEntry> jacobian;
+    /** Per producer dim: min/max nodes in the index (a clamp; empty = none anywhere). They
+     * are not in the stage's op histogram as work: an index clamp costs once per iteration of
+     * the innermost loop it moves with (hoisted), and a `likely` one (boundary conditions) not
+     * at all in the steady state of a loop Halide partitions (docs/COSTMODEL.md). */
+    std::vector<int> clamps;
+    /** Per producer dim: the index holds a `likely` mark (Halide's loop partitioning). */
+    std::vector<bool> likely;
+    int clamps_at(int pdim) const { return clamps.empty() ? 0 : clamps[size_t(pdim)]; }
+    bool likely_at(int pdim) const { return !likely.empty() && likely[size_t(pdim)]; }
     const JacobianEntry &at(int pdim, int loop) const { return jacobian[pdim * loop_dims + loop]; }
 };
 

@@ -263,14 +263,23 @@ private:
             ld.type = type_class(c.type);
             ld.producer_dims = int(c.args.size());
             ld.loop_dims = int(s.loops.size());
+            bool clamped = false;
             for (const Expr &a : c.args) {
                 if (contains_call(a)) ld.data_dependent = true;
                 for (const LoopDim &l : s.loops) ld.jacobian.push_back(jacobian_entry(a, l.name));
+                ld.clamps.push_back(count_index_clamps(a));
+                ld.likely.push_back(has_likely(a));
+                clamped |= ld.clamps.back() > 0;
+            }
+            if (!clamped) {
+                ld.clamps.clear();
+                ld.likely.clear();
             }
             bool merged = false;
             for (Load &other : s.loads) {
                 if (other.kind == ld.kind && other.producer == ld.producer &&
-                    other.jacobian == ld.jacobian && other.data_dependent == ld.data_dependent) {
+                    other.jacobian == ld.jacobian && other.data_dependent == ld.data_dependent &&
+                    other.clamps == ld.clamps && other.likely == ld.likely) {
                     other.count++;
                     merged = true;
                     break;

@@ -95,11 +95,11 @@ private:
         IRVisitor::visit(op);
     }
     void visit(const Min *op) override {
-        add(OpKind::MinMax, op->type);
+        add(in_address ? OpKind::Variable : OpKind::MinMax, op->type);
         IRVisitor::visit(op);
     }
     void visit(const Max *op) override {
-        add(OpKind::MinMax, op->type);
+        add(in_address ? OpKind::Variable : OpKind::MinMax, op->type);
         IRVisitor::visit(op);
     }
     void visit(const EQ *op) override {
@@ -293,6 +293,30 @@ void count_ops(const Expr &e, OpHistogram *hist) {
     if (!e.defined()) return;
     OpCounter counter(hist);
     e.accept(&counter);
+}
+
+int count_index_clamps(const Expr &arg) {
+    if (!arg.defined() || !is_address_arithmetic(arg)) return 0;
+    OpHistogram h;
+    count_ops(arg, &h);
+    // Outside a load, count_ops prices the clamp's min/max as work: exactly what to count.
+    return int(h.of_kind(OpKind::MinMax));
+}
+
+bool has_likely(const Expr &arg) {
+    class Finder : public IRVisitor {
+    public:
+        bool found = false;
+
+    private:
+        using IRVisitor::visit;
+        void visit(const Call *op) override {
+            found |= op->is_intrinsic(Call::likely) || op->is_intrinsic(Call::likely_if_innermost);
+            IRVisitor::visit(op);
+        }
+    } finder;
+    if (arg.defined()) arg.accept(&finder);
+    return finder.found;
 }
 
 std::vector<RawCall> collect_calls(const Expr &e) {

@@ -19,6 +19,14 @@ TypeClass type_class(Halide::Type t);
 /** Adds the ops of `e` to `hist`. */
 void count_ops(const Halide::Expr &e, OpHistogram *hist);
 
+/** Min/max nodes of a load's index expression when it is address arithmetic (count_ops counts
+ * them as no work); 0 otherwise (a data-dependent index's clamps are counted as work). */
+int count_index_clamps(const Halide::Expr &arg);
+
+/** True if the index expression holds a `likely` mark (Halide partitions the loops it moves
+ * with so that their steady state runs without the clamp). */
+bool has_likely(const Halide::Expr &arg);
+
 /** A call found in a stage's definition. */
 struct RawCall {
     std::string name;

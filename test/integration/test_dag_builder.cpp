@@ -229,15 +229,21 @@ TEST_CASE("boundary condition uses input estimates", "[dag]") {
     CHECK(l.at(1, 1).num == 1);
     CHECK(l.at(0, 1).num == 0);
     // Work per point: the address arithmetic (x - 2, the clamp's min + extent - 1) is not
-    // counted; the clamps (kept in small tiles) and the sum are.
+    // counted, nor are the clamps: they are the load's, priced by the featurizer per loop
+    // (free in a partitioned loop's steady state, hoisted out of loops they do not move with).
     CHECK(func(dag, "repeat_edge").stages[0].ops.of_kind(OpKind::MinMax) +
-              edge.stages[0].ops.of_kind(OpKind::MinMax) == 4);
+              edge.stages[0].ops.of_kind(OpKind::MinMax) == 0);
+    CHECK(l.clamps.empty());
+    const sextant::Stage &re = func(dag, "repeat_edge").stages[0];
+    REQUIRE(re.loads.size() == 1);
+    CHECK(re.loads[0].clamps == std::vector<int>{2, 2});
+    CHECK(re.loads[0].likely == std::vector<bool>{true, true});
     CHECK(edge.stages[0].ops.of_kind(OpKind::Add) == 0);
     CHECK(edge.stages[0].ops.of_kind(OpKind::Sub) == 0);
     CHECK(func(dag, "blur").stages[0].ops.of_kind(OpKind::Add) == 1);
 }
 
-TEST_CASE("a clamp without likely and a computed index are work per point", "[dag]") {
+TEST_CASE("a clamp of a computed index is work per point; a plain one is the load's", "[dag]") {
     ImageParam in(Float(32), 1, "in9");
     ImageParam lut(Float(32), 1, "lut9");
     Var x("x");
@@ -248,7 +254,17 @@ TEST_CASE("a clamp without likely and a computed index are work per point", "[da
     lut.set_estimates({{0, 20}});
     PipelineDag dag = build({f});
     const sextant::Stage &s = func(dag, "looked_up").stages[0];
-    CHECK(s.ops.of_kind(OpKind::MinMax) == 4); // the clamps: Halide keeps them in every iteration
+    // The computed index's clamp is work; the plain one is the load's index clamp (no
+    // `likely`: the featurizer prices it in every iteration of the loops it moves with).
+    CHECK(s.ops.of_kind(OpKind::MinMax) == 2);
+    const sextant::Load *plain = nullptr;
+    for (const sextant::Load &l : s.loads)
+        if (l.kind == sextant::ProducerKind::Input && !l.data_dependent && l.producer_dims == 1 &&
+            !l.clamps.empty())
+            plain = &l;
+    REQUIRE(plain);
+    CHECK(plain->clamps == std::vector<int>{2});
+    CHECK(plain->likely == std::vector<bool>{false});
     CHECK(s.ops.of_kind(OpKind::Mul) == 1);    // in(x) * 16 (x * 2 is address arithmetic)
     CHECK(s.ops.of_kind(OpKind::Add) == 2);    // the sum, and + 1 to a loaded index
 }

@@ -133,7 +133,8 @@ TEST_CASE("reduction update: points, self loads and working set", "[features]") 
     CHECK(at(u, F::dense_loads_per_vector) == 2);
     CHECK(at(u, F::innermost_extent) == 128);
     CHECK(at(u, F::inner_loop_iterations) == 64);
-    CHECK(at(u, F::allocation_bytes) == 0); // the buffer belongs to the pure stage
+    CHECK(at(u, F::allocation_bytes) == 128 * 4); // the buffer it writes (allocated by the pure stage)
+    CHECK(at(u, F::num_allocations) == 0);
     CHECK(at(u, F::bytes_read_per_realization) == 128 * 64 * 4);
     CHECK(at(u, F::working_set_inner) == 128 * 4); // one r iteration reads one row of T
     CHECK(at(u, F::idle_core_fraction) == 0.5);      // serial on 2 cores
@@ -380,4 +381,31 @@ TEST_CASE("a producer nested in a sliding consumer runs only where the consumer 
     d[1].store_level = -1;
     n = build_all_nests(dag, d);
     CHECK(n[0]->realizations == 32 * 3);
+}
+
+TEST_CASE("index clamps: free in a partitioned loop, per point in a short one, hoisted otherwise",
+          "[features]") {
+    // P(x, y) = in(clamp(x), clamp(y)) * 2, 64 x 34 points at root, 8 lanes: 272 vectors.
+    auto ops = [](bool likely, LoopTiling x) {
+        PipelineDag dag = test::stencil_2d();
+        Load &l = dag.funcs[0].stages[0].loads[0];
+        l.clamps = {2, 2};
+        l.likely = {likely, likely};
+        Decisions d(2);
+        d[1].placement = Placement::Root;
+        d[1].stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
+        d[0].placement = Placement::Root;
+        d[0].stages = {sched({x, {LoopMode::Inner, 0}}, 8, 0)};
+        Nests n = build_all_nests(dag, d);
+        return at(Featurizer(dag).schedule_features(d, n, 0, 0), F::ops_per_point);
+    };
+    const LoopTiling whole{LoopMode::Inner, 0}, block{LoopMode::Split, 8};
+    // The multiply, plus y's clamp once per row (34 rows x 2 / 272 vectors); x's `likely`
+    // clamp drops out of the 64-point loop's steady state.
+    CHECK(ops(true, whole) == Approx(1 + 34.0 * 2 / 272));
+    // Without `likely`, x's clamp runs with every vector.
+    CHECK(ops(false, whole) == Approx(1 + 2 + 34.0 * 2 / 272));
+    // So it does in a loop of one vector (x split by 8, the order x.outer, y, x.inner); y's
+    // clamp then runs once per row of each of the 8 column blocks.
+    CHECK(ops(true, block) == Approx(1 + 2 + 8 * 34.0 * 2 / 272));
 }
