@@ -35,6 +35,9 @@ struct EffLoad {
     /** d(producer index in dim p)/d(root stage loop j), row-major [p][j]; NaN = not affine. */
     std::vector<double> jac;
     int root_loops;
+    /** Per root stage loop: an index clamp on the way to this load (in it, or in the call of
+     * an inlined Func it is read through) moves with the loop. */
+    std::vector<bool> clamp_moves;
     double at(int p, int j) const { return jac[p * root_loops + j]; }
     /** True if the address changes with root stage loop j. */
     bool depends_on(int j) const {
@@ -59,10 +62,11 @@ struct IndexClamp {
 void collect_loads(const PipelineDag &dag, const Decisions &d, const Stage &s,
                    const std::vector<double> &dloop, int K, double mult,
                    std::vector<EffLoad> *out, std::vector<IndexClamp> *clamps, double *ops,
-                   int root_func) {
+                   int root_func, const std::vector<bool> &path_clamps) {
     *ops += mult * arith_ops(s.ops, dag.funcs[size_t(root_func)].bytes_per_point);
     for (const Load &l : s.loads) {
         std::vector<double> dp(size_t(l.producer_dims) * K, 0.0);
+        std::vector<bool> clamp_moves = path_clamps;
         for (int p = 0; p < l.producer_dims; p++) {
             std::vector<bool> moves(size_t(K), false);
             for (int i = 0; i < l.loop_dims; i++) {
@@ -75,8 +79,11 @@ void collect_loads(const PipelineDag &dag, const Decisions &d, const Stage &s,
                     if (!je.affine || je.num != 0) moves[size_t(j)] = true;
                 }
             }
-            if (l.clamps_at(p) > 0)
+            if (l.clamps_at(p) > 0) {
                 clamps->push_back({moves, mult * l.count * l.clamps_at(p), l.likely_at(p)});
+                for (int j = 0; j < K; j++)
+                    if (moves[size_t(j)]) clamp_moves[size_t(j)] = true;
+            }
         }
         if (l.kind == ProducerKind::Func && !l.self && is_inlined(dag, d, l.producer)) {
             const Stage &inner = dag.stage(l.producer, 0);
@@ -86,9 +93,10 @@ void collect_loads(const PipelineDag &dag, const Decisions &d, const Stage &s,
                 if (fd < 0 || fd >= l.producer_dims) continue;
                 for (int j = 0; j < K; j++) dl[i * K + j] = dp[size_t(fd) * K + j];
             }
-            collect_loads(dag, d, inner, dl, K, mult * l.count, out, clamps, ops, root_func);
+            collect_loads(dag, d, inner, dl, K, mult * l.count, out, clamps, ops, root_func,
+                          clamp_moves);
         } else {
-            out->push_back({l.kind, l.producer, l.self, mult * l.count, dp, K});
+            out->push_back({l.kind, l.producer, l.self, mult * l.count, dp, K, clamp_moves});
         }
     }
 }
@@ -166,18 +174,48 @@ AccessPattern classify_access(const Stage &s, const Load &l) {
     return in_order ? AccessPattern::Pointwise : AccessPattern::Transpose;
 }
 
+/** Calls of the function that holds a Func's pseudostack slot: the parallel tasks of the
+ * innermost parallel loop enclosing its storage (each task is a function of its own), or one
+ * call of the pipeline when none does. */
+static double calls_holding(const Decisions &d, const Nests &nests, int func) {
+    double calls = 1;
+    for (int g = func; d[size_t(g)].placement == Placement::At; g = d[size_t(g)].at_func) {
+        const FuncSched &fs = d[size_t(g)];
+        const FuncNest &anchor = *nests[size_t(fs.at_func)];
+        const StageNest &sn = anchor.stages[size_t(fs.at_stage)];
+        const int store = fs.store_level < 0 ? fs.at_level : fs.store_level;
+        for (int lv = 0; lv <= store && lv < int(sn.order.size()); lv++)
+            if (sn.order[size_t(lv)].parallel) calls = std::max(calls, double(sn.parallel_tasks) * anchor.realizations);
+        if (calls > 1) return calls;
+    }
+    return calls;
+}
+
 AllocatorEstimate estimate_allocator(const PipelineDag &dag, const Decisions &d,
                                      const Nests &nests, std::vector<AllocatorBuffer> *buffers) {
     AllocatorEstimate e;
     const size_t n = nests.size();
     std::vector<double> bytes(n, 0.0);
+    std::vector<double> allocs(n, 0.0); // mallocs per run
     double largest_mmapped = 0;
     for (size_t g = 0; g < n; g++) {
         if (!nests[g] || dag.funcs[g].is_output) continue;
-        bytes[g] = heap_bytes(dag, d, *nests[g]);
+        const FuncNest &fn = *nests[g];
+        bytes[g] = heap_bytes(dag, d, fn);
+        allocs[g] = bytes[g] > 0 ? fn.store_realizations : 0;
+        const double own = fn.alloc_points * dag.funcs[g].bytes_per_point;
+        if (bytes[g] == 0 && d[g].stack && own > kStackAllocationBytes) {
+            // store_in(MemoryType::Stack) over 16 KiB is Halide's pseudostack: malloc'd by
+            // halide_malloc once per call of the function holding it (a parallel task, or the
+            // pipeline) and kept across that call's serial iterations. Bench harris: four
+            // 133 KiB `stack` buffers per 64-row task beside a 409 KiB heap buffer, 8,120
+            // faults per run (a malloc-logging LD_PRELOAD shows each once per task).
+            bytes[g] = own;
+            allocs[g] = std::min(fn.store_realizations, calls_holding(d, nests, int(g)));
+        }
         if (bytes[g] >= kTrimThresholdBytes && bytes[g] <= kMmapMaxBytes)
             largest_mmapped = std::max(largest_mmapped, bytes[g]);
-        if (bytes[g] > 0) e.heap_mallocs += nests[g]->store_realizations;
+        e.heap_mallocs += allocs[g];
     }
     e.trim_threshold_bytes = std::max(kTrimThresholdBytes, 2 * largest_mmapped);
     std::vector<int> anchor(n, -1);
@@ -201,20 +239,20 @@ AllocatorEstimate estimate_allocator(const PipelineDag &dag, const Decisions &d,
     for (size_t g = 0; g < n; g++) {
         if (!nests[g] || dag.funcs[g].is_output) continue;
         const FuncNest &fn = *nests[g];
-        AllocatorBuffer b{int(g), bytes[g], bytes[g] > 0 ? fn.store_realizations : 0, 0};
+        AllocatorBuffer b{int(g), bytes[g], allocs[g], 0};
         const double pages = std::ceil(bytes[g] / kPageBytes);
         if (bytes[g] == 0) {
         } else if (bytes[g] > kMmapMaxBytes) {
-            b.page_faults = fn.store_realizations * pages;
+            b.page_faults = allocs[g] * pages;
         } else if (anchor[g] < 0) {
-            if (root_trimmed) b.page_faults = fn.store_realizations * pages;
+            if (root_trimmed) b.page_faults = allocs[g] * pages;
         } else {
             // A thread's arena top holds the group plus the top pad once all are freed: the
             // same test as the main arena's (bench max_filter: a 1,441 KiB group under a
             // 1,462 KiB threshold faulted 76,000 pages per run).
             const double t = group[size_t(anchor[g])];
             if (t + kTrimThresholdBytes > e.trim_threshold_bytes) {
-                b.page_faults = fn.store_realizations * pages * std::max(0.0, t - kTrimThresholdBytes) / t;
+                b.page_faults = allocs[g] * pages * std::max(0.0, t - kTrimThresholdBytes) / t;
                 e.page_faults_nests += b.page_faults;
             }
         }
@@ -309,7 +347,8 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
     std::vector<EffLoad> loads;
     double ops = 0;
     std::vector<IndexClamp> clamps;
-    collect_loads(dag_, d, s, dloop, K, 1.0, &loads, &clamps, &ops, s.func);
+    collect_loads(dag_, d, s, dloop, K, 1.0, &loads, &clamps, &ops, s.func,
+                  std::vector<bool>(size_t(K), false));
 
     int vw = sn.vector_width;
     int64_t inner_extent = sn.order.empty() ? 1 : sn.order.back().extent;
@@ -404,7 +443,7 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
     };
 
     // Index clamps (DagBuilder's Load::clamps). One that moves with the innermost loop is work
-    // per point, unless it is a `likely` boundary clamp and that loop is long: Halide's loop
+    // per point, unless it is a `likely` boundary clamp and that loop is long and whole: Halide's loop
     // partitioning then runs the loop's steady state without it (the interior access the
     // Jacobian already describes). Any other is hoisted out of the loops it does not move
     // with, like a load's address.
@@ -412,10 +451,19 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
     const int index_bytes = 4;                                   // Int(32) index arithmetic
     const double index_wide =
         std::max(1.0, double(index_bytes) / double(std::max(1, f.bytes_per_point)));
+    // Only a whole loop is credited: in the inner part of a split the clamp stayed (bench
+    // nl_means with repeat_edge inlined into `diff`, a 128-point split of x inside the patch
+    // sums: 90 ms vs 34 ms with repeat_edge at root, both priced ~50 ms with the credit).
+    const bool whole_inner =
+        nl > 0 && d[size_t(func)].stages[size_t(stage)].loops[size_t(sn.order[nl - 1].stage_loop)].mode !=
+                      LoopMode::Split;
+    const bool long_inner = whole_inner && inner_extent >= 4 * std::max(vw, 4);
+    bool inner_clamp_kept = false; // a clamp moving with the vector loop stays in its body
     for (const IndexClamp &c : clamps) {
         const bool moves_inner = nl > 0 && c.moves[size_t(sn.order[nl - 1].stage_loop)];
         if (moves_inner) {
-            const bool partitioned = c.likely && inner_extent >= 4 * std::max(vw, 4);
+            const bool partitioned = c.likely && long_inner;
+            inner_clamp_kept |= !partitioned;
             if (!partitioned) ops += c.count * index_wide;
         } else if (native > 0) {
             auto moves = [&](int loop) { return bool(c.moves[size_t(loop)]); };
@@ -454,6 +502,9 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
             bool want = k == 0 ? 1.0 : 0.0;
             if (std::isnan(st) || st != want) unit = false;
         }
+        // A clamped index that stays in the vector loop's body (see the index clamps above)
+        // makes the lanes' addresses a clamp of a ramp: a gather, not a dense load.
+        if (vloop >= 0 && inner_clamp_kept && l.clamp_moves[size_t(vloop)]) unit = false;
         if (vw <= 1 || zero) {
             bcast += zero && vw > 1 ? l.count : 0;
             if (vw <= 1) dense += l.count;

@@ -5,10 +5,14 @@
 //
 // Usage: sextant-fuzz --from A --to B [--seeds 3] [--beam 8] [--passes 2] [--jobs 2] [--quiet]
 //                     [--replay SCHEDULE.txt]   (apply a ScheduleText instead of searching)
+//                     [--sliding N]  (targeted: per pipeline, up to N of the search's 32
+//                                     candidates that store a Func outside its compute level)
 #include "measure/Runner.h"
 #include "plugin/Autoscheduler.h"
 #include "plugin/dag/Errors.h"
 #include "random_pipelines/RandomPipeline.h"
+
+#include <nlohmann/json.hpp>
 
 #include <unistd.h>
 
@@ -16,6 +20,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
@@ -34,6 +39,9 @@ struct Options {
     bool quiet = false;
     bool verbose = false; // print every schedule before running it
     std::string replay; // a ScheduleText to apply instead of searching
+    /** Targeted mode: per pipeline, the schedules among the search's candidates that store a
+     * Func further out than they compute it (sliding windows), at most this many; 0 = off. */
+    int sliding = 0;
 };
 
 double load_float(const uint8_t *p, int bits) {
@@ -78,8 +86,81 @@ std::string compare(const Halide::Buffer<> &want, const Halide::Buffer<> &got) {
     return "";
 }
 
-/** Runs one pipeline seed in this (child) process; prints one line per dropout seed:
- *  "ok <seconds>" or "fail <stage>: <reason>". */
+/** Schedules, compiles and runs one schedule of pipeline `seed`, compared with `want`; prints
+ * "constructs ..." then "ok <seconds>" or "fail <stage>: <reason>". */
+void run_schedule(uint64_t seed, const Options &opt, const sextant::Params &params,
+                  const std::vector<Halide::Buffer<>> &want) {
+    Halide::Target target = rp::default_run_target();
+    std::string stage = "schedule";
+    try {
+        rp::RandomPipeline p = rp::make_random_pipeline(seed);
+        std::vector<Halide::Internal::Function> outs;
+        for (Halide::Func &f : p.outputs) outs.push_back(f.function());
+        sextant::MachineInfo m;
+        m.parallelism = 2;
+        auto t0 = std::chrono::steady_clock::now();
+        sextant::AutoscheduleResult r = sextant::autoschedule(outs, target, m, params);
+        double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (opt.verbose)
+            std::fprintf(stderr, "seed %llu:\n%s", (unsigned long long)seed, r.schedule_text.c_str());
+        // The placement kinds this schedule uses, for the per-construct tally.
+        std::printf("constructs");
+        for (const std::string &c : r.constructs) std::printf(" %s", c.c_str());
+        std::printf("\n");
+        stage = "compile/run";
+        std::vector<Halide::Buffer<>> got = rp::run_random_pipeline(p, target);
+        stage = "compare";
+        std::string diff;
+        for (size_t o = 0; o < want.size() && diff.empty(); o++) diff = compare(want[o], got[o]);
+        if (!diff.empty()) {
+            std::printf("fail mismatch: %s\n", diff.c_str());
+            std::fflush(stdout);
+            if (!opt.quiet)
+                std::fprintf(stderr, "seed %llu schedule:\n%s", (unsigned long long)seed,
+                             r.schedule_text.c_str());
+        } else {
+            std::printf("ok %.3f\n", secs);
+        }
+    } catch (const sextant::UserError &e) {
+        std::printf("fail %s (user error): %s\n", stage.c_str(), e.what());
+    } catch (const std::exception &e) {
+        std::string what = e.what();
+        for (char &c : what)
+            if (c == '\n') c = ' ';
+        std::printf("fail %s: %.200s\n", stage.c_str(), what.c_str());
+    }
+    std::fflush(stdout);
+}
+
+/** Targeted mode: the distinct candidates of one search (SEXTANT_CANDIDATES' file) whose
+ * ScheduleText stores a Func further out than it computes it, at most opt.sliding. */
+std::vector<std::string> sliding_candidates(uint64_t seed, const Options &opt) {
+    char dir[] = "/tmp/sextant-fuzz-XXXXXX";
+    if (!mkdtemp(dir)) throw std::runtime_error("mkdtemp failed");
+    rp::RandomPipeline p = rp::make_random_pipeline(seed);
+    std::vector<Halide::Internal::Function> outs;
+    for (Halide::Func &f : p.outputs) outs.push_back(f.function());
+    sextant::Params params;
+    params.beam_size = opt.beam;
+    params.num_passes = opt.passes;
+    params.candidates_dir = dir;
+    params.num_candidates = 32;
+    sextant::MachineInfo m;
+    m.parallelism = 2;
+    sextant::autoschedule(outs, rp::default_run_target(), m, params);
+    std::vector<std::string> out;
+    std::ifstream in(std::string(dir) + "/candidates.jsonl");
+    for (std::string line; std::getline(in, line) && int(out.size()) < opt.sliding;) {
+        const std::string text = nlohmann::json::parse(line).at("schedule_text").get<std::string>();
+        if (text.find(" store ") != std::string::npos) out.push_back(text);
+    }
+    std::remove((std::string(dir) + "/candidates.jsonl").c_str());
+    rmdir(dir);
+    return out;
+}
+
+/** Runs one pipeline seed in this (child) process: first "planned N" (the schedules that
+ * follow), then run_schedule's lines for each. */
 int run_one(uint64_t seed, const Options &opt) {
     Halide::Target target = rp::default_run_target();
     std::vector<Halide::Buffer<>> want;
@@ -90,50 +171,35 @@ int run_one(uint64_t seed, const Options &opt) {
         std::printf("skip reference failed: %s\n", e.what());
         return 0;
     }
-    for (int k = 0; k < opt.seeds; k++) {
-        std::string stage = "schedule";
-        try {
-            rp::RandomPipeline p = rp::make_random_pipeline(seed);
-            std::vector<Halide::Internal::Function> outs;
-            for (Halide::Func &f : p.outputs) outs.push_back(f.function());
-            sextant::Params params;
-            params.beam_size = opt.beam;
-            params.num_passes = opt.passes;
+    sextant::Params params;
+    params.beam_size = opt.beam;
+    params.num_passes = opt.passes;
+    if (opt.sliding == 0) {
+        std::printf("planned %d\n", opt.seeds);
+        std::fflush(stdout);
+        for (int k = 0; k < opt.seeds; k++) {
             params.random_dropout = k == 0 ? 100 : 50;
             params.seed = uint64_t(k);
             params.schedule_file = opt.replay;
-            sextant::MachineInfo m;
-            m.parallelism = 2;
-            auto t0 = std::chrono::steady_clock::now();
-            sextant::AutoscheduleResult r = sextant::autoschedule(outs, target, m, params);
-            double secs =
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            if (opt.verbose) std::fprintf(stderr, "seed %llu, dropout seed %d:\n%s", (unsigned long long)seed, k, r.schedule_text.c_str());
-            // The placement kinds this schedule uses, for the per-construct tally.
-            std::printf("constructs");
-            for (const std::string &c : r.constructs) std::printf(" %s", c.c_str());
-            std::printf("\n");
-            stage = "compile/run";
-            std::vector<Halide::Buffer<>> got = rp::run_random_pipeline(p, target);
-            stage = "compare";
-            std::string diff;
-            for (size_t o = 0; o < want.size() && diff.empty(); o++) diff = compare(want[o], got[o]);
-            if (!diff.empty()) {
-                std::printf("fail mismatch: %s\n", diff.c_str());
-                std::fflush(stdout);
-                if (!opt.quiet) std::fprintf(stderr, "seed %llu schedule:\n%s", (unsigned long long)seed, r.schedule_text.c_str());
-            } else {
-                std::printf("ok %.3f\n", secs);
-            }
-        } catch (const sextant::UserError &e) {
-            std::printf("fail %s (user error): %s\n", stage.c_str(), e.what());
-        } catch (const std::exception &e) {
-            std::string what = e.what();
-            for (char &c : what)
-                if (c == '\n') c = ' ';
-            std::printf("fail %s: %.200s\n", stage.c_str(), what.c_str());
+            run_schedule(seed, opt, params, want);
         }
-        std::fflush(stdout);
+        return 0;
+    }
+    std::vector<std::string> texts;
+    try {
+        texts = sliding_candidates(seed, opt);
+    } catch (const std::exception &e) {
+        std::printf("planned 1\nfail candidates: %.200s\n", e.what());
+        return 0;
+    }
+    std::printf("planned %zu\n", texts.size());
+    std::fflush(stdout);
+    for (size_t i = 0; i < texts.size(); i++) {
+        const std::string path = "/tmp/sextant-fuzz-" + std::to_string(getpid()) + ".txt";
+        std::ofstream(path) << texts[i];
+        params.schedule_file = path;
+        run_schedule(seed, opt, params, want);
+        std::remove(path.c_str());
     }
     return 0;
 }
@@ -165,9 +231,10 @@ int main(int argc, char **argv) {
         else if (a == "--quiet") opt.quiet = true;
         else if (a == "--replay") opt.replay = next();
         else if (a == "--verbose") opt.verbose = true;
+        else if (a == "--sliding") opt.sliding = std::stoi(next());
         else {
             std::fprintf(stderr, "usage: sextant-fuzz --from A --to B [--seeds 3] [--beam 8] "
-                                 "[--passes 2] [--jobs 2] [--quiet]\n");
+                                 "[--passes 2] [--jobs 2] [--quiet] [--replay S.txt] [--sliding N]\n");
             return 2;
         }
     }
@@ -182,9 +249,13 @@ int main(int argc, char **argv) {
         sextant::RunResult res = c.child.wait();
         std::istringstream lines(res.output);
         std::string line;
-        int seen = 0;
+        int seen = 0, planned = opt.seeds;
         std::vector<std::string> kinds; // of the schedule whose result comes next
         while (std::getline(lines, line)) {
+            if (line.rfind("planned ", 0) == 0) {
+                planned = std::stoi(line.substr(8));
+                continue;
+            }
             if (line.rfind("constructs", 0) == 0) {
                 std::istringstream ks(line.substr(10));
                 kinds.clear();
@@ -209,11 +280,11 @@ int main(int argc, char **argv) {
                 std::fprintf(stderr, "seed %llu: %s\n", (unsigned long long)c.seed, line.c_str());
             } else if (line.rfind("skip", 0) == 0) {
                 skipped++;
-                seen = opt.seeds;
+                seen = planned;
             }
         }
-        if (seen < opt.seeds) {
-            int lost = opt.seeds - seen;
+        if (seen < planned) {
+            int lost = planned - seen;
             failed += lost;
             std::string why = res.ok() ? "child ended early" : res.message;
             reasons[why] += lost;
@@ -248,9 +319,10 @@ int main(int argc, char **argv) {
         }
     }
     if (!opt.quiet) std::fprintf(stderr, "\n");
-    std::printf("pipelines %llu x dropout seeds %d: scheduled+compiled+correct %d, failed %d, "
+    std::printf("pipelines %llu x %s %d: scheduled+compiled+correct %d, failed %d, "
                 "skipped (reference failed) %d; mean search %.2f s\n",
-                (unsigned long long)total, opt.seeds, correct, failed, skipped,
+                (unsigned long long)total, opt.sliding ? "sliding candidates at most" : "dropout seeds",
+                opt.sliding ? opt.sliding : opt.seeds, correct, failed, skipped,
                 correct ? search_secs / correct : 0.0);
     for (const auto &kv : reasons) std::printf("  %4d  %s\n", kv.second, kv.first.c_str());
     // Failures before the search finished have no schedule and count under no kind.

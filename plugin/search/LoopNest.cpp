@@ -145,12 +145,12 @@ Box64 box_at_level(const StageNest &consumer, int level) {
 
 namespace {
 
+/** region_at for one iteration of `level` whose loop box is `box`. */
 Box64 region_at_memo(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func,
-                     int at_func, int at_stage, int level, std::map<int, Box64> *memo) {
+                     int at_func, int at_stage, int level, const Box64 &box,
+                     std::map<int, Box64> *memo) {
     auto known = memo->find(func);
     if (known != memo->end()) return known->second;
-    const FuncNest &c = *nests[at_func];
-    Box64 box = box_at_level(c.stages[size_t(at_stage)], level);
     Box64 acc(dag.funcs[func].dims.size());
     for (const StageRef &r : effective_consumers(dag, d, func)) {
         if (r.first == at_func) {
@@ -163,7 +163,7 @@ Box64 region_at_memo(const PipelineDag &dag, const Decisions &d, const Nests &ne
             // `level`.
             SEXTANT_ASSERT(d[r.first].placement == Placement::At,
                            "a Func computed inside a loop that does not enclose all its uses");
-            Box64 g = region_at_memo(dag, d, nests, r.first, at_func, at_stage, level, memo);
+            Box64 g = region_at_memo(dag, d, nests, r.first, at_func, at_stage, level, box, memo);
             required_region(dag, d, r, stage_loop_box(dag.stage(r.first, r.second), g),
                             ProducerKind::Func, func, &acc);
         }
@@ -179,7 +179,22 @@ Box64 region_at(const PipelineDag &dag, const Decisions &d, const Nests &nests, 
     // Consumers computed in the same nest are asked for again by each of their producers:
     // remember each one's region for this (at_func, at_stage, level).
     std::map<int, Box64> memo;
-    return region_at_memo(dag, d, nests, func, at_func, at_stage, level, &memo);
+    const Box64 box = box_at_level(nests[at_func]->stages[size_t(at_stage)], level);
+    return region_at_memo(dag, d, nests, func, at_func, at_stage, level, box, &memo);
+}
+
+bool region_moves_along(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func,
+                        int at_func, int at_stage, int level, int order_index) {
+    const StageNest &sn = nests[at_func]->stages[size_t(at_stage)];
+    const ConcreteLoop &l = sn.order[size_t(order_index)];
+    if (l.extent < 2) return false;
+    const Box64 first = box_at_level(sn, level);
+    Box64 second = first;
+    second[size_t(l.stage_loop)].min += l.span;
+    second[size_t(l.stage_loop)].max += l.span;
+    std::map<int, Box64> m1, m2;
+    return !(region_at_memo(dag, d, nests, func, at_func, at_stage, level, first, &m1) ==
+             region_at_memo(dag, d, nests, func, at_func, at_stage, level, second, &m2));
 }
 
 NestPtr build_func_nest(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func,
@@ -275,7 +290,19 @@ std::vector<std::string> schedule_constructs(const PipelineDag &dag, const Decis
     for (size_t f = 0; f < d.size(); f++) {
         const FuncSched &fs = d[f];
         if (fs.placement != Placement::At) continue;
-        if (fs.store_level >= 0 && fs.store_level < fs.at_level) add("sliding");
+        if (fs.store_level >= 0 && fs.store_level < fs.at_level) {
+            add("sliding");
+            // Over the inner part of a split: storage per tile, computed per row of it.
+            const Stage &cs = dag.stage(fs.at_func, fs.at_stage);
+            const StageSched &sched = d[size_t(fs.at_func)].stages[size_t(fs.at_stage)];
+            Box64 box;
+            for (const LoopDim &l : cs.loops) box.push_back(l.range);
+            const StageNest sn = make_stage_nest(cs, sched, box);
+            for (int lv = fs.store_level + 1; lv <= fs.at_level && lv < int(sn.order.size()); lv++)
+                if (!sn.order[size_t(lv)].outer_part &&
+                    sched.loops[size_t(sn.order[size_t(lv)].stage_loop)].mode == LoopMode::Split)
+                    add("sliding_split");
+        }
         if (fs.stack) add("stack");
         if (fs.at_stage > 0) add("in_update");
         if (d[size_t(fs.at_func)].placement == Placement::At) add("nested");

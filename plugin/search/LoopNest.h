@@ -98,7 +98,8 @@ void place_func_nest(const PipelineDag &dag, const Decisions &d, const Nests &ne
 /** The kinds of placement a complete schedule uses, for fuzz and test reports: "nested"
  * (computed inside a Func that is itself computed inside another), "beside" (in the Func that
  * holds its consumers, not in a consumer), "walk_up" (further out than that: at a loop of a
- * Func two or more levels above its consumers), "sliding", "stack", "in_update" (inside an
+ * Func two or more levels above its consumers), "sliding" (and
+ * "sliding_split" when it slides over the inner part of a split), "stack", "in_update" (inside an
  * update stage's loops). Each kind is listed once. */
 std::vector<std::string> schedule_constructs(const PipelineDag &dag, const Decisions &d);
 
@@ -110,5 +111,11 @@ Nests build_all_nests(const PipelineDag &dag, const Decisions &d);
  * loop read (at any depth: beside it in `at_func`, or nested in other Funcs inside it). */
 Box64 region_at(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func,
                 int at_func, int at_stage, int level);
+
+/** True if the region of `func` computed inside `level` (as region_at) differs between the
+ * first two iterations of loop `order_index` (at or outside `level`) of that stage: a window
+ * stored outside that loop slides along it. False for a loop of one iteration. */
+bool region_moves_along(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func,
+                        int at_func, int at_stage, int level, int order_index);
 
 } // namespace sextant

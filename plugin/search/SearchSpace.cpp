@@ -215,6 +215,13 @@ std::vector<FuncSched> SearchSpace::placements(const State &s, int func,
                     (split && (between.outer_part || !opt.slide_in_split_tiles ||
                                dag_.funcs.size() > size_t(kWalkUpMaxFuncs))))
                     break;
+                // Only over loops the Func's region moves along. Storage outside a loop the
+                // region does not move with slides nothing, and Halide 14 computed wrong
+                // results for it: bench bilateral_guided_upsampling's `sample(x, y, j)` (all of
+                // j read at every point) stored per row of `blur_z` and computed per j.
+                if (!region_moves_along(dag_, s.decisions, s.nests, func, anchor, stage, level,
+                                        store + 1))
+                    break;
                 out.push_back({Placement::At, anchor, level, store, {}});
             }
         }
