@@ -423,10 +423,24 @@ void SearchSpace::children(const State &s, const SearchSpaceOptions &opt,
         placed_decisions[func] = p;
         FuncNest placed;
         place_func_nest(dag_, placed_decisions, parent.nests, func, &placed);
-        const Box64 &region = placed.region;
+        Box64 region = placed.region;
         bool empty = std::any_of(region.begin(), region.end(),
                                  [](const Interval64 &i) { return i.empty(); });
         if (empty) return;
+        // Under a sliding window a realization computes only the new points along the
+        // dimensions that slide: tiles no larger than those (bench box_blur, s11b: `rows`
+        // sliding down the output's rows with its y split by 2 and unrolled, over the one new
+        // row per output row, ran 0.75 ms where the same placement with y whole ran 0.45).
+        if (placed.sliding && placed.store_realizations > 0) {
+            const double per_store = placed.realizations / placed.store_realizations;
+            for (size_t dd = 0; dd < region.size(); dd++) {
+                const int64_t stored = placed.store_region[dd].extent();
+                if (stored <= region[dd].extent() || per_store < 2) continue;
+                const int64_t fresh =
+                    std::max<int64_t>(1, int64_t(double(stored) / per_store));
+                region[dd].max = std::min(region[dd].max, region[dd].min + fresh - 1);
+            }
+        }
         bool may_par = p.placement == Placement::Root;
         std::vector<std::vector<StageSched>> per_stage;
         size_t main_stage = 0;

@@ -159,3 +159,32 @@ TEST_CASE("a sliding window's buffer is folded to a power of two along the slide
     n = build_all_nests(dag, d);
     CHECK(n[0]->alloc_points == 1024 * 3);
 }
+
+TEST_CASE("a stack buffer over 16 KiB is Halide's pseudostack: malloc'd once per task",
+          "[allocator]") {
+    // C in 8-row parallel strips of two 4096-column tiles (y.outer, x.outer, y.inner, x.inner);
+    // each producer per tile (4096 x 10 rows x 4 bytes = 160 KiB, a constant size), marked
+    // `stack`. Halide 14 mallocs such a buffer once per task (bench harris, session 11) and
+    // keeps it across the task's tiles: 32 mallocs per producer per run, not 64.
+    PipelineDag dag = two_producers(8192, 256);
+    Decisions d = strips(Placement::At, Placement::At);
+    d[2].stages = {sched({{LoopMode::Split, 4096}, {LoopMode::Split, 8}}, 8, 1)};
+    for (int p = 0; p < 2; p++) {
+        d[p].at_level = 1;
+        d[p].stack = true;
+    }
+    Nests n = build_all_nests(dag, d);
+    REQUIRE(n[0]->constant_size);
+    REQUIRE(n[0]->store_realizations == 64);
+    AllocatorEstimate e = estimate_allocator(dag, d, n);
+    CHECK(e.heap_mallocs == 2 * 32);
+    // The two are one group in the thread's arena, as heap buffers would be: 320 KiB under a
+    // 320 KiB threshold, each task re-faults 40 pages x (320 - 128) / 320 per buffer.
+    CHECK(e.trim_threshold_bytes == 320 * 1024);
+    CHECK(e.page_faults == Approx(2 * 32 * 40 * 0.6));
+    // Within 16 KiB a `stack` buffer is in the frame: no malloc at all.
+    PipelineDag small = two_producers(512, 256);
+    Decisions ds = d;
+    ds[2].stages = {sched({{LoopMode::Split, 256}, {LoopMode::Split, 8}}, 8, 1)};
+    CHECK(estimate_allocator(small, ds, build_all_nests(small, ds)).heap_mallocs == 0);
+}

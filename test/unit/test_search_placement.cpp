@@ -399,3 +399,27 @@ TEST_CASE("a producer of a reduction is offered per iteration of it", "[search]"
     for (const StatePtr &k : kids)
         CHECK(!(k->decisions[1].stages[1].loops[0] == LoopTiling{LoopMode::Outer, 0}));
 }
+
+TEST_CASE("storage goes outside a loop only if the Func's region moves along it", "[search]") {
+    // stencil_2d: C(x, y) reads P(x, y-1..y+1). C at root in 8-row strips: y.outer, y.inner, x.
+    auto stores = [](const PipelineDag &dag) {
+        SearchSpace space(dag);
+        const FuncSched c = root_c({{LoopMode::Inner, 0}, {LoopMode::Split, 8}});
+        std::set<std::pair<int, int>> out; // (compute level, store level)
+        for (const StatePtr &k : children_after(space, {c}))
+            if (k->decisions[0].placement == Placement::At && k->decisions[1] == c &&
+                k->decisions[0].store_level >= 0)
+                out.insert({k->decisions[0].at_level, k->decisions[0].store_level});
+        return out;
+    };
+    // P per row of a strip, stored per strip: the window slides down y.inner.
+    const PipelineDag dag = test::stencil_2d();
+    CHECK(stores(dag) == std::set<std::pair<int, int>>{{1, 0}});
+    // Were every point of C to read the same rows of P (P(x, 0..2)), nothing would slide along
+    // y.inner, and Halide 14 computed garbage for such storage (bench
+    // bilateral_guided_upsampling, session 11): not offered.
+    PipelineDag flat = dag;
+    flat.edges[1].min[1] = BoundExpr::constant(0);
+    flat.edges[1].max[1] = BoundExpr::constant(2);
+    CHECK(stores(flat).empty());
+}
