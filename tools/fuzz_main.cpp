@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -102,7 +103,8 @@ void run_schedule(uint64_t seed, const Options &opt, const sextant::Params &para
         sextant::AutoscheduleResult r = sextant::autoschedule(outs, target, m, params);
         double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         if (opt.verbose)
-            std::fprintf(stderr, "seed %llu:\n%s", (unsigned long long)seed, r.schedule_text.c_str());
+            std::fprintf(stderr, "seed %llu:\n%s", (unsigned long long)seed,
+                         (r.schedule_text + r.schedule_source).c_str());
         // The placement kinds this schedule uses, for the per-construct tally.
         std::printf("constructs");
         for (const std::string &c : r.constructs) std::printf(" %s", c.c_str());
@@ -132,22 +134,60 @@ void run_schedule(uint64_t seed, const Options &opt, const sextant::Params &para
     std::fflush(stdout);
 }
 
+/** run_schedule in a forked child: every schedule is searched for and compiled in a process
+ * that has compiled nothing but the reference, as a user's generator has not, and a crash is
+ * this schedule's failure, not the pipeline's. */
+void run_schedule_isolated(uint64_t seed, const Options &opt, const sextant::Params &params,
+                           const std::vector<Halide::Buffer<>> &want) {
+    std::fflush(stdout);
+    std::fflush(stderr);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        run_schedule(seed, opt, params, want);
+        std::fflush(stdout);
+        std::fflush(stderr);
+        _exit(0);
+    }
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid) {
+        std::printf("fail schedule: could not run a child process\n");
+    } else if (WIFSIGNALED(status)) {
+        std::printf("fail compile/run: crashed with signal %d (%s)\n", WTERMSIG(status),
+                    strsignal(WTERMSIG(status)));
+    }
+    std::fflush(stdout);
+}
+
 /** Targeted mode: the distinct candidates of one search (SEXTANT_CANDIDATES' file) whose
  * ScheduleText stores a Func further out than it computes it, at most opt.sliding. */
 std::vector<std::string> sliding_candidates(uint64_t seed, const Options &opt) {
     char dir[] = "/tmp/sextant-fuzz-XXXXXX";
     if (!mkdtemp(dir)) throw std::runtime_error("mkdtemp failed");
-    rp::RandomPipeline p = rp::make_random_pipeline(seed);
-    std::vector<Halide::Internal::Function> outs;
-    for (Halide::Func &f : p.outputs) outs.push_back(f.function());
-    sextant::Params params;
-    params.beam_size = opt.beam;
-    params.num_passes = opt.passes;
-    params.candidates_dir = dir;
-    params.num_candidates = 32;
-    sextant::MachineInfo m;
-    m.parallelism = 2;
-    sextant::autoschedule(outs, rp::default_run_target(), m, params);
+    // In a forked child, like each replay after it: every child builds the pipeline from the
+    // same process state, so its Funcs get the same unique names ("f$2") the texts use.
+    std::fflush(stdout);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        rp::RandomPipeline p = rp::make_random_pipeline(seed);
+        std::vector<Halide::Internal::Function> outs;
+        for (Halide::Func &f : p.outputs) outs.push_back(f.function());
+        sextant::Params params;
+        params.beam_size = opt.beam;
+        params.num_passes = opt.passes;
+        params.candidates_dir = dir;
+        params.num_candidates = 32;
+        sextant::MachineInfo m;
+        m.parallelism = 2;
+        try {
+            sextant::autoschedule(outs, rp::default_run_target(), m, params);
+        } catch (const std::exception &e) {
+            std::fprintf(stderr, "seed %llu: candidates: %s\n", (unsigned long long)seed, e.what());
+        }
+        _exit(0);
+    }
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+        throw std::runtime_error("the candidate search's child process failed");
     std::vector<std::string> out;
     std::ifstream in(std::string(dir) + "/candidates.jsonl");
     for (std::string line; std::getline(in, line) && int(out.size()) < opt.sliding;) {
@@ -181,7 +221,7 @@ int run_one(uint64_t seed, const Options &opt) {
             params.random_dropout = k == 0 ? 100 : 50;
             params.seed = uint64_t(k);
             params.schedule_file = opt.replay;
-            run_schedule(seed, opt, params, want);
+            run_schedule_isolated(seed, opt, params, want);
         }
         return 0;
     }
@@ -198,7 +238,7 @@ int run_one(uint64_t seed, const Options &opt) {
         const std::string path = "/tmp/sextant-fuzz-" + std::to_string(getpid()) + ".txt";
         std::ofstream(path) << texts[i];
         params.schedule_file = path;
-        run_schedule(seed, opt, params, want);
+        run_schedule_isolated(seed, opt, params, want);
         std::remove(path.c_str());
     }
     return 0;
