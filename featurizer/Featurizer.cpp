@@ -60,9 +60,9 @@ struct IndexClamp {
 };
 
 void collect_loads(const PipelineDag &dag, const Decisions &d, const Stage &s,
-                   const std::vector<double> &dloop, int K, double mult,
-                   std::vector<EffLoad> *out, std::vector<IndexClamp> *clamps, double *ops,
-                   int root_func, const std::vector<bool> &path_clamps) {
+                   const std::vector<double> &dloop, int K, double mult, std::vector<EffLoad> *out,
+                   std::vector<IndexClamp> *clamps, double *ops, int root_func,
+                   const std::vector<bool> &path_clamps) {
     *ops += mult * arith_ops(s.ops, dag.funcs[size_t(root_func)].bytes_per_point);
     for (const Load &l : s.loads) {
         std::vector<double> dp(size_t(l.producer_dims) * K, 0.0);
@@ -185,7 +185,8 @@ static double calls_holding(const Decisions &d, const Nests &nests, int func) {
         const StageNest &sn = anchor.stages[size_t(fs.at_stage)];
         const int store = fs.store_level < 0 ? fs.at_level : fs.store_level;
         for (int lv = 0; lv <= store && lv < int(sn.order.size()); lv++)
-            if (sn.order[size_t(lv)].parallel) calls = std::max(calls, double(sn.parallel_tasks) * anchor.realizations);
+            if (sn.order[size_t(lv)].parallel)
+                calls = std::max(calls, double(sn.parallel_tasks) * anchor.realizations);
         if (calls > 1) return calls;
     }
     return calls;
@@ -443,20 +444,21 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
     };
 
     // Index clamps (DagBuilder's Load::clamps). One that moves with the innermost loop is work
-    // per point, unless it is a `likely` boundary clamp and that loop is long and whole: Halide's loop
-    // partitioning then runs the loop's steady state without it (the interior access the
+    // per point, unless it is a `likely` boundary clamp and that loop is long and whole: Halide's
+    // loop partitioning then runs the loop's steady state without it (the interior access the
     // Jacobian already describes). Any other is hoisted out of the loops it does not move
     // with, like a load's address.
     const double native = vw > 1 ? total / vw * pieces : total; // vectors (or points) executed
-    const int index_bytes = 4;                                   // Int(32) index arithmetic
+    const int index_bytes = 4;                                  // Int(32) index arithmetic
     const double index_wide =
         std::max(1.0, double(index_bytes) / double(std::max(1, f.bytes_per_point)));
     // Only a whole loop is credited: in the inner part of a split the clamp stayed (bench
     // nl_means with repeat_edge inlined into `diff`, a 128-point split of x inside the patch
     // sums: 90 ms vs 34 ms with repeat_edge at root, both priced ~50 ms with the credit).
     const bool whole_inner =
-        nl > 0 && d[size_t(func)].stages[size_t(stage)].loops[size_t(sn.order[nl - 1].stage_loop)].mode !=
-                      LoopMode::Split;
+        nl > 0 &&
+        d[size_t(func)].stages[size_t(stage)].loops[size_t(sn.order[nl - 1].stage_loop)].mode !=
+            LoopMode::Split;
     const bool long_inner = whole_inner && inner_extent >= 4 * std::max(vw, 4);
     bool inner_clamp_kept = false; // a clamp moving with the vector loop stays in its body
     for (const IndexClamp &c : clamps) {

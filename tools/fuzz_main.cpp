@@ -96,7 +96,8 @@ void run_schedule(uint64_t seed, const Options &opt, const sextant::Params &para
     try {
         rp::RandomPipeline p = rp::make_random_pipeline(seed);
         std::vector<Halide::Internal::Function> outs;
-        for (Halide::Func &f : p.outputs) outs.push_back(f.function());
+        for (Halide::Func &f : p.outputs)
+            outs.push_back(f.function());
         sextant::MachineInfo m;
         m.parallelism = 2;
         auto t0 = std::chrono::steady_clock::now();
@@ -107,13 +108,15 @@ void run_schedule(uint64_t seed, const Options &opt, const sextant::Params &para
                          (r.schedule_text + r.schedule_source).c_str());
         // The placement kinds this schedule uses, for the per-construct tally.
         std::printf("constructs");
-        for (const std::string &c : r.constructs) std::printf(" %s", c.c_str());
+        for (const std::string &c : r.constructs)
+            std::printf(" %s", c.c_str());
         std::printf("\n");
         stage = "compile/run";
         std::vector<Halide::Buffer<>> got = rp::run_random_pipeline(p, target);
         stage = "compare";
         std::string diff;
-        for (size_t o = 0; o < want.size() && diff.empty(); o++) diff = compare(want[o], got[o]);
+        for (size_t o = 0; o < want.size() && diff.empty(); o++)
+            diff = compare(want[o], got[o]);
         if (!diff.empty()) {
             std::printf("fail mismatch: %s\n", diff.c_str());
             std::fflush(stdout);
@@ -170,7 +173,8 @@ std::vector<std::string> sliding_candidates(uint64_t seed, const Options &opt) {
     if (pid == 0) {
         rp::RandomPipeline p = rp::make_random_pipeline(seed);
         std::vector<Halide::Internal::Function> outs;
-        for (Halide::Func &f : p.outputs) outs.push_back(f.function());
+        for (Halide::Func &f : p.outputs)
+            outs.push_back(f.function());
         sextant::Params params;
         params.beam_size = opt.beam;
         params.num_passes = opt.passes;
@@ -271,10 +275,12 @@ int main(int argc, char **argv) {
         else if (a == "--quiet") opt.quiet = true;
         else if (a == "--replay") opt.replay = next();
         else if (a == "--verbose") opt.verbose = true;
-        else if (a == "--sliding") opt.sliding = std::stoi(next());
+        else if (a == "--sliding")
+            opt.sliding = std::stoi(next());
         else {
-            std::fprintf(stderr, "usage: sextant-fuzz --from A --to B [--seeds 3] [--beam 8] "
-                                 "[--passes 2] [--jobs 2] [--quiet] [--replay S.txt] [--sliding N]\n");
+            std::fprintf(stderr,
+                         "usage: sextant-fuzz --from A --to B [--seeds 3] [--beam 8] "
+                         "[--passes 2] [--jobs 2] [--quiet] [--replay S.txt] [--sliding N]\n");
             return 2;
         }
     }
@@ -361,7 +367,8 @@ int main(int argc, char **argv) {
     if (!opt.quiet) std::fprintf(stderr, "\n");
     std::printf("pipelines %llu x %s %d: scheduled+compiled+correct %d, failed %d, "
                 "skipped (reference failed) %d; mean search %.2f s\n",
-                (unsigned long long)total, opt.sliding ? "sliding candidates at most" : "dropout seeds",
+                (unsigned long long)total,
+                opt.sliding ? "sliding candidates at most" : "dropout seeds",
                 opt.sliding ? opt.sliding : opt.seeds, correct, failed, skipped,
                 correct ? search_secs / correct : 0.0);
     for (const auto &kv : reasons) std::printf("  %4d  %s\n", kv.second, kv.first.c_str());

@@ -296,7 +296,8 @@ std::vector<std::string> schedule_constructs(const PipelineDag &dag, const Decis
             const Stage &cs = dag.stage(fs.at_func, fs.at_stage);
             const StageSched &sched = d[size_t(fs.at_func)].stages[size_t(fs.at_stage)];
             Box64 box;
-            for (const LoopDim &l : cs.loops) box.push_back(l.range);
+            for (const LoopDim &l : cs.loops)
+                box.push_back(l.range);
             const StageNest sn = make_stage_nest(cs, sched, box);
             for (int lv = fs.store_level + 1; lv <= fs.at_level && lv < int(sn.order.size()); lv++)
                 if (!sn.order[size_t(lv)].outer_part &&

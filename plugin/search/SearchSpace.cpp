@@ -436,8 +436,7 @@ void SearchSpace::children(const State &s, const SearchSpaceOptions &opt,
             for (size_t dd = 0; dd < region.size(); dd++) {
                 const int64_t stored = placed.store_region[dd].extent();
                 if (stored <= region[dd].extent() || per_store < 2) continue;
-                const int64_t fresh =
-                    std::max<int64_t>(1, int64_t(double(stored) / per_store));
+                const int64_t fresh = std::max<int64_t>(1, int64_t(double(stored) / per_store));
                 region[dd].max = std::min(region[dd].max, region[dd].min + fresh - 1);
             }
         }

@@ -232,7 +232,8 @@ TEST_CASE("boundary condition uses input estimates", "[dag]") {
     // counted, nor are the clamps: they are the load's, priced by the featurizer per loop
     // (free in a partitioned loop's steady state, hoisted out of loops they do not move with).
     CHECK(func(dag, "repeat_edge").stages[0].ops.of_kind(OpKind::MinMax) +
-              edge.stages[0].ops.of_kind(OpKind::MinMax) == 0);
+              edge.stages[0].ops.of_kind(OpKind::MinMax) ==
+          0);
     CHECK(l.clamps.empty());
     const sextant::Stage &re = func(dag, "repeat_edge").stages[0];
     REQUIRE(re.loads.size() == 1);

@@ -133,7 +133,8 @@ TEST_CASE("reduction update: points, self loads and working set", "[features]") 
     CHECK(at(u, F::dense_loads_per_vector) == 2);
     CHECK(at(u, F::innermost_extent) == 128);
     CHECK(at(u, F::inner_loop_iterations) == 64);
-    CHECK(at(u, F::allocation_bytes) == 128 * 4); // the buffer it writes (allocated by the pure stage)
+    CHECK(at(u, F::allocation_bytes) ==
+          128 * 4); // the buffer it writes (allocated by the pure stage)
     CHECK(at(u, F::num_allocations) == 0);
     CHECK(at(u, F::bytes_read_per_realization) == 128 * 64 * 4);
     CHECK(at(u, F::working_set_inner) == 128 * 4); // one r iteration reads one row of T
