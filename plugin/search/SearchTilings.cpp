@@ -126,6 +126,19 @@ std::vector<StageSched> SearchSpace::tilings(const Stage &s, const Box64 &box, b
                 widths = {V};
                 if (!coarse && inner.extent >= 2 * V) widths.push_back(2 * V);
             }
+            // An update's split is GuardWithIf. Vectorizing its inner part when that is more
+            // than one vector and the split leaves a tail made Halide 14 write outside the
+            // buffer (random pipeline 608: `x:split32..512 vector 16` over an extent no split
+            // divides, heap corruption; one vector, or x whole, is correct): then only the
+            // widths that are the whole inner part.
+            const LoopTiling &it = base.loops[size_t(inner.stage_loop)];
+            if (s.index > 0 && it.mode == LoopMode::Split &&
+                box[size_t(inner.stage_loop)].extent() % it.tile != 0) {
+                std::vector<int> kept = {1};
+                for (int w : widths)
+                    if (w > 1 && int64_t(w) == it.tile) kept.push_back(w);
+                widths = kept;
+            }
             for (int w : widths) {
                 std::vector<int> unrolls = {1};
                 // Not for updates: there the split tails are GuardWithIf, and Halide 14 computes
