@@ -127,13 +127,13 @@ std::vector<StageSched> SearchSpace::tilings(const Stage &s, const Box64 &box, b
                 if (!coarse && inner.extent >= 2 * V) widths.push_back(2 * V);
             }
             // An update's split is GuardWithIf. Vectorizing its inner part when that is more
-            // than one vector and the split leaves a tail made Halide 14 write outside the
-            // buffer (random pipeline 608: `x:split32..512 vector 16` over an extent no split
-            // divides, heap corruption; one vector, or x whole, is correct): then only the
+            // than one vector made Halide 14 write outside the buffer where the split left a
+            // tail (random pipelines 608 and 618: `x:split32..512 vector 16` over an extent no
+            // split divides, heap corruption; one vector, or x whole, is correct). Whether a
+            // tail is left depends on the size the pipeline runs at, not the estimate: only
             // widths that are the whole inner part.
             const LoopTiling &it = base.loops[size_t(inner.stage_loop)];
-            if (s.index > 0 && it.mode == LoopMode::Split &&
-                box[size_t(inner.stage_loop)].extent() % it.tile != 0) {
+            if (s.index > 0 && it.mode == LoopMode::Split) {
                 std::vector<int> kept = {1};
                 for (int w : widths)
                     if (w > 1 && int64_t(w) == it.tile) kept.push_back(w);

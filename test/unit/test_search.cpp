@@ -436,25 +436,21 @@ TEST_CASE("beam de-duplication compares decisions as well as hashes", "[search]"
 
 TEST_CASE("an update's vector loop is a split tail's inner part only when one vector wide",
           "[search]") {
-    // S(x) += T(x, r), x over 128 points (8 f32 lanes): here every split of x divides 128 and
-    // may be vectorized; over 100 points a split leaves a tail (GuardWithIf), and a vectorized
-    // inner part longer than one vector made Halide 14 write outside the buffer (random
-    // pipeline 608).
+    // S(x) += T(x, r), x over 128 points (8 f32 lanes). An update's split is GuardWithIf, and a
+    // vectorized inner part longer than one vector made Halide 14 write outside the buffer
+    // where the split left a tail (random pipeline 608); whether it does depends on the size
+    // the pipeline runs at, so even splits that divide the estimate are one vector.
     PipelineDag dag = test::transpose_reduce();
     SearchSpace space(dag);
     const Stage &u = dag.stage(1, 1); // loops r, x
-    auto vector_tiles = [&](int64_t extent) {
-        Box64 box = u.full_loop_box();
-        box[1].max = box[1].min + extent - 1;
-        std::set<int64_t> tiles; // split factors of x with a vector loop
-        for (const StageSched &s : space.tilings(u, box, true, false))
-            if (s.vector_width > 1 && s.loops[1].mode == LoopMode::Split)
-                tiles.insert(s.loops[1].tile);
-        return tiles;
-    };
-    const std::set<int64_t> divisible = vector_tiles(128);
-    CHECK(divisible.count(16) == 1);
-    CHECK(divisible.count(64) == 1);
-    // Over 100 points: only tiles that are one vector (8 lanes, or 16 as one 2-register vector).
-    CHECK(vector_tiles(100) == std::set<int64_t>{8, 16});
+    std::set<int64_t> tiles;          // split factors of x with a vector loop
+    bool whole = false;               // x whole and vectorized
+    for (const StageSched &s : space.tilings(u, u.full_loop_box(), true, false)) {
+        if (s.vector_width <= 1) continue;
+        if (s.loops[1].mode == LoopMode::Split) tiles.insert(s.loops[1].tile);
+        whole |= s.loops[1].mode != LoopMode::Split;
+    }
+    // One vector: 8 lanes, or 16 as one two-register vector.
+    CHECK(tiles == std::set<int64_t>{8, 16});
+    CHECK(whole);
 }
