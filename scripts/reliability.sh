@@ -10,7 +10,10 @@ n=${1:-500}
 from=${2:-0}
 beam=${3:-8}
 "$root/scripts/setup.sh" --target sextant-fuzz >/dev/null
-"$build/tools/sextant-fuzz" --from "$from" --to "$((from + n))" --seeds 3 --beam "$beam" --passes 2 --jobs "$(nproc)"
+# The bench pipelines are checked even when some random pipeline failed; the exit status says
+# whether either part failed.
+fuzz_status=0
+"$build/tools/sextant-fuzz" --from "$from" --to "$((from + n))" --seeds 3 --beam "$beam" --passes 2 --jobs "$(nproc)" || fuzz_status=$?
 
 # Plus every bench pipeline: Sextant's schedule compiled, run and checked against the
 # everything-at-root reference (bench.sh's correctness check; one timing repetition).
@@ -33,3 +36,4 @@ for r in bad:
 sys.exit(1 if bad else 0)
 PY
 fi
+exit "$fuzz_status"
