@@ -14,7 +14,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -143,21 +142,21 @@ void run_schedule(uint64_t seed, const Options &opt, const sextant::Params &para
 void run_schedule_isolated(uint64_t seed, const Options &opt, const sextant::Params &params,
                            const std::vector<Halide::Buffer<>> &want) {
     std::fflush(stdout);
-    std::fflush(stderr);
-    const pid_t pid = fork();
-    if (pid == 0) {
-        run_schedule(seed, opt, params, want);
-        std::fflush(stdout);
-        std::fflush(stderr);
-        _exit(0);
-    }
-    int status = 0;
-    if (pid < 0 || waitpid(pid, &status, 0) != pid) {
-        std::printf("fail schedule: could not run a child process\n");
-    } else if (WIFSIGNALED(status)) {
-        std::printf("fail compile/run: crashed with signal %d (%s)\n", WTERMSIG(status),
-                    strsignal(WTERMSIG(status)));
-    }
+    sextant::ChildOptions co;
+    co.keep_stderr = true;
+    sextant::RunResult res = sextant::Child::function(
+                                 [&](int fd, int) {
+                                     dup2(fd, 1);
+                                     run_schedule(seed, opt, params, want);
+                                     std::fflush(stdout);
+                                 },
+                                 co)
+                                 .wait();
+    std::fputs(res.output.c_str(), stdout);
+    const bool reported = res.output.find("\nok ") != std::string::npos ||
+                          res.output.find("\nfail ") != std::string::npos ||
+                          res.output.rfind("fail ", 0) == 0;
+    if (!res.ok() && !reported) std::printf("fail compile/run: %s\n", res.message.c_str());
     std::fflush(stdout);
 }
 
@@ -166,32 +165,29 @@ void run_schedule_isolated(uint64_t seed, const Options &opt, const sextant::Par
 std::vector<std::string> sliding_candidates(uint64_t seed, const Options &opt) {
     char dir[] = "/tmp/sextant-fuzz-XXXXXX";
     if (!mkdtemp(dir)) throw std::runtime_error("mkdtemp failed");
-    // In a forked child, like each replay after it: every child builds the pipeline from the
+    // In a child process, like each replay after it: every child builds the pipeline from the
     // same process state, so its Funcs get the same unique names ("f$2") the texts use.
-    std::fflush(stdout);
-    const pid_t pid = fork();
-    if (pid == 0) {
-        rp::RandomPipeline p = rp::make_random_pipeline(seed);
-        std::vector<Halide::Internal::Function> outs;
-        for (Halide::Func &f : p.outputs)
-            outs.push_back(f.function());
-        sextant::Params params;
-        params.beam_size = opt.beam;
-        params.num_passes = opt.passes;
-        params.candidates_dir = dir;
-        params.num_candidates = 32;
-        sextant::MachineInfo m;
-        m.parallelism = 2;
-        try {
-            sextant::autoschedule(outs, rp::default_run_target(), m, params);
-        } catch (const std::exception &e) {
-            std::fprintf(stderr, "seed %llu: candidates: %s\n", (unsigned long long)seed, e.what());
-        }
-        _exit(0);
-    }
-    int status = 0;
-    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
-        throw std::runtime_error("the candidate search's child process failed");
+    sextant::ChildOptions co;
+    co.keep_stderr = true;
+    sextant::RunResult res =
+        sextant::Child::function(
+            [&](int, int) {
+                rp::RandomPipeline p = rp::make_random_pipeline(seed);
+                std::vector<Halide::Internal::Function> outs;
+                for (Halide::Func &f : p.outputs)
+                    outs.push_back(f.function());
+                sextant::Params params;
+                params.beam_size = opt.beam;
+                params.num_passes = opt.passes;
+                params.candidates_dir = dir;
+                params.num_candidates = 32;
+                sextant::MachineInfo m;
+                m.parallelism = 2;
+                sextant::autoschedule(outs, rp::default_run_target(), m, params);
+            },
+            co)
+            .wait();
+    if (!res.ok()) throw std::runtime_error("the candidate search failed: " + res.message);
     std::vector<std::string> out;
     std::ifstream in(std::string(dir) + "/candidates.jsonl");
     for (std::string line; std::getline(in, line) && int(out.size()) < opt.sliding;) {
