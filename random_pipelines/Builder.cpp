@@ -424,10 +424,18 @@ private:
                 sh[0] = sh[0] + 1;
                 b = load_as(s.producers[0], sh, acc);
             }
-            if (I[0] == 0)
+            if (I[0] == 0) {
                 f(v) = Tuple(Halide::min(a, b), Halide::max(a, b));
-            else
+            } else {
+                // Readers decode (f[0] + f[1]) / 2; Halide's simplifier folds that to `a` when
+                // the pair is inlined, so the arithmetic must be exact for every schedule to
+                // agree (seed 477: float rounding moved a later lookup's index). Whole numbers
+                // in the canonical range add and subtract exactly in float32 and int32.
+                a = Halide::clamp(a, cst(acc, lo), cst(acc, hi));
+                b = Halide::clamp(b, cst(acc, lo), cst(acc, hi));
+                if (acc.is_float()) a = Halide::floor(a), b = Halide::floor(b);
                 f(v) = Tuple(a + b, a - b);
+            }
             break;
         }
         case StageKind::Histogram: {

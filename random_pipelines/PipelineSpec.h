@@ -105,7 +105,7 @@ struct PipelineSpec {
 };
 
 /** Version of the generator's output for a given seed; bump when plans change. */
-constexpr int kGeneratorVersion = 1;
+constexpr int kGeneratorVersion = 2;
 
 const char *kind_name(StageKind k);
 const char *type_name(ElemType t);
