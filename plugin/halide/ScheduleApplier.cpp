@@ -39,7 +39,9 @@ void apply_directives(const PipelineDag &dag, const std::vector<Directive> &dire
     for (const Directive &d : directives) {
         Func f = funcs.at(dag.funcs[d.func].name);
         Halide::Stage st = d.stage == 0 ? Halide::Stage(f) : f.update(d.stage - 1);
-        TailStrategy tail = d.guard ? TailStrategy::GuardWithIf : TailStrategy::Auto;
+        TailStrategy tail = d.tail == Tail::GuardWithIf ? TailStrategy::GuardWithIf
+                            : d.tail == Tail::RoundUp   ? TailStrategy::RoundUp
+                                                        : TailStrategy::Auto;
         switch (d.kind) {
         case K::ComputeInline: f.compute_inline(); break;
         case K::ComputeRoot: f.compute_root(); break;
@@ -98,7 +100,9 @@ std::string schedule_source(const PipelineDag &dag, const std::vector<Directive>
         std::string f = fname(d.func);
         if (d.kind == K::ComputeAt || d.kind == K::StoreAt) fname(d.at_func);
         std::string st = d.stage == 0 ? f : f + ".update(" + std::to_string(d.stage - 1) + ")";
-        std::string tail = d.guard ? ", ::Halide::TailStrategy::GuardWithIf" : "";
+        std::string tail = d.tail == Tail::GuardWithIf ? ", ::Halide::TailStrategy::GuardWithIf"
+                           : d.tail == Tail::RoundUp   ? ", ::Halide::TailStrategy::RoundUp"
+                                                       : "";
         switch (d.kind) {
         case K::ComputeInline: o << f << ".compute_inline();"; break;
         case K::ComputeRoot: o << f << ".compute_root();"; break;

@@ -47,7 +47,6 @@ std::vector<Directive> make_directives(const PipelineDag &dag, const Decisions &
         for (size_t si = 0; si < f.stages.size(); si++) {
             const Stage &s = f.stages[si];
             const StageSched &ss = fs.stages[si];
-            bool guard = si > 0;
             for (size_t i = 0; i < s.loops.size(); i++) {
                 if (ss.loops[i].mode != LoopMode::Split) continue;
                 Directive sp{Directive::Kind::Split, f.id, int(si), {}};
@@ -56,7 +55,7 @@ std::vector<Directive> make_directives(const PipelineDag &dag, const Decisions &
                            {loop_var_name(s, ss, int(i), true), rv},
                            {loop_var_name(s, ss, int(i), false), rv}};
                 sp.factor = ss.loops[i].tile;
-                sp.guard = guard;
+                sp.tail = split_tail(dag, f.id, int(si), int(i));
                 out.push_back(sp);
             }
             StageNest n = make_stage_nest(s, ss, s.full_loop_box());
@@ -70,16 +69,23 @@ std::vector<Directive> make_directives(const PipelineDag &dag, const Decisions &
             const ConcreteLoop &inner = n.order.back();
             LoopVar iv{loop_var_name(s, ss, inner.stage_loop, inner.outer_part),
                        s.loops[inner.stage_loop].is_rvar};
+            // Vectorizing or unrolling splits the innermost loop again. In an update, Halide
+            // rounds up only a split of one of the definition's own pure vars, not a part of
+            // an earlier split ("may redundantly recompute some values"); there the factor
+            // divides the part's extent, and the guard it asks for is never taken.
+            Tail inner_tail = split_tail(dag, f.id, int(si), inner.stage_loop);
+            if (si > 0 && ss.loops[size_t(inner.stage_loop)].mode == LoopMode::Split)
+                inner_tail = Tail::GuardWithIf;
             if (ss.vector_width > 1) {
                 Directive v{Directive::Kind::Vectorize, f.id, int(si), {iv}};
                 v.factor = ss.vector_width;
-                v.guard = guard;
+                v.tail = inner_tail;
                 out.push_back(v);
             }
             if (ss.unroll > 1) {
                 Directive u{Directive::Kind::Unroll, f.id, int(si), {iv}};
                 u.factor = ss.unroll;
-                u.guard = guard;
+                u.tail = inner_tail;
                 out.push_back(u);
             }
             if (ss.unroll_outer && n.order.size() >= 2) {

@@ -5,6 +5,7 @@
 
 #include "plugin/dag/PipelineDag.h"
 #include "plugin/search/Schedule.h"
+#include "plugin/search/Tails.h"
 
 #include <string>
 #include <vector>
@@ -25,7 +26,9 @@ struct Directive {
     std::vector<LoopVar> vars;
     int at_func = -1; // ComputeAt/StoreAt: the consumer
     int64_t factor = 0; // Split/Vectorize/Unroll; Unroll with 0 unrolls the whole loop
-    bool guard = false; // tail strategy GuardWithIf (updates), else Halide's default
+    /** Split/Vectorize/Unroll: the tail asked for (ShiftInwards is Halide's default for a pure
+     * definition and is not spelled out). */
+    Tail tail = Tail::ShiftInwards;
 };
 
 /** Name of a concrete loop as the directives create it. */

@@ -40,6 +40,14 @@ SearchSpace::SearchSpace(const PipelineDag &dag) : dag_(dag) {
     for (int f = int(dag.funcs.size()) - 1; f >= 0; f--) {
         if (!dag.funcs[f].is_input_wrapper) order_.push_back(f);
     }
+    tails_.resize(dag.funcs.size());
+    for (const FuncNode &f : dag.funcs) {
+        for (const Stage &s : f.stages) {
+            tails_[size_t(f.id)].emplace_back();
+            for (size_t l = 0; l < s.loops.size(); l++)
+                tails_[size_t(f.id)].back().push_back(split_tail(dag, f.id, s.index, int(l)));
+        }
+    }
 }
 
 StatePtr SearchSpace::initial_state() const {

@@ -7,6 +7,7 @@
 
 #include "plugin/dag/PipelineDag.h"
 #include "plugin/search/State.h"
+#include "plugin/search/Tails.h"
 
 #include <functional>
 #include <mutex>
@@ -141,6 +142,8 @@ public:
 private:
     const PipelineDag &dag_;
     std::vector<int> order_;
+    /** split_tail() of every (func, stage, loop), computed once. */
+    std::vector<std::vector<std::vector<Tail>>> tails_;
 
     int vector_lanes(int func) const;
     /** How many outermost loops of `n` run in parallel: until there are 8 tasks per core, or

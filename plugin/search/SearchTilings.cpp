@@ -126,14 +126,17 @@ std::vector<StageSched> SearchSpace::tilings(const Stage &s, const Box64 &box, b
                 widths = {V};
                 if (!coarse && inner.extent >= 2 * V) widths.push_back(2 * V);
             }
-            // An update's split is GuardWithIf. Vectorizing its inner part when that is more
-            // than one vector made Halide 14 write outside the buffer where the split left a
-            // tail (random pipelines 608 and 618: `x:split32..512 vector 16` over an extent no
-            // split divides, heap corruption; one vector, or x whole, is correct). Whether a
-            // tail is left depends on the size the pipeline runs at, not the estimate: only
-            // widths that are the whole inner part.
+            // Vectorizing the inner part of a GuardWithIf split (an output's update, an RVar,
+            // or a Func whose growth would read inputs outside their region; see Tails.h) when
+            // that is more than one vector made Halide 14 write outside the buffer where the
+            // split left a tail (random pipelines 608 and 618: `x:split32..512 vector 16` over
+            // an extent no split divides, heap corruption; one vector, or x whole, is
+            // correct). Whether a tail is left depends on the size the pipeline runs at, not
+            // the estimate: only widths that are the whole inner part. A RoundUp split has no
+            // tail.
             const LoopTiling &it = base.loops[size_t(inner.stage_loop)];
-            if (s.index > 0 && it.mode == LoopMode::Split) {
+            if (it.mode == LoopMode::Split &&
+                tails_[size_t(s.func)][size_t(s.index)][size_t(inner.stage_loop)] == Tail::GuardWithIf) {
                 std::vector<int> kept = {1};
                 for (int w : widths)
                     if (w > 1 && int64_t(w) == it.tile) kept.push_back(w);

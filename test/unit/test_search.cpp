@@ -454,3 +454,94 @@ TEST_CASE("an update's vector loop is a split tail's inner part only when one ve
     CHECK(tiles == std::set<int64_t>{8, 16});
     CHECK(whole);
 }
+
+namespace {
+/** transpose_reduce with S internal (read by an output O(x) = S(x)), and T reading the input
+ * either directly or through a clamp of x to the input's columns. */
+PipelineDag internal_reduce(bool clamped_input) {
+    PipelineDag dag = test::transpose_reduce();
+    dag.funcs[1].is_output = false;
+    FuncNode o = test::func(2, "O", {{0, 127}});
+    o.is_output = true;
+    Stage os;
+    os.func = 2;
+    os.name = "O";
+    os.loops = {test::pure_loop("x", 0, 0, 127)};
+    os.loads = {test::simple_load(ProducerKind::Func, 1, 1, 1, {{1, 1, true}})};
+    o.stages.push_back(os);
+    dag.funcs.push_back(o);
+    dag.outputs = {2};
+    dag.edges.push_back(test::offset_edge(2, 0, ProducerKind::Func, 1, {0}, {0}, 1));
+    if (clamped_input) {
+        for (Edge &e : dag.edges) {
+            if (e.kind != ProducerKind::Input) continue;
+            // in(y, clamp(x, 0, 127)): dim 1 needs [max(min x, 0), min(max x, 127)].
+            e.min[1] = BoundExpr::binary(BoundExpr::Op::Max, BoundExpr::loop_min(0),
+                                         BoundExpr::constant(0));
+            e.max[1] = BoundExpr::binary(BoundExpr::Op::Min, BoundExpr::loop_max(0),
+                                         BoundExpr::constant(127));
+        }
+    }
+    dag.link();
+    return dag;
+}
+
+std::set<int64_t> vector_split_tiles(const PipelineDag &dag) {
+    SearchSpace space(dag);
+    const Stage &u = dag.stage(1, 1); // loops r, x
+    std::set<int64_t> tiles;
+    for (const StageSched &s : space.tilings(u, u.full_loop_box(), true, false))
+        if (s.vector_width > 1 && s.loops[1].mode == LoopMode::Split) tiles.insert(s.loops[1].tile);
+    return tiles;
+}
+} // namespace
+
+TEST_CASE("an update's pure splits round up where the Func may grow; elsewhere they are guarded",
+          "[search]") {
+    // Output S: its buffer is the user's, so its update's splits are GuardWithIf; RVars always
+    // are; a pure definition keeps Halide's default.
+    PipelineDag out = test::transpose_reduce();
+    CHECK(split_tail(out, 1, 1, 1) == Tail::GuardWithIf);
+    CHECK(split_tail(out, 1, 1, 0) == Tail::GuardWithIf);
+    CHECK(split_tail(out, 1, 0, 0) == Tail::ShiftInwards);
+    // Internal S, but T reads the input unclamped: more points of S read more of the input.
+    PipelineDag raw = internal_reduce(false);
+    CHECK(growth_reads_inputs_outside(raw, 1, 0));
+    CHECK(split_tail(raw, 1, 1, 1) == Tail::GuardWithIf);
+    // Read through a clamp, S may grow to whole tiles.
+    PipelineDag clamped = internal_reduce(true);
+    CHECK_FALSE(growth_reads_inputs_outside(clamped, 1, 0));
+    CHECK(split_tail(clamped, 1, 1, 1) == Tail::RoundUp);
+    CHECK(split_tail(clamped, 1, 1, 0) == Tail::GuardWithIf); // r
+
+    // Guarded splits vectorize one vector (8 lanes, or 16 as two registers); rounded-up ones
+    // any inner part.
+    CHECK(vector_split_tiles(raw) == std::set<int64_t>{8, 16});
+    const std::set<int64_t> wide = vector_split_tiles(clamped);
+    CHECK(wide.count(8) == 1);
+    CHECK(wide.count(64) == 1);
+
+    // The directives: the split of x rounds up; vectorizing its inner part is a split of a
+    // split, which Halide rounds up only for the definition's own vars: guarded (never taken).
+    Decisions d(3);
+    d[2].placement = Placement::Root;
+    d[2].stages = {test::sched({{LoopMode::Inner, 0}}, 8, 0)};
+    d[1].placement = Placement::Root;
+    d[1].stages = {test::sched({{LoopMode::Inner, 0}}, 8, 0),
+                   test::sched({{LoopMode::Outer, 0}, {LoopMode::Split, 64}}, 8, 0)};
+    d[0].placement = Placement::Inline;
+    std::vector<Directive> ds = make_directives(clamped, d);
+    int checked = 0;
+    for (const Directive &x : ds) {
+        if (x.func != 1 || x.stage != 1) continue;
+        if (x.kind == Directive::Kind::Split) {
+            CHECK(x.tail == Tail::RoundUp);
+            checked++;
+        } else if (x.kind == Directive::Kind::Vectorize) {
+            CHECK(x.vars[0].name == "x_i");
+            CHECK(x.tail == Tail::GuardWithIf);
+            checked++;
+        }
+    }
+    CHECK(checked == 2);
+}

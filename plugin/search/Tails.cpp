@@ -1,0 +1,71 @@
+#include "Tails.h"
+
+#include "LoopNest.h"
+
+#include <iterator>
+#include <map>
+
+namespace sextant {
+
+namespace {
+
+/** The region of every input that `func` reads, directly or through its producers, when it
+ * is realized over `region`; each producer realized over the union of what it is asked for. */
+std::vector<Box64> input_regions(const PipelineDag &dag, int func, const Box64 &region) {
+    std::vector<Box64> out(dag.inputs.size());
+    std::map<int, Box64> pending = {{func, region}};
+    Box64 r;
+    while (!pending.empty()) {
+        // Producers have smaller ids: the largest pending id has heard from all its consumers.
+        auto last = std::prev(pending.end());
+        const int g = last->first;
+        const Box64 need = std::move(last->second);
+        pending.erase(last);
+        for (const Stage &s : dag.funcs[size_t(g)].stages) {
+            const Box64 loops = stage_loop_box(s, need);
+            for (int e : s.edges_in) {
+                const Edge &edge = dag.edges[size_t(e)];
+                if (edge.kind == ProducerKind::Func && edge.producer == g) continue;
+                edge.required(loops, &r);
+                Box64 *acc;
+                if (edge.kind == ProducerKind::Input) {
+                    acc = &out[size_t(edge.producer)];
+                } else {
+                    auto it = pending.find(edge.producer);
+                    if (it == pending.end()) {
+                        pending.emplace(edge.producer, r);
+                        continue;
+                    }
+                    acc = &it->second;
+                }
+                if (acc->empty()) {
+                    *acc = r;
+                } else {
+                    for (size_t i = 0; i < r.size() && i < acc->size(); i++) (*acc)[i].include(r[i]);
+                }
+            }
+        }
+    }
+    return out;
+}
+
+} // namespace
+
+bool growth_reads_inputs_outside(const PipelineDag &dag, int func, int dim) {
+    const Box64 &bounds = dag.funcs[size_t(func)].bounds;
+    if (dim < 0 || size_t(dim) >= bounds.size()) return true;
+    Box64 grown = bounds;
+    // Twice the region: a tile never adds more than the extent it splits.
+    grown[size_t(dim)].max += bounds[size_t(dim)].extent();
+    return input_regions(dag, func, bounds) != input_regions(dag, func, grown);
+}
+
+Tail split_tail(const PipelineDag &dag, int func, int stage, int loop) {
+    if (stage == 0) return Tail::ShiftInwards;
+    const FuncNode &f = dag.funcs[size_t(func)];
+    const LoopDim &l = f.stages[size_t(stage)].loops[size_t(loop)];
+    if (l.is_rvar || f.is_output || l.func_dim < 0) return Tail::GuardWithIf;
+    return growth_reads_inputs_outside(dag, func, l.func_dim) ? Tail::GuardWithIf : Tail::RoundUp;
+}
+
+} // namespace sextant

@@ -1,0 +1,32 @@
+// Tails: how a split of a stage loop handles the points past the last whole tile, as the
+// directives ask Halide for it. A property of the pipeline, not of the search state, so the
+// search space (which widths it may vectorize) and the directives (what they emit) agree.
+#pragma once
+
+#include "plugin/dag/PipelineDag.h"
+
+namespace sextant {
+
+enum class Tail {
+    /** Halide's default for a pure definition: the last tile shifts inwards. */
+    ShiftInwards,
+    /** The Func's region grows to whole tiles (bounds inference computes the extra points). */
+    RoundUp,
+    /** The inner loop is guarded by an `if` past the end. */
+    GuardWithIf,
+};
+
+/** The tail of a split of loop `loop` of stage `stage` of `func`:
+ *  - pure definitions: ShiftInwards;
+ *  - RVars of updates: GuardWithIf (rounding up would change the reduction);
+ *  - pure vars of updates: RoundUp when the Func is not an output (its buffer would have to be
+ *    a multiple of the tile) and computing it over more points along that dimension reads no
+ *    input outside the region the pipeline reads anyway (inputs read through a boundary
+ *    condition or a clamp); else GuardWithIf. */
+Tail split_tail(const PipelineDag &dag, int func, int stage, int loop);
+
+/** True if realizing `func` over a region grown along `dim` makes some input's required
+ * region larger (computed through every producer, each as if realized). */
+bool growth_reads_inputs_outside(const PipelineDag &dag, int func, int dim);
+
+} // namespace sextant
