@@ -102,6 +102,7 @@ Halide::Target fuzz_target() {
 void run_schedule(uint64_t seed, const Options &opt, const sextant::Params &params,
                   const std::vector<Halide::Buffer<>> &want) {
     Halide::Target target = fuzz_target();
+    const Halide::Target schedule_target = rp::default_run_target();
     std::string stage = "schedule";
     try {
         rp::RandomPipeline p = rp::make_random_pipeline(seed);
@@ -111,7 +112,7 @@ void run_schedule(uint64_t seed, const Options &opt, const sextant::Params &para
         sextant::MachineInfo m;
         m.parallelism = 2;
         auto t0 = std::chrono::steady_clock::now();
-        sextant::AutoscheduleResult r = sextant::autoschedule(outs, target, m, params);
+        sextant::AutoscheduleResult r = sextant::autoschedule(outs, schedule_target, m, params);
         double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         if (opt.verbose)
             std::fprintf(stderr, "seed %llu:\n%s", (unsigned long long)seed,

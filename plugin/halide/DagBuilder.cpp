@@ -206,14 +206,49 @@ private:
                 if (def.args()[d].as<Variable>()) continue;
                 Interval i = bounds_of_expr_in_scope(def.args()[d], scope, value_bounds_);
                 int64_t lo, hi;
-                if (!i.is_bounded() || !const_int(estimated(i.min, s.name), &lo) ||
-                    !const_int(estimated(i.max, s.name), &hi)) {
+                if (!i.is_bounded() || !const_bound(i.min, false, s.name, &lo) ||
+                    !const_bound(i.max, true, s.name, &hi)) {
                     fail("Cannot bound the region written by " + s.name + " in dimension " +
                          std::to_string(d) + "; clamp its index expression.");
                 }
                 node.bounds[d].include({lo, hi});
             }
         }
+    }
+
+    /** A constant bound of `e`: its value, or where the simplifier leaves it symbolic (a
+     * float64 `floor` of a constant is not folded: random pipeline 109's bin index
+     * `clamp(int32(floor_f64(..) ..), 0, 127)`), what its outer min/max (a clamp) promise. */
+    bool const_bound(const Expr &e, bool upper, const std::string &context, int64_t *out) {
+        return const_int(estimated(e, context), out) || clamp_bound(simplify(e), upper, out);
+    }
+    static bool clamp_bound(const Expr &e, bool upper, int64_t *out) {
+        if (const int64_t *c = as_const_int(e)) {
+            *out = *c;
+            return true;
+        }
+        if (const Add *add = e.as<Add>()) {
+            int64_t x, c;
+            if (!clamp_bound(add->a, upper, &x) || !const_int(add->b, &c)) return false;
+            *out = x + c;
+            return true;
+        }
+        const Min *mn = e.as<Min>();
+        const Max *mx = e.as<Max>();
+        if (!mn && !mx) return false;
+        const Expr &a = mn ? mn->a : mx->a, &b = mn ? mn->b : mx->b;
+        int64_t x, y;
+        const bool ka = clamp_bound(a, upper, &x), kb = clamp_bound(b, upper, &y);
+        // min(a, b) <= either's upper bound; max(a, b) >= either's lower bound. The other way
+        // round both are needed.
+        if (upper == bool(mn)) {
+            if (!ka && !kb) return false;
+            *out = ka && kb ? (upper ? std::min(x, y) : std::max(x, y)) : (ka ? x : y);
+            return true;
+        }
+        if (!ka || !kb) return false;
+        *out = upper ? std::max(x, y) : std::min(x, y);
+        return true;
     }
 
     Expr estimated(const Expr &e, const std::string &context) {

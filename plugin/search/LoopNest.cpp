@@ -101,19 +101,21 @@ StageNest make_stage_nest(const Stage &s, const StageSched &sched, const Box64 &
             n.order.push_back({i, true, (e + t.tile - 1) / t.tile, t.tile});
         }
     }
+    // Middle RVars, and the inner part of a split RVar, go just outside the innermost loop.
+    std::vector<ConcreteLoop> middle;
     for (int i = k - 1; i >= 0; i--) {
         const LoopTiling &t = sched.loops[i];
         int64_t e = loop_box[i].extent();
         if (t.mode == LoopMode::Inner) {
             n.order.push_back({i, false, e, 1});
         } else if (t.mode == LoopMode::Split) {
-            n.order.push_back({i, false, std::min(t.tile, e), 1});
+            ConcreteLoop part{i, false, std::min(t.tile, e), 1};
+            if (s.loops[i].is_rvar) middle.push_back(part);
+            else n.order.push_back(part);
+        } else if (t.mode == LoopMode::Middle) {
+            middle.push_back({i, false, e, 1});
         }
     }
-    // Middle RVars go just outside the innermost loop.
-    std::vector<ConcreteLoop> middle;
-    for (int i = k - 1; i >= 0; i--)
-        if (sched.loops[i].mode == LoopMode::Middle) middle.push_back({i, false, loop_box[i].extent(), 1});
     if (!middle.empty() && !n.order.empty()) {
         ConcreteLoop innermost = n.order.back();
         n.order.pop_back();
@@ -270,6 +272,10 @@ void place_func_nest(const PipelineDag &dag, const Decisions &d, const Nests &ne
             bool at_or_outside = false;
             for (int j = 0; j <= fs.at_level; j++) at_or_outside |= cs.order[j].stage_loop == int(i);
             if (!at_or_outside && (cst.loops[i].is_rvar || !c.constant_size)) n->constant_size = false;
+            // A chunk of a split RVar: its last one is guarded, shorter than the others.
+            if (at_or_outside && cst.loops[i].is_rvar &&
+                d[size_t(fs.at_func)].stages[size_t(fs.at_stage)].loops[i].mode == LoopMode::Split)
+                n->constant_size = false;
         }
         if (n->constant_size)
             for (const StageRef &r : effective_consumers(dag, d, func))

@@ -207,6 +207,24 @@ Decisions parse_schedule_text(const PipelineDag &dag, const std::string &text) {
                 } else bad("bad loop mode '" + m + "'");
                 ss.loops.push_back(t);
             }
+            // A split RVar's inner part runs with the middle RVars (LoopNest): the others must
+            // be there, or Halide would see the reduction reordered.
+            const std::vector<LoopDim> &sl = fn.stages[s].loops;
+            int outer_rvar = -1;
+            for (size_t i = 0; i < sl.size(); i++)
+                if (sl[i].is_rvar) outer_rvar = int(i);
+            bool rvar_split = false, rvar_elsewhere = false;
+            for (size_t i = 0; i < sl.size(); i++) {
+                if (!sl[i].is_rvar) continue;
+                if (ss.loops[i].mode == LoopMode::Split) {
+                    if (int(i) != outer_rvar) bad("only the outermost RVar of a stage may be split");
+                    rvar_split = true;
+                } else if (ss.loops[i].mode != LoopMode::Middle) {
+                    rvar_elsewhere = true;
+                }
+            }
+            if (rvar_split && rvar_elsewhere)
+                bad("a split RVar needs the stage's other RVars 'middle'");
             std::string k1, k2, k3;
             ls >> k1 >> ss.vector_width >> k2 >> ss.unroll >> k3 >> ss.parallel;
             if (k1 != "vector" || k2 != "unroll" || k3 != "parallel" || !ls)

@@ -175,6 +175,22 @@ TEST_CASE("histogram scatter", "[dag]") {
     for (const sextant::LoopDim &l : h.stages[1].loops) CHECK_FALSE(l.parallel_safe);
 }
 
+TEST_CASE("a scatter index clamped around a value Halide cannot fold is still bounded", "[dag]") {
+    // bin's value bounds are [floor_f64(-8), floor_f64(8)], which Halide 14's simplifier does
+    // not fold; the clamp around the index still bounds the region written (random pipeline
+    // 109 failed with "Cannot bound the region written").
+    ImageParam in(Float(64), 1, "in4d");
+    Var i("i"), x("x");
+    Func hist("hist_d"), bin("bin_d");
+    bin(x) = floor(clamp(in(x), Expr(-8.0), Expr(8.0)));
+    RDom r(0, 64, "r");
+    hist(i) = 0;
+    hist(clamp(cast<int>(bin(r.x)) + 8, 0, 15)) += 1;
+    hist.set_estimate(i, 0, 16);
+    PipelineDag dag = build({hist});
+    CHECK(func(dag, "hist_d").bounds == box({{0, 15}}));
+}
+
 TEST_CASE("two outputs", "[dag]") {
     ImageParam in(Float(32), 1, "in5");
     Var x("x");

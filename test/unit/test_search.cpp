@@ -545,3 +545,64 @@ TEST_CASE("an update's pure splits round up where the Func may grow; elsewhere t
     }
     CHECK(checked == 2);
 }
+
+TEST_CASE("reduction splits: the outermost RVar in chunks, its inner part just outside the "
+          "vector loop",
+          "[search]") {
+    // S(x) += T(x, r): T is a Func read along r, so r may be split (its chunk loop in the outer
+    // group, where T could be computed per chunk).
+    PipelineDag dag = test::transpose_reduce();
+    SearchSpace space(dag);
+    const Stage &u = dag.stage(1, 1); // loops r, x
+    std::set<int64_t> chunks;
+    for (const StageSched &s : space.tilings(u, u.full_loop_box(), true, false, 100000))
+        if (s.loops[0].mode == LoopMode::Split) chunks.insert(s.loops[0].tile);
+    CHECK(chunks == std::set<int64_t>{4, 8, 16, 32});
+
+    StageSched sc = test::sched({{LoopMode::Split, 8}, {LoopMode::Inner, 0}}, 8, 0);
+    StageNest n = make_stage_nest(u, sc, u.full_loop_box());
+    REQUIRE(n.order.size() == 3);
+    CHECK((n.order[0].stage_loop == 0 && n.order[0].outer_part && n.order[0].extent == 8));
+    CHECK((n.order[1].stage_loop == 0 && !n.order[1].outer_part && n.order[1].extent == 8));
+    CHECK((n.order[2].stage_loop == 1 && n.order[2].vectorized));
+
+    Decisions d(2);
+    d[1].placement = Placement::Root;
+    d[1].stages = {test::sched({{LoopMode::Inner, 0}}, 8, 0), sc};
+    d[0].placement = Placement::At;
+    d[0].at_func = 1;
+    d[0].at_stage = 1;
+    d[0].at_level = 0; // per chunk of r
+    d[0].stages = {test::sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
+    const std::string text = to_schedule_text(dag, d);
+    CHECK(text.find("loops r:split8 x:inner") != std::string::npos);
+    CHECK(parse_schedule_text(dag, text) == d);
+    bool split_r = false;
+    for (const Directive &x : make_directives(dag, d)) {
+        if (x.kind == Directive::Kind::Split && x.func == 1) {
+            split_r = x.vars[1].name == "r_o" && x.vars[1].is_rvar && x.tail == Tail::GuardWithIf;
+        }
+        if (x.kind == Directive::Kind::ComputeAt && x.func == 0) CHECK(x.vars[0].name == "r_o");
+    }
+    CHECK(split_r);
+
+    // Two RVars (r inside r2): only r2, the outermost, may be split, and r must then run with
+    // its inner part; anything else reorders the reduction (Halide's error).
+    PipelineDag two = test::transpose_reduce();
+    LoopDim r2;
+    r2.name = "r2";
+    r2.is_rvar = true;
+    r2.range = {0, 3};
+    auto &loops = two.funcs[1].stages[1].loops;
+    loops.insert(loops.begin() + 1, r2);
+    auto with = [&](const std::string &modes) {
+        return "sextant-schedule 1\nfunc S root\n  stage 0 loops x:inner vector 8 unroll 1 "
+               "parallel 0\n  stage 1 loops " +
+               modes + " vector 8 unroll 1 parallel 0\nfunc T inline\n";
+    };
+    CHECK_NOTHROW(parse_schedule_text(two, with("r:middle r2:split2 x:inner")));
+    CHECK_THROWS_WITH(parse_schedule_text(two, with("r:split8 r2:middle x:inner")),
+                      Catch::Contains("only the outermost RVar"));
+    CHECK_THROWS_WITH(parse_schedule_text(two, with("r:inner r2:split2 x:inner")),
+                      Catch::Contains("other RVars 'middle'"));
+}
