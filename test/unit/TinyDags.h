@@ -227,6 +227,25 @@ inline PipelineDag transpose_reduce() {
     return dag;
 }
 
+/** transpose_reduce plus an output O(x) = S(x), so that S can be computed per tile of O. */
+inline PipelineDag transpose_reduce_with_output() {
+    PipelineDag dag = transpose_reduce();
+    dag.funcs[1].is_output = false;
+    FuncNode o = func(2, "O", {{0, 127}});
+    o.is_output = true;
+    Stage os;
+    os.func = 2;
+    os.name = "O";
+    os.loops = {pure_loop("x", 0, 0, 127)};
+    os.loads = {simple_load(ProducerKind::Func, 1, 1, 1, {{1, 1, true}})};
+    o.stages.push_back(os);
+    dag.funcs.push_back(o);
+    dag.outputs = {2};
+    dag.edges.push_back(offset_edge(2, 0, ProducerKind::Func, 1, {0}, {0}, 1));
+    dag.link();
+    return dag;
+}
+
 /** in -> P0 -> P1 -> ... -> P{n-1} -> C, each a 9-tap 1-D stencil of the one before (8 adds,
  * 9 loads: 17 IR nodes); C over [0, 63]. */
 inline PipelineDag stencil_chain(int n) {

@@ -244,26 +244,6 @@ TEST_CASE("loads invariant in the inner loops are counted once per outer iterati
     CHECK(at(fs.schedule_features(ds, ns, 1, 0), F::dense_load_executions) == 3 * 64 / 8);
 }
 
-namespace {
-/** transpose_reduce plus an output O(x) = S(x), so that S can be computed per tile of O. */
-PipelineDag transpose_reduce_with_output() {
-    PipelineDag dag = test::transpose_reduce();
-    dag.funcs[1].is_output = false;
-    FuncNode o = test::func(2, "O", {{0, 127}});
-    o.is_output = true;
-    Stage os;
-    os.func = 2;
-    os.name = "O";
-    os.loops = {test::pure_loop("x", 0, 0, 127)};
-    os.loads = {test::simple_load(ProducerKind::Func, 1, 1, 1, {{1, 1, true}})};
-    o.stages.push_back(os);
-    dag.funcs.push_back(o);
-    dag.outputs = {2};
-    dag.edges.push_back(test::offset_edge(2, 0, ProducerKind::Func, 1, {0}, {0}, 1));
-    dag.link();
-    return dag;
-}
-} // namespace
 
 TEST_CASE("a tile-sized accumulator stays in registers with pure loops inside the RVar",
           "[features]") {
@@ -272,7 +252,7 @@ TEST_CASE("a tile-sized accumulator stays in registers with pure loops inside th
     // constant loop and promotes the tile, so S is loaded and stored once per pure point
     // (matmul's 16x8 tile with k outermost: docs/COSTMODEL.md, "Finding a mispriced term by
     // replay").
-    PipelineDag dag = transpose_reduce_with_output();
+    PipelineDag dag = test::transpose_reduce_with_output();
     Decisions d(3);
     d[2].placement = Placement::Root;
     d[2].stages = {sched({{LoopMode::Split, 32}}, 8, 0)};
@@ -300,7 +280,7 @@ TEST_CASE("a tile-sized accumulator stays in registers with pure loops inside th
 }
 
 TEST_CASE("an update accumulating over inner RVars stores once per pure point", "[features]") {
-    PipelineDag dag = transpose_reduce_with_output();
+    PipelineDag dag = test::transpose_reduce_with_output();
     Decisions d(3);
     d[2].placement = Placement::Root;
     d[2].stages = {sched({{LoopMode::Split, 16}}, 8, 0)}; // x_o, x_i

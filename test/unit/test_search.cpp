@@ -459,19 +459,7 @@ namespace {
 /** transpose_reduce with S internal (read by an output O(x) = S(x)), and T reading the input
  * either directly or through a clamp of x to the input's columns. */
 PipelineDag internal_reduce(bool clamped_input) {
-    PipelineDag dag = test::transpose_reduce();
-    dag.funcs[1].is_output = false;
-    FuncNode o = test::func(2, "O", {{0, 127}});
-    o.is_output = true;
-    Stage os;
-    os.func = 2;
-    os.name = "O";
-    os.loops = {test::pure_loop("x", 0, 0, 127)};
-    os.loads = {test::simple_load(ProducerKind::Func, 1, 1, 1, {{1, 1, true}})};
-    o.stages.push_back(os);
-    dag.funcs.push_back(o);
-    dag.outputs = {2};
-    dag.edges.push_back(test::offset_edge(2, 0, ProducerKind::Func, 1, {0}, {0}, 1));
+    PipelineDag dag = test::transpose_reduce_with_output();
     if (clamped_input) {
         for (Edge &e : dag.edges) {
             if (e.kind != ProducerKind::Input) continue;
