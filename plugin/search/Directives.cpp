@@ -5,10 +5,10 @@
 namespace sextant {
 
 std::string loop_var_name(const Stage &s, const StageSched &sched, int stage_loop,
-                          bool outer_part) {
+                          bool outer_part, bool band_part) {
     const std::string &n = s.loops[stage_loop].name;
     if (sched.loops[stage_loop].mode != LoopMode::Split) return n;
-    return n + (outer_part ? "_o" : "_i");
+    return n + (outer_part ? "_o" : band_part ? "_m" : "_i");
 }
 
 std::vector<Directive> make_directives(const PipelineDag &dag, const Decisions &d) {
@@ -31,14 +31,14 @@ std::vector<Directive> make_directives(const PipelineDag &dag, const Decisions &
             const ConcreteLoop &l = cn.order[fs.at_level];
             Directive at{Directive::Kind::ComputeAt, f.id, 0, {}};
             at.at_func = fs.at_func;
-            at.vars.push_back({loop_var_name(cst, cs, l.stage_loop, l.outer_part),
+            at.vars.push_back({loop_var_name(cst, cs, l.stage_loop, l.outer_part, l.band_part),
                                cst.loops[l.stage_loop].is_rvar});
             out.push_back(at);
             if (fs.store_level >= 0 && fs.store_level < fs.at_level) {
                 const ConcreteLoop &sl = cn.order[fs.store_level];
                 Directive st{Directive::Kind::StoreAt, f.id, 0, {}};
                 st.at_func = fs.at_func;
-                st.vars.push_back({loop_var_name(cst, cs, sl.stage_loop, sl.outer_part),
+                st.vars.push_back({loop_var_name(cst, cs, sl.stage_loop, sl.outer_part, sl.band_part),
                                    cst.loops[sl.stage_loop].is_rvar});
                 out.push_back(st);
             }
@@ -51,23 +51,37 @@ std::vector<Directive> make_directives(const PipelineDag &dag, const Decisions &
                 if (ss.loops[i].mode != LoopMode::Split) continue;
                 Directive sp{Directive::Kind::Split, f.id, int(si), {}};
                 bool rv = s.loops[i].is_rvar;
+                const LoopTiling &t = ss.loops[i];
+                const std::string inner_name = loop_var_name(s, ss, int(i), false);
+                // A band: strip (x_o) first, then the strip's part (x_b) into bands (x_m) of
+                // tiles (x_i). The second split divides a constant extent: no tail is taken;
+                // in an update it must be guarded (Halide rounds up only the definition's
+                // own vars).
                 sp.vars = {{s.loops[i].name, rv},
                            {loop_var_name(s, ss, int(i), true), rv},
-                           {loop_var_name(s, ss, int(i), false), rv}};
-                sp.factor = ss.loops[i].tile;
+                           {t.band > 0 ? s.loops[i].name + "_b" : inner_name, rv}};
+                sp.factor = t.band > 0 ? t.band : t.tile;
                 sp.tail = split_tail(dag, f.id, int(si), int(i));
                 out.push_back(sp);
+                if (t.band > 0) {
+                    Directive b{Directive::Kind::Split, f.id, int(si), {}};
+                    b.vars = {sp.vars[2], {loop_var_name(s, ss, int(i), false, true), rv},
+                              {inner_name, rv}};
+                    b.factor = t.tile;
+                    b.tail = si > 0 ? Tail::GuardWithIf : Tail::ShiftInwards;
+                    out.push_back(b);
+                }
             }
             StageNest n = make_stage_nest(s, ss, s.full_loop_box());
             Directive re{Directive::Kind::Reorder, f.id, int(si), {}};
             for (auto it = n.order.rbegin(); it != n.order.rend(); ++it)
-                re.vars.push_back({loop_var_name(s, ss, it->stage_loop, it->outer_part),
+                re.vars.push_back({loop_var_name(s, ss, it->stage_loop, it->outer_part, it->band_part),
                                    s.loops[it->stage_loop].is_rvar});
             // A one-loop reorder is a no-op, but marks the stage as scheduled for Halide.
             if (!re.vars.empty()) out.push_back(re);
             if (n.order.empty()) continue;
             const ConcreteLoop &inner = n.order.back();
-            LoopVar iv{loop_var_name(s, ss, inner.stage_loop, inner.outer_part),
+            LoopVar iv{loop_var_name(s, ss, inner.stage_loop, inner.outer_part, inner.band_part),
                        s.loops[inner.stage_loop].is_rvar};
             // Vectorizing or unrolling splits the innermost loop again. In an update, Halide
             // rounds up only a split of one of the definition's own pure vars, not a part of
@@ -91,7 +105,7 @@ std::vector<Directive> make_directives(const PipelineDag &dag, const Decisions &
             if (ss.unroll_outer && n.order.size() >= 2) {
                 const ConcreteLoop &l = n.order[n.order.size() - 2];
                 Directive u{Directive::Kind::Unroll, f.id, int(si),
-                            {{loop_var_name(s, ss, l.stage_loop, l.outer_part),
+                            {{loop_var_name(s, ss, l.stage_loop, l.outer_part, l.band_part),
                               s.loops[l.stage_loop].is_rvar}}};
                 u.factor = 0; // fully
                 out.push_back(u);
@@ -99,7 +113,7 @@ std::vector<Directive> make_directives(const PipelineDag &dag, const Decisions &
             for (int p = 0; p < ss.parallel && p < int(n.order.size()); p++) {
                 const ConcreteLoop &l = n.order[p];
                 out.push_back({Directive::Kind::Parallel, f.id, int(si),
-                               {{loop_var_name(s, ss, l.stage_loop, l.outer_part),
+                               {{loop_var_name(s, ss, l.stage_loop, l.outer_part, l.band_part),
                                  s.loops[l.stage_loop].is_rvar}}});
             }
         }

@@ -32,7 +32,8 @@ struct Directive {
 };
 
 /** Name of a concrete loop as the directives create it. */
-std::string loop_var_name(const Stage &s, const StageSched &sched, int stage_loop, bool outer_part);
+std::string loop_var_name(const Stage &s, const StageSched &sched, int stage_loop, bool outer_part,
+                          bool band_part = false);
 
 /** The calls that apply `d` (complete) to the pipeline, producers first. */
 std::vector<Directive> make_directives(const PipelineDag &dag, const Decisions &d);

@@ -98,8 +98,18 @@ StageNest make_stage_nest(const Stage &s, const StageSched &sched, const Box64 &
         if (t.mode == LoopMode::Outer) {
             n.order.push_back({i, true, e, 1});
         } else if (t.mode == LoopMode::Split) {
-            n.order.push_back({i, true, (e + t.tile - 1) / t.tile, t.tile});
+            const int64_t span = t.band > 0 ? t.band : t.tile;
+            n.order.push_back({i, true, (e + span - 1) / span, span});
         }
+    }
+    // The band group: the middle parts of three-level splits.
+    for (int i = k - 1; i >= 0; i--) {
+        const LoopTiling &t = sched.loops[i];
+        if (t.mode != LoopMode::Split || t.band <= 0) continue;
+        const int64_t e = std::min(loop_box[i].extent(), t.band);
+        ConcreteLoop band{i, false, (e + t.tile - 1) / t.tile, t.tile};
+        band.band_part = true;
+        n.order.push_back(band);
     }
     // Middle RVars, and the inner part of a split RVar, go just outside the innermost loop.
     std::vector<ConcreteLoop> middle;
@@ -306,7 +316,7 @@ std::vector<std::string> schedule_constructs(const PipelineDag &dag, const Decis
                 box.push_back(l.range);
             const StageNest sn = make_stage_nest(cs, sched, box);
             for (int lv = fs.store_level + 1; lv <= fs.at_level && lv < int(sn.order.size()); lv++)
-                if (!sn.order[size_t(lv)].outer_part &&
+                if (!sn.order[size_t(lv)].outer_part && !sn.order[size_t(lv)].band_part &&
                     sched.loops[size_t(sn.order[size_t(lv)].stage_loop)].mode == LoopMode::Split)
                     add("sliding_split");
         }

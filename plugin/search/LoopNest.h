@@ -22,6 +22,7 @@ struct ConcreteLoop {
     bool parallel = false;
     bool vectorized = false; // the innermost loop; iterations are vectors of `vector_width`
     bool unrolled = false;   // fully unrolled (StageSched::unroll_outer)
+    bool band_part = false;  // the middle part of a split with a band (LoopTiling::band)
 };
 
 struct StageNest {

@@ -66,7 +66,8 @@ enum class Placement : uint8_t { Undecided, Inline, Root, At };
 enum class LoopMode : uint8_t {
     Inner, // whole loop, in the inner group
     Outer, // whole loop, in the outer group
-    Split, // outer part in the outer group, inner part (`tile` iterations) in the inner group
+    Split, // outer part in the outer group, inner part (`tile` iterations) in the inner group;
+           // with a `band`, a third part between them (multi-level tiling)
     Middle, // RVars only: whole, inside the inner group but outside its innermost pure loop
             // (a reduction accumulating in registers over a vector of pure points)
 };
@@ -74,7 +75,13 @@ enum class LoopMode : uint8_t {
 struct LoopTiling {
     LoopMode mode = LoopMode::Inner;
     int64_t tile = 0; // inner extent when mode == Split
-    bool operator==(const LoopTiling &o) const { return mode == o.mode && tile == o.tile; }
+    /** Split pure loops only: 0, or the points one outer iteration covers (a multiple of
+     * `tile`); the band part, `band / tile` iterations, runs in the band group between the
+     * outer and inner groups: strip -> band -> tile. */
+    int64_t band = 0;
+    bool operator==(const LoopTiling &o) const {
+        return mode == o.mode && tile == o.tile && band == o.band;
+    }
 };
 
 struct StageSched {

@@ -38,7 +38,11 @@ std::string to_schedule_text(const PipelineDag &dag, const Decisions &d) {
                 switch (ss.loops[i].mode) {
                 case LoopMode::Inner: o << "inner"; break;
                 case LoopMode::Outer: o << "outer"; break;
-                case LoopMode::Split: o << "split" << ss.loops[i].tile; break;
+                case LoopMode::Split:
+                    o << "split";
+                    if (ss.loops[i].band > 0) o << ss.loops[i].band << "/";
+                    o << ss.loops[i].tile;
+                    break;
                 case LoopMode::Middle: o << "middle"; break;
                 }
             }
@@ -202,8 +206,19 @@ Decisions parse_schedule_text(const PipelineDag &dag, const std::string &text) {
                 else if (m == "middle") t.mode = LoopMode::Middle;
                 else if (m.rfind("split", 0) == 0) {
                     t.mode = LoopMode::Split;
-                    t.tile = std::stoll(m.substr(5));
+                    // splitT, or splitB/T: bands of B points in tiles of T (multi-level).
+                    const std::string f = m.substr(5);
+                    const size_t slash = f.find('/');
+                    try {
+                        t.tile = std::stoll(f.substr(slash == std::string::npos ? 0 : slash + 1));
+                        if (slash != std::string::npos) t.band = std::stoll(f.substr(0, slash));
+                    } catch (const std::exception &) {
+                        bad("bad split factor '" + f + "'");
+                    }
                     if (t.tile < 1) bad("split factor must be positive");
+                    if (slash != std::string::npos &&
+                        (t.band <= t.tile || t.band % t.tile != 0 || l.is_rvar))
+                        bad("a band must be a multiple of its tile, larger than it, on a pure loop");
                 } else bad("bad loop mode '" + m + "'");
                 ss.loops.push_back(t);
             }

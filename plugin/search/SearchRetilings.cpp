@@ -95,6 +95,69 @@ std::vector<SearchSpace::Retiling> SearchSpace::retilings(const State &s, int fu
         }
     }
 
+    // Multi-level tiling: a split loop of the consumer gets a band between its strip and its
+    // tile (LoopTiling::band: strip -> band of 4 or 16 tiles -> tile), and the Func is computed
+    // per band: a producer's tile sized for the cache inside a parallel strip, while the
+    // consumer keeps its own (register-sized) tile. Offered here, where a Func can use the new
+    // loop, not among every stage's tilings: there the model never picked one on the bench
+    // and the extra tilings thinned out the ones it did (matmul's pick was dropped).
+    for (size_t i = 0; i < st.loops.size() && !opt.coarse; i++) {
+        const LoopTiling &t = old.loops[i];
+        if (t.mode != LoopMode::Split || t.band > 0 || st.loops[i].is_rvar) continue;
+        const int64_t E = cn.loop_box[i].extent();
+        for (int64_t b : {4 * t.tile, 16 * t.tile}) {
+            if (2 * b > E) continue;
+            StageSched sched = old;
+            sched.loops[i].band = b;
+            offer(sched, [&](const StageNest &nn) {
+                std::set<int> levels;
+                for (int k = 0; k < int(nn.order.size()); k++)
+                    if (nn.order[size_t(k)].band_part && nn.order[size_t(k)].stage_loop == int(i))
+                        levels.insert(k);
+                return levels;
+            });
+        }
+    }
+
+    // Reduction splits: the consumer's outermost RVar split into chunks (the chunk loop in the
+    // outer group, its inner part with the other RVars, all made Middle, just outside the
+    // innermost pure loop), and the Func computed per chunk: depthwise results per 16 input
+    // channels of a pointwise convolution. Only the outermost RVar: the RVars keep their
+    // relative order, which Halide requires of a reduction. Only where the Func is read along
+    // that RVar, and only with the Func at the chunk loop: among every stage's tilings the
+    // model picked splits that bought nothing (bench matmul, `k$x:split4`, 2.1 ms against
+    // 1.2-1.3 for k whole, priced 1% apart; depthwise_separable_conv 2.04 vs 1.60 ms).
+    int outer_rvar = -1;
+    for (size_t i = 0; i < st.loops.size(); i++)
+        if (st.loops[i].is_rvar) outer_rvar = int(i);
+    bool along_rvar = false;
+    for (const Load &L : st.loads) {
+        if (outer_rvar < 0 || L.kind != ProducerKind::Func || L.producer != func ||
+            L.loop_dims != int(st.loops.size()))
+            continue;
+        for (int p = 0; p < L.producer_dims; p++) {
+            const JacobianEntry &j = L.at(p, outer_rvar);
+            along_rvar |= !j.affine || j.num != 0;
+        }
+    }
+    if (along_rvar && vec_loop >= 0) {
+        const int64_t R = cn.loop_box[size_t(outer_rvar)].extent();
+        for (int64_t chunk : opt.coarse ? std::vector<int64_t>{16} : std::vector<int64_t>{4, 8, 16}) {
+            if (2 * chunk > R) continue;
+            StageSched sched = old;
+            for (size_t i = 0; i < st.loops.size(); i++)
+                if (st.loops[i].is_rvar || st.loops[i].func_dim < 0) sched.loops[i] = {LoopMode::Middle, 0};
+            sched.loops[size_t(outer_rvar)] = {LoopMode::Split, chunk};
+            offer(sched, [&](const StageNest &nn) {
+                std::set<int> levels;
+                for (int k = 0; k < int(nn.order.size()); k++)
+                    if (nn.order[size_t(k)].outer_part && nn.order[size_t(k)].stage_loop == outer_rvar)
+                        levels.insert(k);
+                return levels;
+            });
+        }
+    }
+
     // The consumer's reduction outside (SearchSpaceOptions::reduction_outside): its RVars move
     // to the outer group, so the Func is computed per iteration of the reduction, over the
     // whole tile of pure points: split pure loops keep their tiles outside the reduction,

@@ -27,7 +27,8 @@ namespace detail {
 uint64_t hash_sched(const FuncSched &fs) {
     uint64_t h = hash_mix(0, placement_key(fs));
     for (const StageSched &s : fs.stages) {
-        for (const LoopTiling &t : s.loops) h = hash_mix(h, uint64_t(t.mode) * 1000003 + t.tile);
+        for (const LoopTiling &t : s.loops)
+            h = hash_mix(hash_mix(h, uint64_t(t.mode) * 1000003 + t.tile), uint64_t(t.band));
         h = hash_mix(h, uint64_t(s.vector_width) * 7919 + s.unroll * 31 + s.parallel +
                             (s.unroll_outer ? 1000003 : 0));
     }
@@ -220,7 +221,7 @@ std::vector<FuncSched> SearchSpace::placements(const State &s, int func,
                 const bool split =
                     c_stage_mode(s, anchor, stage, between.stage_loop) == LoopMode::Split;
                 if (between.parallel ||
-                    (split && (between.outer_part || !opt.slide_in_split_tiles ||
+                    (split && (between.outer_part || between.band_part || !opt.slide_in_split_tiles ||
                                dag_.funcs.size() > size_t(kWalkUpMaxFuncs))))
                     break;
                 // Only over loops the Func's region moves along. Storage outside a loop the

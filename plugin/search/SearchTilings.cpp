@@ -98,7 +98,8 @@ std::vector<StageSched> SearchSpace::tilings(const Stage &s, const Box64 &box, b
     // RVars keep their relative order; they all stay innermost (Halide's default), or all move into the outer group, between the outer tiles of the pure loops and
     // the inner ones (a tile of pure points stays hot while the reduction runs, and the pure
     // loops can vectorize), or all go just outside the innermost pure loop (accumulating a
-    // vector of points in registers); or the outermost is split (below).
+    // vector of points in registers). Reduction splits are offered with the Func that uses
+    // them (SearchRetilings.cpp).
     std::vector<LoopMode> rvar_modes = {LoopMode::Inner};
     bool has_rvar = false;
     for (int i = 0; i < k; i++) has_rvar |= s.loops[i].is_rvar && box[i].extent() > 1;
@@ -184,38 +185,6 @@ std::vector<StageSched> SearchSpace::tilings(const Stage &s, const Box64 &box, b
         for (int i = 0; i < k; i++)
             if (s.loops[i].is_rvar || s.loops[i].func_dim < 0) opts[i] = {{rm, 0}};
         rec(k - 1);
-    }
-    // Reduction splits: the outermost RVar split into chunks, the chunk loop in the outer group
-    // so that a producer can be computed per chunk (depthwise results per 16 input channels of
-    // a pointwise convolution), its inner part with the other RVars just outside the innermost
-    // pure loop. Only the outermost RVar: the RVars keep their relative order, which Halide
-    // requires of a reduction. Only where a Func is read along that RVar: the analytical model
-    // does not see what splitting costs otherwise (bench matmul, whose update reads only
-    // inputs: its pick with `k$x:split4` ran 2.1 ms against 1.2-1.3 for k whole, priced 1%
-    // apart; the chunk's guard is in every unrolled copy).
-    int outer_rvar = -1;
-    for (int i = 0; i < k; i++)
-        if (s.loops[i].is_rvar) outer_rvar = i;
-    bool func_along_rvar = false;
-    for (const Load &L : s.loads) {
-        if (outer_rvar < 0 || L.kind != ProducerKind::Func || L.self || L.loop_dims != k ||
-            dag_.funcs[size_t(L.producer)].is_input_wrapper)
-            continue;
-        for (int p = 0; p < L.producer_dims; p++) {
-            const JacobianEntry &j = L.at(p, outer_rvar);
-            func_along_rvar |= !j.affine || j.num != 0;
-        }
-    }
-    if (has_vector_dim && func_along_rvar && box[size_t(outer_rvar)].extent() > 1 && !large) {
-        const std::vector<int64_t> chunks =
-            coarse ? std::vector<int64_t>{16} : std::vector<int64_t>{4, 8, 16, 32};
-        for (int64_t t : chunks) {
-            if (t >= box[size_t(outer_rvar)].extent()) continue;
-            for (int i = 0; i < k; i++)
-                if (s.loops[i].is_rvar || s.loops[i].func_dim < 0) opts[i] = {{LoopMode::Middle, 0}};
-            opts[size_t(outer_rvar)] = {{LoopMode::Split, t}};
-            rec(k - 1);
-        }
     }
     detail::thin(&out, size_t(std::max(1, cap)));
     return out;

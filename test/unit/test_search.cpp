@@ -537,15 +537,30 @@ TEST_CASE("an update's pure splits round up where the Func may grow; elsewhere t
 TEST_CASE("reduction splits: the outermost RVar in chunks, its inner part just outside the "
           "vector loop",
           "[search]") {
-    // S(x) += T(x, r): T is a Func read along r, so r may be split (its chunk loop in the outer
-    // group, where T could be computed per chunk).
+    // S(x) += T(x, r): T is a Func read along r (64 steps), so when T is placed, S's update is
+    // offered with r in chunks and T computed per chunk; never among S's own tilings.
     PipelineDag dag = test::transpose_reduce();
     SearchSpace space(dag);
     const Stage &u = dag.stage(1, 1); // loops r, x
-    std::set<int64_t> chunks;
     for (const StageSched &s : space.tilings(u, u.full_loop_box(), true, false, 100000))
-        if (s.loops[0].mode == LoopMode::Split) chunks.insert(s.loops[0].tile);
-    CHECK(chunks == std::set<int64_t>{4, 8, 16, 32});
+        CHECK(s.loops[0].mode != LoopMode::Split);
+    FuncSched s_root;
+    s_root.placement = Placement::Root;
+    s_root.stages = {test::sched({{LoopMode::Inner, 0}}, 8, 0),
+                     test::sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
+    StatePtr after_s = space.make_child(*space.initial_state(), s_root);
+    std::vector<StatePtr> kids;
+    space.children(*after_s, {}, &kids);
+    std::set<int64_t> chunks;
+    for (const StatePtr &k : kids) {
+        const LoopTiling &r = k->decisions[1].stages[1].loops[0];
+        const FuncSched &t = k->decisions[0];
+        if (r.mode != LoopMode::Split) continue;
+        CHECK(t.placement == Placement::At);
+        CHECK(k->nests[1]->stages[1].order[size_t(t.at_level)].outer_part);
+        chunks.insert(r.tile);
+    }
+    CHECK(chunks == std::set<int64_t>{4, 8, 16});
 
     StageSched sc = test::sched({{LoopMode::Split, 8}, {LoopMode::Inner, 0}}, 8, 0);
     StageNest n = make_stage_nest(u, sc, u.full_loop_box());
@@ -593,4 +608,67 @@ TEST_CASE("reduction splits: the outermost RVar in chunks, its inner part just o
                       Catch::Contains("only the outermost RVar"));
     CHECK_THROWS_WITH(parse_schedule_text(two, with("r:inner r2:split2 x:inner")),
                       Catch::Contains("other RVars 'middle'"));
+}
+
+TEST_CASE("multi-level tiling: a band between strip and tile, a producer computed per band",
+          "[search]") {
+    // C(x, y) over 64 x 32 reads P(x, y-1..y+1). C's y in strips of 16 rows, bands of 4, tiles
+    // of 2 (x whole, vectorized): y_o, y_m, y_i, x.
+    PipelineDag dag = test::stencil_2d();
+    Decisions d(2);
+    d[1].placement = Placement::Root;
+    LoopTiling y{LoopMode::Split, 2, 16};
+    StageSched cs = test::sched({{LoopMode::Inner, 0}, y}, 8, 1);
+    d[1].stages = {cs};
+    const Stage &c = dag.stage(1, 0);
+    StageNest n = make_stage_nest(c, cs, c.full_loop_box());
+    REQUIRE(n.order.size() == 4);
+    CHECK((n.order[0].outer_part && n.order[0].extent == 2 && n.order[0].span == 16));
+    CHECK((n.order[1].band_part && n.order[1].extent == 8 && n.order[1].span == 2));
+    CHECK((!n.order[2].outer_part && !n.order[2].band_part && n.order[2].extent == 2));
+    CHECK(n.order[3].vectorized);
+    // P per band: 2 rows of C need 4 rows of P, 8 bands per strip, 2 strips.
+    d[0] = {Placement::At, 1, 1, -1, {test::sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)}};
+    Nests nests = build_all_nests(dag, d);
+    CHECK(nests[0]->realizations == 16);
+    CHECK(nests[0]->region[1].extent() == 4);
+
+    const std::string text = to_schedule_text(dag, d);
+    CHECK(text.find("y:split16/2") != std::string::npos);
+    CHECK(parse_schedule_text(dag, text) == d);
+    std::vector<std::string> calls;
+    for (const Directive &x : make_directives(dag, d)) {
+        if (x.kind == Directive::Kind::Split)
+            calls.push_back("split " + x.vars[0].name + " " + x.vars[1].name + " " + x.vars[2].name +
+                            " " + std::to_string(x.factor));
+        if (x.kind == Directive::Kind::ComputeAt) calls.push_back("at " + x.vars[0].name);
+    }
+    CHECK(calls == std::vector<std::string>{"at y_m", "split y y_o y_b 16", "split y_b y_m y_i 2"});
+    auto with = [&](const std::string &y_mode) {
+        return "sextant-schedule 1\nfunc C root\n  stage 0 loops x:inner y:" + y_mode +
+               " vector 8 unroll 1 parallel 1\nfunc P inline\n";
+    };
+    CHECK_NOTHROW(parse_schedule_text(dag, with("split8/4")));
+    CHECK_THROWS_WITH(parse_schedule_text(dag, with("split6/4")), Catch::Contains("multiple of its tile"));
+    CHECK_THROWS_WITH(parse_schedule_text(dag, with("split4/4")), Catch::Contains("multiple of its tile"));
+    CHECK_THROWS_WITH(parse_schedule_text(dag, with("splitx/4")), Catch::Contains("bad split factor"));
+
+    // The search offers the band where a producer can use it: C decided with y in tiles of 2,
+    // P's children include C re-tiled with bands of 4 tiles (8 rows) and P computed per band.
+    SearchSpace space(dag);
+    FuncSched c0;
+    c0.placement = Placement::Root;
+    c0.stages = {test::sched({{LoopMode::Inner, 0}, {LoopMode::Split, 2}}, 8, 1)};
+    StatePtr after_c = space.make_child(*space.initial_state(), c0);
+    std::vector<StatePtr> kids;
+    space.children(*after_c, {}, &kids);
+    bool per_band = false;
+    for (const StatePtr &k : kids) {
+        const LoopTiling &t = k->decisions[1].stages[0].loops[1];
+        const FuncSched &p = k->decisions[0];
+        if (t.band != 8 || p.placement != Placement::At) continue;
+        const StageNest &cn = k->nests[1]->stages[0];
+        per_band |= cn.order[size_t(p.at_level)].band_part;
+    }
+    CHECK(per_band);
 }
