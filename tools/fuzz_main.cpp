@@ -7,6 +7,8 @@
 //                     [--replay SCHEDULE.txt]   (apply a ScheduleText instead of searching)
 //                     [--sliding N]  (targeted: per pipeline, up to N of the search's 32
 //                                     candidates that store a Func outside its compute level)
+//                     [--targeted KIND N]  (likewise for KIND: sliding, band (a three-level
+//                                     split) or reduction_split (a split RVar))
 #include "measure/Runner.h"
 #include "plugin/Autoscheduler.h"
 #include "plugin/dag/Errors.h"
@@ -22,6 +24,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -42,7 +45,18 @@ struct Options {
     /** Targeted mode: per pipeline, the schedules among the search's candidates that store a
      * Func further out than they compute it (sliding windows), at most this many; 0 = off. */
     int sliding = 0;
+    /** What the targeted mode looks for in a candidate's ScheduleText. */
+    std::string kind = "sliding";
 };
+
+/** Whether a candidate's ScheduleText uses the construct the targeted mode looks for. */
+bool uses_construct(const std::string &text, const std::string &kind) {
+    if (kind == "sliding") return text.find(" store ") != std::string::npos;
+    if (kind == "band") return std::regex_search(text, std::regex(":split[0-9]+/"));
+    // RVar names carry a '$' (Halide's "r$x"); pure vars do not.
+    if (kind == "reduction_split") return std::regex_search(text, std::regex("\\$[a-z0-9]+:split"));
+    throw std::runtime_error("unknown construct '" + kind + "' (sliding, band, reduction_split)");
+}
 
 double load_float(const uint8_t *p, int bits) {
     return bits == 64 ? *(const double *)p : double(*(const float *)p);
@@ -173,7 +187,7 @@ void run_schedule_isolated(uint64_t seed, const Options &opt, const sextant::Par
 }
 
 /** Targeted mode: the distinct candidates of one search (SEXTANT_CANDIDATES' file) whose
- * ScheduleText stores a Func further out than it computes it, at most opt.sliding. */
+ * ScheduleText uses opt.kind, at most opt.sliding. */
 std::vector<std::string> sliding_candidates(uint64_t seed, const Options &opt) {
     char dir[] = "/tmp/sextant-fuzz-XXXXXX";
     if (!mkdtemp(dir)) throw std::runtime_error("mkdtemp failed");
@@ -204,7 +218,7 @@ std::vector<std::string> sliding_candidates(uint64_t seed, const Options &opt) {
     std::ifstream in(std::string(dir) + "/candidates.jsonl");
     for (std::string line; std::getline(in, line) && int(out.size()) < opt.sliding;) {
         const std::string text = nlohmann::json::parse(line).at("schedule_text").get<std::string>();
-        if (text.find(" store ") != std::string::npos) out.push_back(text);
+        if (uses_construct(text, opt.kind)) out.push_back(text);
     }
     std::remove((std::string(dir) + "/candidates.jsonl").c_str());
     rmdir(dir);
@@ -266,29 +280,48 @@ struct Running {
 int main(int argc, char **argv) {
     Options opt;
     for (int i = 1; i < argc; i++) {
-        std::string a = argv[i];
-        auto next = [&]() -> const char * {
-            if (i + 1 >= argc) {
-                std::fprintf(stderr, "%s needs a value\n", a.c_str());
-                std::exit(2);
+        const std::string a = argv[i];
+        try {
+            auto next = [&]() -> const char * {
+                if (i + 1 >= argc) {
+                    std::fprintf(stderr, "%s needs a value\n", a.c_str());
+                    std::exit(2);
+                }
+                return argv[++i];
+            };
+            if (a == "--from")
+                opt.from = std::stoull(next());
+            else if (a == "--to")
+                opt.to = std::stoull(next());
+            else if (a == "--seeds")
+                opt.seeds = std::stoi(next());
+            else if (a == "--beam")
+                opt.beam = std::stoi(next());
+            else if (a == "--passes")
+                opt.passes = std::stoi(next());
+            else if (a == "--jobs")
+                opt.jobs = std::max(1, std::stoi(next()));
+            else if (a == "--quiet")
+                opt.quiet = true;
+            else if (a == "--replay")
+                opt.replay = next();
+            else if (a == "--verbose")
+                opt.verbose = true;
+            else if (a == "--sliding")
+                opt.sliding = std::stoi(next());
+            else if (a == "--targeted") {
+                opt.kind = next();
+                opt.sliding = std::stoi(next());
+                uses_construct("", opt.kind); // an unknown kind is an error now, not per pipeline
+            } else {
+                std::fprintf(stderr,
+                             "usage: sextant-fuzz --from A --to B [--seeds 3] [--beam 8] "
+                             "[--passes 2] [--jobs 2] [--quiet] [--replay S.txt] [--sliding N]\n"
+                             "       [--targeted sliding|band|reduction_split N]\n");
+                return 2;
             }
-            return argv[++i];
-        };
-        if (a == "--from") opt.from = std::stoull(next());
-        else if (a == "--to") opt.to = std::stoull(next());
-        else if (a == "--seeds") opt.seeds = std::stoi(next());
-        else if (a == "--beam") opt.beam = std::stoi(next());
-        else if (a == "--passes") opt.passes = std::stoi(next());
-        else if (a == "--jobs") opt.jobs = std::max(1, std::stoi(next()));
-        else if (a == "--quiet") opt.quiet = true;
-        else if (a == "--replay") opt.replay = next();
-        else if (a == "--verbose") opt.verbose = true;
-        else if (a == "--sliding")
-            opt.sliding = std::stoi(next());
-        else {
-            std::fprintf(stderr,
-                         "usage: sextant-fuzz --from A --to B [--seeds 3] [--beam 8] "
-                         "[--passes 2] [--jobs 2] [--quiet] [--replay S.txt] [--sliding N]\n");
+        } catch (const std::exception &e) { // std::stoi, an unknown construct
+            std::fprintf(stderr, "sextant-fuzz: bad value for %s: %s\n", a.c_str(), e.what());
             return 2;
         }
     }

@@ -4,8 +4,8 @@
 
 namespace sextant {
 
-std::string loop_var_name(const Stage &s, const StageSched &sched, int stage_loop,
-                          bool outer_part, bool band_part) {
+std::string loop_var_name(const Stage &s, const StageSched &sched, int stage_loop, bool outer_part,
+                          bool band_part) {
     const std::string &n = s.loops[stage_loop].name;
     if (sched.loops[stage_loop].mode != LoopMode::Split) return n;
     return n + (outer_part ? "_o" : band_part ? "_m" : "_i");
@@ -38,8 +38,9 @@ std::vector<Directive> make_directives(const PipelineDag &dag, const Decisions &
                 const ConcreteLoop &sl = cn.order[fs.store_level];
                 Directive st{Directive::Kind::StoreAt, f.id, 0, {}};
                 st.at_func = fs.at_func;
-                st.vars.push_back({loop_var_name(cst, cs, sl.stage_loop, sl.outer_part, sl.band_part),
-                                   cst.loops[sl.stage_loop].is_rvar});
+                st.vars.push_back(
+                    {loop_var_name(cst, cs, sl.stage_loop, sl.outer_part, sl.band_part),
+                     cst.loops[sl.stage_loop].is_rvar});
                 out.push_back(st);
             }
             if (fs.stack) out.push_back({Directive::Kind::StoreInStack, f.id, 0, {}});
@@ -65,7 +66,8 @@ std::vector<Directive> make_directives(const PipelineDag &dag, const Decisions &
                 out.push_back(sp);
                 if (t.band > 0) {
                     Directive b{Directive::Kind::Split, f.id, int(si), {}};
-                    b.vars = {sp.vars[2], {loop_var_name(s, ss, int(i), false, true), rv},
+                    b.vars = {sp.vars[2],
+                              {loop_var_name(s, ss, int(i), false, true), rv},
                               {inner_name, rv}};
                     b.factor = t.tile;
                     b.tail = si > 0 ? Tail::GuardWithIf : Tail::ShiftInwards;
@@ -75,8 +77,9 @@ std::vector<Directive> make_directives(const PipelineDag &dag, const Decisions &
             StageNest n = make_stage_nest(s, ss, s.full_loop_box());
             Directive re{Directive::Kind::Reorder, f.id, int(si), {}};
             for (auto it = n.order.rbegin(); it != n.order.rend(); ++it)
-                re.vars.push_back({loop_var_name(s, ss, it->stage_loop, it->outer_part, it->band_part),
-                                   s.loops[it->stage_loop].is_rvar});
+                re.vars.push_back(
+                    {loop_var_name(s, ss, it->stage_loop, it->outer_part, it->band_part),
+                     s.loops[it->stage_loop].is_rvar});
             // A one-loop reorder is a no-op, but marks the stage as scheduled for Halide.
             if (!re.vars.empty()) out.push_back(re);
             if (n.order.empty()) continue;
@@ -104,7 +107,9 @@ std::vector<Directive> make_directives(const PipelineDag &dag, const Decisions &
             }
             if (ss.unroll_outer && n.order.size() >= 2) {
                 const ConcreteLoop &l = n.order[n.order.size() - 2];
-                Directive u{Directive::Kind::Unroll, f.id, int(si),
+                Directive u{Directive::Kind::Unroll,
+                            f.id,
+                            int(si),
                             {{loop_var_name(s, ss, l.stage_loop, l.outer_part, l.band_part),
                               s.loops[l.stage_loop].is_rvar}}};
                 u.factor = 0; // fully
@@ -112,7 +117,9 @@ std::vector<Directive> make_directives(const PipelineDag &dag, const Decisions &
             }
             for (int p = 0; p < ss.parallel && p < int(n.order.size()); p++) {
                 const ConcreteLoop &l = n.order[p];
-                out.push_back({Directive::Kind::Parallel, f.id, int(si),
+                out.push_back({Directive::Kind::Parallel,
+                               f.id,
+                               int(si),
                                {{loop_var_name(s, ss, l.stage_loop, l.outer_part, l.band_part),
                                  s.loops[l.stage_loop].is_rvar}}});
             }

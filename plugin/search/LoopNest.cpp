@@ -1,4 +1,5 @@
 #include "LoopNest.h"
+#include "Tails.h"
 
 #include "plugin/dag/Errors.h"
 
@@ -120,8 +121,10 @@ StageNest make_stage_nest(const Stage &s, const StageSched &sched, const Box64 &
             n.order.push_back({i, false, e, 1});
         } else if (t.mode == LoopMode::Split) {
             ConcreteLoop part{i, false, std::min(t.tile, e), 1};
-            if (s.loops[i].is_rvar) middle.push_back(part);
-            else n.order.push_back(part);
+            if (s.loops[i].is_rvar)
+                middle.push_back(part);
+            else
+                n.order.push_back(part);
         } else if (t.mode == LoopMode::Middle) {
             middle.push_back({i, false, e, 1});
         }
@@ -305,6 +308,17 @@ std::vector<std::string> schedule_constructs(const PipelineDag &dag, const Decis
     };
     for (size_t f = 0; f < d.size(); f++) {
         const FuncSched &fs = d[f];
+        // Tiling constructs: a band (multi-level tiling), a split RVar, a rounded-up update
+        // split.
+        for (size_t si = 0; si < fs.stages.size(); si++) {
+            for (size_t i = 0; i < fs.stages[si].loops.size(); i++) {
+                const LoopTiling &t = fs.stages[si].loops[i];
+                if (t.mode != LoopMode::Split) continue;
+                if (t.band > 0) add("band");
+                if (dag.funcs[f].stages[si].loops[i].is_rvar) add("reduction_split");
+                if (split_tail(dag, int(f), int(si), int(i)) == Tail::RoundUp) add("round_up");
+            }
+        }
         if (fs.placement != Placement::At) continue;
         if (fs.store_level >= 0 && fs.store_level < fs.at_level) {
             add("sliding");

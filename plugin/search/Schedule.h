@@ -1,11 +1,14 @@
 // Schedule decisions: what the search decides for each Func. Plain data, no Halide.
 //
-// A Func is inlined, computed at root, or computed inside one loop of its (single, non-inlined)
-// consumer's pure stage, with its storage at that loop or further out. Each stage of a non-inlined Func is then tiled: every loop is either
-// kept whole in the inner group, moved whole to the outer group, or split into an outer and an
-// inner part. The loop order is: outer group (outermost storage dim first), then inner group
-// (likewise); the innermost inner loop may be vectorized and unrolled; a prefix of the order
-// may be parallel. See docs/SEARCH.md.
+// A Func is inlined, computed at root, or computed at one loop of a Func's stage that encloses
+// all its uses (a consumer's, or one further out that holds them), with its storage at that
+// loop or further out. Each stage of a non-inlined Func is then tiled: every loop is kept whole
+// in the inner group, moved whole to the outer group, or split into an outer and an inner part
+// (a pure loop may have a band part between them; the outermost RVar may be split, its inner
+// part then runs with the middle RVars). The loop order is: outer group, band group, inner
+// group (each outermost storage dim first), with middle RVars just outside the innermost loop;
+// the innermost loop may be vectorized and unrolled; a prefix of the order may be parallel.
+// See docs/SEARCH.md.
 #pragma once
 
 #include <array>
@@ -64,10 +67,10 @@ constexpr size_t kMaxStageLoops = 16;
 enum class Placement : uint8_t { Undecided, Inline, Root, At };
 
 enum class LoopMode : uint8_t {
-    Inner, // whole loop, in the inner group
-    Outer, // whole loop, in the outer group
-    Split, // outer part in the outer group, inner part (`tile` iterations) in the inner group;
-           // with a `band`, a third part between them (multi-level tiling)
+    Inner,  // whole loop, in the inner group
+    Outer,  // whole loop, in the outer group
+    Split,  // outer part in the outer group, inner part (`tile` iterations) in the inner group;
+            // with a `band`, a third part between them (multi-level tiling)
     Middle, // RVars only: whole, inside the inner group but outside its innermost pure loop
             // (a reduction accumulating in registers over a vector of pure points)
 };

@@ -218,7 +218,8 @@ Decisions parse_schedule_text(const PipelineDag &dag, const std::string &text) {
                     if (t.tile < 1) bad("split factor must be positive");
                     if (slash != std::string::npos &&
                         (t.band <= t.tile || t.band % t.tile != 0 || l.is_rvar))
-                        bad("a band must be a multiple of its tile, larger than it, on a pure loop");
+                        bad("a band must be a multiple of its tile, larger than it, on a pure "
+                            "loop");
                 } else bad("bad loop mode '" + m + "'");
                 ss.loops.push_back(t);
             }
@@ -232,7 +233,8 @@ Decisions parse_schedule_text(const PipelineDag &dag, const std::string &text) {
             for (size_t i = 0; i < sl.size(); i++) {
                 if (!sl[i].is_rvar) continue;
                 if (ss.loops[i].mode == LoopMode::Split) {
-                    if (int(i) != outer_rvar) bad("only the outermost RVar of a stage may be split");
+                    if (int(i) != outer_rvar)
+                        bad("only the outermost RVar of a stage may be split");
                     rvar_split = true;
                 } else if (ss.loops[i].mode != LoopMode::Middle) {
                     rvar_elsewhere = true;

@@ -4,14 +4,18 @@
 //
 //   sextant-schedule 1
 //   func blur_y root
-//     stage 0 loops y:split8 x:split64 vector 8 unroll 1 parallel 1
+//     stage 0 loops x:split64 y:split128/8 vector 8 unroll 1 parallel 1
 //   func blur_x at blur_y 1 store 0
-//     stage 0 loops y:inner x:inner vector 8 unroll 1 parallel 0
+//     stage 0 loops x:inner y:inner vector 8 unroll 1 parallel 0
 //   func clamped inline
 //
-// Loops are listed innermost first (x before y), as `name:inner|outer|middle|splitN`. A Func
-// computed inside an update stage of its consumer says which: `func T at S 0 update 1`; one
-// whose constant-size buffer lives on the stack ends with `stack`: `func g at f 1 stack`.
+// Loops are listed innermost first (x before y), as `name:inner|outer|middle|splitT|splitB/T`:
+// splitT cuts the loop into tiles of T (outer part in the outer group), splitB/T into strips
+// of B points, bands and tiles of T (multi-level; B a multiple of T). An update may split its
+// outermost RVar (splitT), the others then `middle`. A Func computed inside an update stage of
+// its consumer says which: `func T at S 0 update 1`; one whose constant-size buffer lives on
+// the stack ends with `stack`: `func g at f 1 stack`. Levels (`at S 1`) count the consumer's
+// loops outermost first, as make_stage_nest orders them.
 #pragma once
 
 #include "plugin/dag/PipelineDag.h"

@@ -142,16 +142,19 @@ std::vector<SearchSpace::Retiling> SearchSpace::retilings(const State &s, int fu
     }
     if (along_rvar && vec_loop >= 0) {
         const int64_t R = cn.loop_box[size_t(outer_rvar)].extent();
-        for (int64_t chunk : opt.coarse ? std::vector<int64_t>{16} : std::vector<int64_t>{4, 8, 16}) {
+        for (int64_t chunk :
+             opt.coarse ? std::vector<int64_t>{16} : std::vector<int64_t>{4, 8, 16}) {
             if (2 * chunk > R) continue;
             StageSched sched = old;
             for (size_t i = 0; i < st.loops.size(); i++)
-                if (st.loops[i].is_rvar || st.loops[i].func_dim < 0) sched.loops[i] = {LoopMode::Middle, 0};
+                if (st.loops[i].is_rvar || st.loops[i].func_dim < 0)
+                    sched.loops[i] = {LoopMode::Middle, 0};
             sched.loops[size_t(outer_rvar)] = {LoopMode::Split, chunk};
             offer(sched, [&](const StageNest &nn) {
                 std::set<int> levels;
                 for (int k = 0; k < int(nn.order.size()); k++)
-                    if (nn.order[size_t(k)].outer_part && nn.order[size_t(k)].stage_loop == outer_rvar)
+                    if (nn.order[size_t(k)].outer_part &&
+                        nn.order[size_t(k)].stage_loop == outer_rvar)
                         levels.insert(k);
                 return levels;
             });

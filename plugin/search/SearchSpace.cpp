@@ -220,9 +220,9 @@ std::vector<FuncSched> SearchSpace::placements(const State &s, int func,
                 const ConcreteLoop &between = cn.order[store + 1];
                 const bool split =
                     c_stage_mode(s, anchor, stage, between.stage_loop) == LoopMode::Split;
-                if (between.parallel ||
-                    (split && (between.outer_part || between.band_part || !opt.slide_in_split_tiles ||
-                               dag_.funcs.size() > size_t(kWalkUpMaxFuncs))))
+                if (between.parallel || (split && (between.outer_part || between.band_part ||
+                                                   !opt.slide_in_split_tiles ||
+                                                   dag_.funcs.size() > size_t(kWalkUpMaxFuncs))))
                     break;
                 // Only over loops the Func's region moves along. Storage outside a loop the
                 // region does not move with slides nothing, and Halide 14 computed wrong

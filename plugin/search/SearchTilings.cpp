@@ -95,11 +95,11 @@ std::vector<StageSched> SearchSpace::tilings(const Stage &s, const Box64 &box, b
         }
     }
 
-    // RVars keep their relative order; they all stay innermost (Halide's default), or all move into the outer group, between the outer tiles of the pure loops and
-    // the inner ones (a tile of pure points stays hot while the reduction runs, and the pure
-    // loops can vectorize), or all go just outside the innermost pure loop (accumulating a
-    // vector of points in registers). Reduction splits are offered with the Func that uses
-    // them (SearchRetilings.cpp).
+    // RVars keep their relative order; they all stay innermost (Halide's default), or all move into
+    // the outer group, between the outer tiles of the pure loops and the inner ones (a tile of pure
+    // points stays hot while the reduction runs, and the pure loops can vectorize), or all go just
+    // outside the innermost pure loop (accumulating a vector of points in registers). Reduction
+    // splits are offered with the Func that uses them (SearchRetilings.cpp).
     std::vector<LoopMode> rvar_modes = {LoopMode::Inner};
     bool has_rvar = false;
     for (int i = 0; i < k; i++) has_rvar |= s.loops[i].is_rvar && box[i].extent() > 1;
@@ -136,7 +136,8 @@ std::vector<StageSched> SearchSpace::tilings(const Stage &s, const Box64 &box, b
             // tail.
             const LoopTiling &it = base.loops[size_t(inner.stage_loop)];
             if (it.mode == LoopMode::Split &&
-                tails_[size_t(s.func)][size_t(s.index)][size_t(inner.stage_loop)] == Tail::GuardWithIf) {
+                tails_[size_t(s.func)][size_t(s.index)][size_t(inner.stage_loop)] ==
+                    Tail::GuardWithIf) {
                 std::vector<int> kept = {1};
                 for (int w : widths)
                     if (w > 1 && int64_t(w) == it.tile) kept.push_back(w);

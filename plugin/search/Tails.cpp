@@ -9,10 +9,12 @@ namespace sextant {
 
 namespace {
 
-/** The region of every input that `func` reads, directly or through its producers, when it
- * is realized over `region`; each producer realized over the union of what it is asked for. */
-std::vector<Box64> input_regions(const PipelineDag &dag, int func, const Box64 &region) {
-    std::vector<Box64> out(dag.inputs.size());
+/** The region of every input (entries 0..inputs-1) and of every output Func (entry inputs +
+ * func id) that `func` reads, directly or through its producers, when it is realized over
+ * `region`; each producer realized over the union of what it is asked for. An output's buffer
+ * is the user's, as fixed as an input's. */
+std::vector<Box64> fixed_regions(const PipelineDag &dag, int func, const Box64 &region) {
+    std::vector<Box64> out(dag.inputs.size() + dag.funcs.size());
     std::map<int, Box64> pending = {{func, region}};
     Box64 r;
     while (!pending.empty()) {
@@ -30,6 +32,13 @@ std::vector<Box64> input_regions(const PipelineDag &dag, int func, const Box64 &
                 Box64 *acc;
                 if (edge.kind == ProducerKind::Input) {
                     acc = &out[size_t(edge.producer)];
+                } else if (dag.funcs[size_t(edge.producer)].is_output) {
+                    acc = &out[dag.inputs.size() + size_t(edge.producer)];
+                    for (size_t i = 0; i < r.size() && i < acc->size(); i++)
+                        (*acc)[i].include(r[i]);
+                    if (acc->empty()) *acc = r;
+                    // Its own producers are read over its buffer, which does not grow.
+                    continue;
                 } else {
                     auto it = pending.find(edge.producer);
                     if (it == pending.end()) {
@@ -41,7 +50,8 @@ std::vector<Box64> input_regions(const PipelineDag &dag, int func, const Box64 &
                 if (acc->empty()) {
                     *acc = r;
                 } else {
-                    for (size_t i = 0; i < r.size() && i < acc->size(); i++) (*acc)[i].include(r[i]);
+                    for (size_t i = 0; i < r.size() && i < acc->size(); i++)
+                        (*acc)[i].include(r[i]);
                 }
             }
         }
@@ -57,7 +67,7 @@ bool growth_reads_inputs_outside(const PipelineDag &dag, int func, int dim) {
     Box64 grown = bounds;
     // Twice the region: a tile never adds more than the extent it splits.
     grown[size_t(dim)].max += bounds[size_t(dim)].extent();
-    return input_regions(dag, func, bounds) != input_regions(dag, func, grown);
+    return fixed_regions(dag, func, bounds) != fixed_regions(dag, func, grown);
 }
 
 Tail split_tail(const PipelineDag &dag, int func, int stage, int loop) {

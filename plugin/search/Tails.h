@@ -21,12 +21,13 @@ enum class Tail {
  *  - RVars of updates: GuardWithIf (rounding up would change the reduction);
  *  - pure vars of updates: RoundUp when the Func is not an output (its buffer would have to be
  *    a multiple of the tile) and computing it over more points along that dimension reads no
- *    input outside the region the pipeline reads anyway (inputs read through a boundary
- *    condition or a clamp); else GuardWithIf. */
+ *    input or output Func outside the region the pipeline reads anyway (inputs read through a
+ *    boundary condition or a clamp); else GuardWithIf. */
 Tail split_tail(const PipelineDag &dag, int func, int stage, int loop);
 
-/** True if realizing `func` over a region grown along `dim` makes some input's required
- * region larger (computed through every producer, each as if realized). */
+/** True if realizing `func` over a region grown along `dim` makes the region it needs of some
+ * input or output Func larger (computed through every producer, each as if realized): those
+ * buffers are the user's and do not grow. */
 bool growth_reads_inputs_outside(const PipelineDag &dag, int func, int dim);
 
 } // namespace sextant

@@ -244,7 +244,6 @@ TEST_CASE("loads invariant in the inner loops are counted once per outer iterati
     CHECK(at(fs.schedule_features(ds, ns, 1, 0), F::dense_load_executions) == 3 * 64 / 8);
 }
 
-
 TEST_CASE("a tile-sized accumulator stays in registers with pure loops inside the RVar",
           "[features]") {
     // S per 32-wide tile of O (128 bytes: fits the register budget). Its update runs the RVar

@@ -501,6 +501,10 @@ TEST_CASE("an update's pure splits round up where the Func may grow; elsewhere t
     CHECK_FALSE(growth_reads_inputs_outside(clamped, 1, 0));
     CHECK(split_tail(clamped, 1, 1, 1) == Tail::RoundUp);
     CHECK(split_tail(clamped, 1, 1, 0) == Tail::GuardWithIf); // r
+    // Unless a producer S reads is an output: its buffer is the user's too.
+    PipelineDag t_out = internal_reduce(true);
+    t_out.funcs[0].is_output = true;
+    CHECK(split_tail(t_out, 1, 1, 1) == Tail::GuardWithIf);
 
     // Guarded splits vectorize one vector (8 lanes, or 16 as two registers); rounded-up ones
     // any inner part.
@@ -628,7 +632,8 @@ TEST_CASE("multi-level tiling: a band between strip and tile, a producer compute
     CHECK((!n.order[2].outer_part && !n.order[2].band_part && n.order[2].extent == 2));
     CHECK(n.order[3].vectorized);
     // P per band: 2 rows of C need 4 rows of P, 8 bands per strip, 2 strips.
-    d[0] = {Placement::At, 1, 1, -1, {test::sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)}};
+    d[0] = {
+        Placement::At, 1, 1, -1, {test::sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)}};
     Nests nests = build_all_nests(dag, d);
     CHECK(nests[0]->realizations == 16);
     CHECK(nests[0]->region[1].extent() == 4);
@@ -639,8 +644,8 @@ TEST_CASE("multi-level tiling: a band between strip and tile, a producer compute
     std::vector<std::string> calls;
     for (const Directive &x : make_directives(dag, d)) {
         if (x.kind == Directive::Kind::Split)
-            calls.push_back("split " + x.vars[0].name + " " + x.vars[1].name + " " + x.vars[2].name +
-                            " " + std::to_string(x.factor));
+            calls.push_back("split " + x.vars[0].name + " " + x.vars[1].name + " " +
+                            x.vars[2].name + " " + std::to_string(x.factor));
         if (x.kind == Directive::Kind::ComputeAt) calls.push_back("at " + x.vars[0].name);
     }
     CHECK(calls == std::vector<std::string>{"at y_m", "split y y_o y_b 16", "split y_b y_m y_i 2"});
@@ -649,9 +654,12 @@ TEST_CASE("multi-level tiling: a band between strip and tile, a producer compute
                " vector 8 unroll 1 parallel 1\nfunc P inline\n";
     };
     CHECK_NOTHROW(parse_schedule_text(dag, with("split8/4")));
-    CHECK_THROWS_WITH(parse_schedule_text(dag, with("split6/4")), Catch::Contains("multiple of its tile"));
-    CHECK_THROWS_WITH(parse_schedule_text(dag, with("split4/4")), Catch::Contains("multiple of its tile"));
-    CHECK_THROWS_WITH(parse_schedule_text(dag, with("splitx/4")), Catch::Contains("bad split factor"));
+    CHECK_THROWS_WITH(parse_schedule_text(dag, with("split6/4")),
+                      Catch::Contains("multiple of its tile"));
+    CHECK_THROWS_WITH(parse_schedule_text(dag, with("split4/4")),
+                      Catch::Contains("multiple of its tile"));
+    CHECK_THROWS_WITH(parse_schedule_text(dag, with("splitx/4")),
+                      Catch::Contains("bad split factor"));
 
     // The search offers the band where a producer can use it: C decided with y in tiles of 2,
     // P's children include C re-tiled with bands of 4 tiles (8 rows) and P computed per band.
