@@ -198,8 +198,8 @@ Box64 region_at(const PipelineDag &dag, const Decisions &d, const Nests &nests, 
     return region_at_memo(dag, d, nests, func, at_func, at_stage, level, box, &memo);
 }
 
-bool region_moves_along(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func,
-                        int at_func, int at_stage, int level, int order_index) {
+bool region_slides_along(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func,
+                         int at_func, int at_stage, int level, int order_index) {
     const StageNest &sn = nests[at_func]->stages[size_t(at_stage)];
     const ConcreteLoop &l = sn.order[size_t(order_index)];
     if (l.extent < 2) return false;
@@ -208,8 +208,12 @@ bool region_moves_along(const PipelineDag &dag, const Decisions &d, const Nests 
     second[size_t(l.stage_loop)].min += l.span;
     second[size_t(l.stage_loop)].max += l.span;
     std::map<int, Box64> m1, m2;
-    return !(region_at_memo(dag, d, nests, func, at_func, at_stage, level, first, &m1) ==
-             region_at_memo(dag, d, nests, func, at_func, at_stage, level, second, &m2));
+    const Box64 a = region_at_memo(dag, d, nests, func, at_func, at_stage, level, first, &m1);
+    const Box64 b = region_at_memo(dag, d, nests, func, at_func, at_stage, level, second, &m2);
+    if (a == b) return false;
+    for (size_t i = 0; i < a.size() && i < b.size(); i++)
+        if (std::max(a[i].min, b[i].min) > std::min(a[i].max, b[i].max)) return false;
+    return true;
 }
 
 NestPtr build_func_nest(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func,

@@ -224,12 +224,15 @@ std::vector<FuncSched> SearchSpace::placements(const State &s, int func,
                                                    !opt.slide_in_split_tiles ||
                                                    dag_.funcs.size() > size_t(kWalkUpMaxFuncs))))
                     break;
-                // Only over loops the Func's region moves along. Storage outside a loop the
+                // Only over loops the Func's region slides along. Storage outside a loop the
                 // region does not move with slides nothing, and Halide 14 computed wrong
                 // results for it: bench bilateral_guided_upsampling's `sample(x, y, j)` (all of
-                // j read at every point) stored per row of `blur_z` and computed per j.
-                if (!region_moves_along(dag_, s.decisions, s.nests, func, anchor, stage, level,
-                                        store + 1))
+                // j read at every point) stored per row of `blur_z` and computed per j. Nor
+                // over a loop it jumps along to disjoint points: random pipeline 132 (session
+                // 12), `s0_input_boundary` stored per row strip of `s4_fan_in` and computed per
+                // channel z, one z slice each, was wrong from the first element.
+                if (!region_slides_along(dag_, s.decisions, s.nests, func, anchor, stage, level,
+                                         store + 1))
                     break;
                 out.push_back({Placement::At, anchor, level, store, {}});
             }
