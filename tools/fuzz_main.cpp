@@ -409,7 +409,7 @@ int main(int argc, char **argv) {
     std::printf("pipelines %llu x %s %d: scheduled+compiled+correct %d, failed %d, "
                 "skipped (reference failed) %d; mean search %.2f s\n",
                 (unsigned long long)total,
-                opt.sliding ? "sliding candidates at most" : "dropout seeds",
+                opt.sliding ? (opt.kind + " candidates at most").c_str() : "dropout seeds",
                 opt.sliding ? opt.sliding : opt.seeds, correct, failed, skipped,
                 correct ? search_secs / correct : 0.0);
     for (const auto &kv : reasons) std::printf("  %4d  %s\n", kv.second, kv.first.c_str());
