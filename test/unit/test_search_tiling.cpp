@@ -1,0 +1,259 @@
+// Tiling rules of the search space: tails of update splits (Tails.h), vector widths of
+// guarded splits, reduction splits and multi-level tiling (bands), with their ScheduleText
+// and directives.
+#include "TinyDags.h"
+#include "plugin/search/Directives.h"
+#include "plugin/search/LoopNest.h"
+#include "plugin/search/ScheduleText.h"
+#include "plugin/search/SearchSpace.h"
+#include <catch2/catch.hpp>
+#include <set>
+
+using namespace sextant;
+
+TEST_CASE("an update's vector loop is a split tail's inner part only when one vector wide",
+          "[search]") {
+    // S(x) += T(x, r), x over 128 points (8 f32 lanes). An update's split is GuardWithIf, and a
+    // vectorized inner part longer than one vector made Halide 14 write outside the buffer
+    // where the split left a tail (random pipeline 608); whether it does depends on the size
+    // the pipeline runs at, so even splits that divide the estimate are one vector.
+    PipelineDag dag = test::transpose_reduce();
+    SearchSpace space(dag);
+    const Stage &u = dag.stage(1, 1); // loops r, x
+    std::set<int64_t> tiles;          // split factors of x with a vector loop
+    bool whole = false;               // x whole and vectorized
+    for (const StageSched &s : space.tilings(u, u.full_loop_box(), true, false)) {
+        if (s.vector_width <= 1) continue;
+        if (s.loops[1].mode == LoopMode::Split) tiles.insert(s.loops[1].tile);
+        whole |= s.loops[1].mode != LoopMode::Split;
+    }
+    // One vector: 8 lanes, or 16 as one two-register vector.
+    CHECK(tiles == std::set<int64_t>{8, 16});
+    CHECK(whole);
+}
+
+namespace {
+/** transpose_reduce with S internal (read by an output O(x) = S(x)), and T reading the input
+ * either directly or through a clamp of x to the input's columns. */
+PipelineDag internal_reduce(bool clamped_input) {
+    PipelineDag dag = test::transpose_reduce_with_output();
+    if (clamped_input) {
+        for (Edge &e : dag.edges) {
+            if (e.kind != ProducerKind::Input) continue;
+            // in(y, clamp(x, 0, 127)): dim 1 needs [max(min x, 0), min(max x, 127)].
+            e.min[1] = BoundExpr::binary(BoundExpr::Op::Max, BoundExpr::loop_min(0),
+                                         BoundExpr::constant(0));
+            e.max[1] = BoundExpr::binary(BoundExpr::Op::Min, BoundExpr::loop_max(0),
+                                         BoundExpr::constant(127));
+        }
+    }
+    dag.link();
+    return dag;
+}
+
+std::set<int64_t> vector_split_tiles(const PipelineDag &dag) {
+    SearchSpace space(dag);
+    const Stage &u = dag.stage(1, 1); // loops r, x
+    std::set<int64_t> tiles;
+    for (const StageSched &s : space.tilings(u, u.full_loop_box(), true, false))
+        if (s.vector_width > 1 && s.loops[1].mode == LoopMode::Split) tiles.insert(s.loops[1].tile);
+    return tiles;
+}
+} // namespace
+
+TEST_CASE("an update's pure splits round up where the Func may grow; elsewhere they are guarded",
+          "[search]") {
+    // Output S: its buffer is the user's, so its update's splits are GuardWithIf; RVars always
+    // are; a pure definition keeps Halide's default.
+    PipelineDag out = test::transpose_reduce();
+    CHECK(split_tail(out, 1, 1, 1) == Tail::GuardWithIf);
+    CHECK(split_tail(out, 1, 1, 0) == Tail::GuardWithIf);
+    CHECK(split_tail(out, 1, 0, 0) == Tail::ShiftInwards);
+    // Internal S, but T reads the input unclamped: more points of S read more of the input.
+    PipelineDag raw = internal_reduce(false);
+    CHECK(growth_reads_inputs_outside(raw, 1, 0));
+    CHECK(split_tail(raw, 1, 1, 1) == Tail::GuardWithIf);
+    // Read through a clamp, S may grow to whole tiles.
+    PipelineDag clamped = internal_reduce(true);
+    CHECK_FALSE(growth_reads_inputs_outside(clamped, 1, 0));
+    CHECK(split_tail(clamped, 1, 1, 1) == Tail::RoundUp);
+    CHECK(split_tail(clamped, 1, 1, 0) == Tail::GuardWithIf); // r
+    // Unless a producer S reads is an output: its buffer is the user's too.
+    PipelineDag t_out = internal_reduce(true);
+    t_out.funcs[0].is_output = true;
+    CHECK(split_tail(t_out, 1, 1, 1) == Tail::GuardWithIf);
+
+    // Guarded splits vectorize one vector (8 lanes, or 16 as two registers); rounded-up ones
+    // any inner part.
+    CHECK(vector_split_tiles(raw) == std::set<int64_t>{8, 16});
+    const std::set<int64_t> wide = vector_split_tiles(clamped);
+    CHECK(wide.count(8) == 1);
+    CHECK(wide.count(64) == 1);
+
+    // The directives: the split of x rounds up; vectorizing its inner part is a split of a
+    // split, which Halide rounds up only for the definition's own vars: guarded (never taken).
+    Decisions d(3);
+    d[2].placement = Placement::Root;
+    d[2].stages = {test::sched({{LoopMode::Inner, 0}}, 8, 0)};
+    d[1].placement = Placement::Root;
+    d[1].stages = {test::sched({{LoopMode::Inner, 0}}, 8, 0),
+                   test::sched({{LoopMode::Outer, 0}, {LoopMode::Split, 64}}, 8, 0)};
+    d[0].placement = Placement::Inline;
+    std::vector<Directive> ds = make_directives(clamped, d);
+    int checked = 0;
+    for (const Directive &x : ds) {
+        if (x.func != 1 || x.stage != 1) continue;
+        if (x.kind == Directive::Kind::Split) {
+            CHECK(x.tail == Tail::RoundUp);
+            checked++;
+        } else if (x.kind == Directive::Kind::Vectorize) {
+            CHECK(x.vars[0].name == "x_i");
+            CHECK(x.tail == Tail::GuardWithIf);
+            checked++;
+        }
+    }
+    CHECK(checked == 2);
+}
+
+TEST_CASE("reduction splits: the outermost RVar in chunks, its inner part just outside the "
+          "vector loop",
+          "[search]") {
+    // S(x) += T(x, r): T is a Func read along r (64 steps), so when T is placed, S's update is
+    // offered with r in chunks and T computed per chunk; never among S's own tilings.
+    PipelineDag dag = test::transpose_reduce();
+    SearchSpace space(dag);
+    const Stage &u = dag.stage(1, 1); // loops r, x
+    for (const StageSched &s : space.tilings(u, u.full_loop_box(), true, false, 100000))
+        CHECK(s.loops[0].mode != LoopMode::Split);
+    FuncSched s_root;
+    s_root.placement = Placement::Root;
+    s_root.stages = {test::sched({{LoopMode::Inner, 0}}, 8, 0),
+                     test::sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
+    StatePtr after_s = space.make_child(*space.initial_state(), s_root);
+    std::vector<StatePtr> kids;
+    space.children(*after_s, {}, &kids);
+    std::set<int64_t> chunks;
+    for (const StatePtr &k : kids) {
+        const LoopTiling &r = k->decisions[1].stages[1].loops[0];
+        const FuncSched &t = k->decisions[0];
+        if (r.mode != LoopMode::Split) continue;
+        CHECK(t.placement == Placement::At);
+        CHECK(k->nests[1]->stages[1].order[size_t(t.at_level)].outer_part);
+        chunks.insert(r.tile);
+    }
+    CHECK(chunks == std::set<int64_t>{4, 8, 16});
+
+    StageSched sc = test::sched({{LoopMode::Split, 8}, {LoopMode::Inner, 0}}, 8, 0);
+    StageNest n = make_stage_nest(u, sc, u.full_loop_box());
+    REQUIRE(n.order.size() == 3);
+    CHECK((n.order[0].stage_loop == 0 && n.order[0].outer_part && n.order[0].extent == 8));
+    CHECK((n.order[1].stage_loop == 0 && !n.order[1].outer_part && n.order[1].extent == 8));
+    CHECK((n.order[2].stage_loop == 1 && n.order[2].vectorized));
+
+    Decisions d(2);
+    d[1].placement = Placement::Root;
+    d[1].stages = {test::sched({{LoopMode::Inner, 0}}, 8, 0), sc};
+    d[0].placement = Placement::At;
+    d[0].at_func = 1;
+    d[0].at_stage = 1;
+    d[0].at_level = 0; // per chunk of r
+    d[0].stages = {test::sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
+    const std::string text = to_schedule_text(dag, d);
+    CHECK(text.find("loops r:split8 x:inner") != std::string::npos);
+    CHECK(parse_schedule_text(dag, text) == d);
+    bool split_r = false;
+    for (const Directive &x : make_directives(dag, d)) {
+        if (x.kind == Directive::Kind::Split && x.func == 1) {
+            split_r = x.vars[1].name == "r_o" && x.vars[1].is_rvar && x.tail == Tail::GuardWithIf;
+        }
+        if (x.kind == Directive::Kind::ComputeAt && x.func == 0) CHECK(x.vars[0].name == "r_o");
+    }
+    CHECK(split_r);
+
+    // Two RVars (r inside r2): only r2, the outermost, may be split, and r must then run with
+    // its inner part; anything else reorders the reduction (Halide's error).
+    PipelineDag two = test::transpose_reduce();
+    LoopDim r2;
+    r2.name = "r2";
+    r2.is_rvar = true;
+    r2.range = {0, 3};
+    auto &loops = two.funcs[1].stages[1].loops;
+    loops.insert(loops.begin() + 1, r2);
+    auto with = [&](const std::string &modes) {
+        return "sextant-schedule 1\nfunc S root\n  stage 0 loops x:inner vector 8 unroll 1 "
+               "parallel 0\n  stage 1 loops " +
+               modes + " vector 8 unroll 1 parallel 0\nfunc T inline\n";
+    };
+    CHECK_NOTHROW(parse_schedule_text(two, with("r:middle r2:split2 x:inner")));
+    CHECK_THROWS_WITH(parse_schedule_text(two, with("r:split8 r2:middle x:inner")),
+                      Catch::Contains("only the outermost RVar"));
+    CHECK_THROWS_WITH(parse_schedule_text(two, with("r:inner r2:split2 x:inner")),
+                      Catch::Contains("other RVars 'middle'"));
+}
+
+TEST_CASE("multi-level tiling: a band between strip and tile, a producer computed per band",
+          "[search]") {
+    // C(x, y) over 64 x 32 reads P(x, y-1..y+1). C's y in strips of 16 rows, bands of 4, tiles
+    // of 2 (x whole, vectorized): y_o, y_m, y_i, x.
+    PipelineDag dag = test::stencil_2d();
+    Decisions d(2);
+    d[1].placement = Placement::Root;
+    LoopTiling y{LoopMode::Split, 2, 16};
+    StageSched cs = test::sched({{LoopMode::Inner, 0}, y}, 8, 1);
+    d[1].stages = {cs};
+    const Stage &c = dag.stage(1, 0);
+    StageNest n = make_stage_nest(c, cs, c.full_loop_box());
+    REQUIRE(n.order.size() == 4);
+    CHECK((n.order[0].outer_part && n.order[0].extent == 2 && n.order[0].span == 16));
+    CHECK((n.order[1].band_part && n.order[1].extent == 8 && n.order[1].span == 2));
+    CHECK((!n.order[2].outer_part && !n.order[2].band_part && n.order[2].extent == 2));
+    CHECK(n.order[3].vectorized);
+    // P per band: 2 rows of C need 4 rows of P, 8 bands per strip, 2 strips.
+    d[0] = {
+        Placement::At, 1, 1, -1, {test::sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)}};
+    Nests nests = build_all_nests(dag, d);
+    CHECK(nests[0]->realizations == 16);
+    CHECK(nests[0]->region[1].extent() == 4);
+
+    const std::string text = to_schedule_text(dag, d);
+    CHECK(text.find("y:split16/2") != std::string::npos);
+    CHECK(parse_schedule_text(dag, text) == d);
+    std::vector<std::string> calls;
+    for (const Directive &x : make_directives(dag, d)) {
+        if (x.kind == Directive::Kind::Split)
+            calls.push_back("split " + x.vars[0].name + " " + x.vars[1].name + " " +
+                            x.vars[2].name + " " + std::to_string(x.factor));
+        if (x.kind == Directive::Kind::ComputeAt) calls.push_back("at " + x.vars[0].name);
+    }
+    CHECK(calls == std::vector<std::string>{"at y_m", "split y y_o y_b 16", "split y_b y_m y_i 2"});
+    auto with = [&](const std::string &y_mode) {
+        return "sextant-schedule 1\nfunc C root\n  stage 0 loops x:inner y:" + y_mode +
+               " vector 8 unroll 1 parallel 1\nfunc P inline\n";
+    };
+    CHECK_NOTHROW(parse_schedule_text(dag, with("split8/4")));
+    CHECK_THROWS_WITH(parse_schedule_text(dag, with("split6/4")),
+                      Catch::Contains("multiple of its tile"));
+    CHECK_THROWS_WITH(parse_schedule_text(dag, with("split4/4")),
+                      Catch::Contains("multiple of its tile"));
+    CHECK_THROWS_WITH(parse_schedule_text(dag, with("splitx/4")),
+                      Catch::Contains("bad split factor"));
+
+    // The search offers the band where a producer can use it: C decided with y in tiles of 2,
+    // P's children include C re-tiled with bands of 4 tiles (8 rows) and P computed per band.
+    SearchSpace space(dag);
+    FuncSched c0;
+    c0.placement = Placement::Root;
+    c0.stages = {test::sched({{LoopMode::Inner, 0}, {LoopMode::Split, 2}}, 8, 1)};
+    StatePtr after_c = space.make_child(*space.initial_state(), c0);
+    std::vector<StatePtr> kids;
+    space.children(*after_c, {}, &kids);
+    bool per_band = false;
+    for (const StatePtr &k : kids) {
+        const LoopTiling &t = k->decisions[1].stages[0].loops[1];
+        const FuncSched &p = k->decisions[0];
+        if (t.band != 8 || p.placement != Placement::At) continue;
+        const StageNest &cn = k->nests[1]->stages[0];
+        per_band |= cn.order[size_t(p.at_level)].band_part;
+    }
+    CHECK(per_band);
+}
