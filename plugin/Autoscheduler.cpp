@@ -251,6 +251,7 @@ AutoscheduleResult autoschedule_impl(const std::vector<Halide::Internal::Functio
         bo.seed = params.seed;
         bo.memory_limit_bytes = params.memory_limit_bytes;
         bo.memory_bytes = params.search_memory_bytes;
+        parse_search_space_options(params.search_space, &bo.space); // checked by Params::parse
         if (params.time_limit_s > 0) {
             // What analysing the pipeline and loading the model left of the limit.
             double used = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

@@ -1,6 +1,7 @@
 #include "Params.h"
 
 #include "plugin/dag/Errors.h"
+#include "plugin/search/SearchSpace.h"
 
 #include <functional>
 #include <sstream>
@@ -65,6 +66,13 @@ Params Params::parse(const std::map<std::string, std::string> &env) {
         {"DUMP_SCHEDULE", [&](auto &, auto &v) { p.dump_schedule_path = v; }},
         {"SCHEDULE_FILE", [&](auto &, auto &v) { p.schedule_file = v; }},
         {"CANDIDATES", [&](auto &, auto &v) { p.candidates_dir = v; }},
+        {"SEARCH_SPACE",
+         [&](auto &k, auto &v) {
+             SearchSpaceOptions check;
+             std::string e = parse_search_space_options(v, &check);
+             if (!e.empty()) throw UserError(k + "=" + v + ": " + e);
+             p.search_space = v;
+         }},
         {"NUM_CANDIDATES", [&](auto &k, auto &v) { p.num_candidates = int(parse_int(k, v, 1, 10000)); }},
         {"CANDIDATE_BEAM_SIZE", [&](auto &k, auto &v) { p.candidate_beam_size = int(parse_int(k, v, 1, 4096)); }},
     };
@@ -115,6 +123,7 @@ std::string Params::describe() const {
       << " memory_limit_bytes=" << memory_limit_bytes
       << " search_memory_bytes=" << search_memory_bytes << " time_limit_s=" << time_limit_s
       << " cost_model=" << cost_model
+      << (search_space.empty() ? "" : " search_space=" + search_space)
       << " weights=" << (weights.empty() ? "<shipped>" : weights);
     return o.str();
 }

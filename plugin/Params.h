@@ -54,6 +54,10 @@ struct Params {
      * DIR/candidates.jsonl; the first is applied as usual. Autotuning uses this to propose
      * schedules without compiling them. SEXTANT_CANDIDATES. */
     std::string candidates_dir;
+    /** Changes to what the search offers and the caps that thin it: "key=value,...", the
+     * fields of SearchSpaceOptions (plugin/search/SearchSpace.h; docs/SEARCH.md lists them),
+     * e.g. "split_factors=2/4/8/16:8,large_pipeline_funcs=200". SEXTANT_SEARCH_SPACE. */
+    std::string search_space;
     /** How many distinct candidates to write. SEXTANT_NUM_CANDIDATES. */
     int num_candidates = 16;
     /** Beam width of the candidates' dropout searches. SEXTANT_CANDIDATE_BEAM_SIZE. */

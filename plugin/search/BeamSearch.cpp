@@ -187,7 +187,7 @@ StatePtr beam_search(const SearchSpace &space, StateEvaluator &eval, const BeamS
             break;
         }
         st.pass = pass + 1;
-        SearchSpaceOptions so;
+        SearchSpaceOptions so = opt.space;
         so.coarse = passes > 1 && pass == 0;
         so.memory_limit_bytes = opt.memory_limit_bytes;
         std::vector<StatePtr> beam = {space.initial_state()};

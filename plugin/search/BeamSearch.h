@@ -57,6 +57,8 @@ struct BeamSearchOptions {
     double time_limit_s = 60;
     /** Children scored per StateEvaluator call at most. */
     int max_batch = 2048;
+    /** What each pass offers (its `coarse` and `memory_limit_bytes` are set per pass). */
+    SearchSpaceOptions space;
 };
 
 struct SearchStats {

@@ -13,7 +13,7 @@ namespace sextant {
 std::vector<SearchSpace::Retiling> SearchSpace::retilings(const State &s, int func,
                                                          const SearchSpaceOptions &opt) const {
     std::vector<Retiling> out;
-    if (!opt.retile_consumers || dag_.funcs.size() > size_t(kWalkUpMaxFuncs)) return out;
+    if (!opt.retile_consumers || large(opt)) return out;
     if (dag_.funcs[func].is_output) return out;
     // One consumer stage holds every use, and nothing is computed inside that consumer yet (the
     // new loop order would move its levels).
@@ -69,10 +69,10 @@ std::vector<SearchSpace::Retiling> SearchSpace::retilings(const State &s, int fu
     // One more loop split (or moved outside): the Func at the new outer loop, and at the
     // innermost loop outside the new tile. Tiles: the vector loop in multiples of its vectors,
     // the others in rows or bands.
-    const std::vector<int64_t> vector_tiles =
-        opt.coarse ? std::vector<int64_t>{2LL * V, 16LL * V} : std::vector<int64_t>{2LL * V, 8LL * V, 16LL * V};
-    const std::vector<int64_t> other_tiles =
-        opt.coarse ? std::vector<int64_t>{8, 64} : std::vector<int64_t>{4, 16, 64};
+    std::vector<int64_t> vector_tiles;
+    for (int64_t vectors : opt.retile_vector_splits.get(opt.coarse))
+        vector_tiles.push_back(vectors * V);
+    const std::vector<int64_t> &other_tiles = opt.retile_split_factors.get(opt.coarse);
     for (size_t i = 0; i < st.loops.size(); i++) {
         const LoopDim &l = st.loops[i];
         if (old.loops[i].mode != LoopMode::Inner || l.is_rvar || l.func_dim < 0) continue;
@@ -105,8 +105,9 @@ std::vector<SearchSpace::Retiling> SearchSpace::retilings(const State &s, int fu
         const LoopTiling &t = old.loops[i];
         if (t.mode != LoopMode::Split || t.band > 0 || st.loops[i].is_rvar) continue;
         const int64_t E = cn.loop_box[i].extent();
-        for (int64_t b : {4 * t.tile, 16 * t.tile}) {
-            if (2 * b > E) continue;
+        for (int64_t tiles : opt.band_tiles) {
+            const int64_t b = tiles * t.tile;
+            if (tiles < 2 || 2 * b > E) continue;
             StageSched sched = old;
             sched.loops[i].band = b;
             offer(sched, [&](const StageNest &nn) {
@@ -142,8 +143,7 @@ std::vector<SearchSpace::Retiling> SearchSpace::retilings(const State &s, int fu
     }
     if (along_rvar && vec_loop >= 0) {
         const int64_t R = cn.loop_box[size_t(outer_rvar)].extent();
-        for (int64_t chunk :
-             opt.coarse ? std::vector<int64_t>{16} : std::vector<int64_t>{4, 8, 16}) {
+        for (int64_t chunk : opt.reduction_chunks.get(opt.coarse)) {
             if (2 * chunk > R) continue;
             StageSched sched = old;
             for (size_t i = 0; i < st.loops.size(); i++)
@@ -218,8 +218,7 @@ std::vector<SearchSpace::Retiling> SearchSpace::retilings(const State &s, int fu
         if (int(i) != vec_loop && !st.loops[i].is_rvar && st.loops[i].func_dim >= 0 &&
             cn.loop_box[i].extent() > 1)
             dims.push_back(i);
-    const std::vector<int64_t> sizes =
-        opt.coarse ? std::vector<int64_t>{1, 4} : std::vector<int64_t>{1, 2, 3, 4, 6, 8};
+    const std::vector<int64_t> &sizes = opt.register_block_points.get(opt.coarse);
     for (int64_t a : sizes) {
         for (int64_t b : dims.size() > 1 ? sizes : std::vector<int64_t>{1}) {
             if (a * b > budget || (a == 1 && b == 1)) continue;

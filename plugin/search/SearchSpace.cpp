@@ -177,12 +177,12 @@ double SearchSpace::stage_copies(const State &s, int func, int stage) const {
     return copies;
 }
 
-bool SearchSpace::inline_fits(const State &s, int func) const {
+bool SearchSpace::inline_fits(const State &s, int func, const SearchSpaceOptions &opt) const {
     Decisions d = s.decisions;
     d[func].placement = Placement::Inline;
     for (const StageRef &r : effective_consumers(dag_, d, func)) {
         double copies = stage_copies(s, r.first, r.second);
-        double cap = kMaxInlinedBodyNodes / copies;
+        double cap = opt.max_inlined_body_nodes / copies;
         if (expanded_nodes(dag_, d, dag_.stage(r.first, r.second), cap, 0) > cap) return false;
     }
     return true;
@@ -192,7 +192,7 @@ std::vector<FuncSched> SearchSpace::placements(const State &s, int func,
                                                const SearchSpaceOptions &opt) const {
     const FuncNode &f = dag_.funcs[func];
     std::vector<FuncSched> out;
-    if (f.can_inline && !f.is_output && inline_fits(s, func))
+    if (f.can_inline && !f.is_output && inline_fits(s, func, opt))
         out.push_back({Placement::Inline, -1, -1, -1, {}});
     out.push_back({Placement::Root, -1, -1, -1, {}});
     if (f.is_output) return out;
@@ -211,7 +211,7 @@ std::vector<FuncSched> SearchSpace::placements(const State &s, int func,
             out.push_back(at);
             // Sliding windows: storage one or two loops further out, over serial loops that
             // are whole or the inner part of a split (SearchSpaceOptions::slide_in_split_tiles;
-            // not above kWalkUpMaxFuncs Funcs). Not over the outer part of a split (its last,
+            // not above large_pipeline_funcs Funcs). Not over the outer part of a split (its last,
             // ShiftInwards, tile moves backwards), nor for a Func with updates: Halide 14's
             // sliding window / storage folding computed wrong results there (sextant-fuzz
             // seeds 89 and 116, session 5).
@@ -222,7 +222,7 @@ std::vector<FuncSched> SearchSpace::placements(const State &s, int func,
                     c_stage_mode(s, anchor, stage, between.stage_loop) == LoopMode::Split;
                 if (between.parallel || (split && (between.outer_part || between.band_part ||
                                                    !opt.slide_in_split_tiles ||
-                                                   dag_.funcs.size() > size_t(kWalkUpMaxFuncs))))
+                                                   large(opt))))
                     break;
                 // Only over loops the Func's region slides along. Storage outside a loop the
                 // region does not move with slides nothing, and Halide 14 computed wrong
@@ -248,13 +248,13 @@ std::vector<FuncSched> SearchSpace::placements(const State &s, int func,
         int func, stage, last; // loops 0..last (outermost first) of stage `stage` of `func`
     };
     //
-    // In pipelines of more than kWalkUpMaxFuncs Funcs only the first two kinds, and only for
+    // In pipelines of more than large_pipeline_funcs Funcs only the first two kinds, and only for
     // Funcs read by pure stages (or all in one update stage, then inside it): Halide's bounds
     // inference through the deeper nests the others build grows too fast (bench synthetic_200,
     // 201 Funcs: with every site, 21 Funcs in one output tile and the generator still in
     // Halide 10 minutes after the 29 s search; with update consumers' enclosing loops, 43 s
     // in Halide instead of 9).
-    const bool large = dag_.funcs.size() > size_t(kWalkUpMaxFuncs);
+    const bool large = this->large(opt);
     bool update_use = false;
     for (const StageRef &r : cons) update_use |= r.second != 0;
     if (large && update_use && !std::all_of(cons.begin(), cons.end(),
@@ -307,11 +307,11 @@ std::vector<FuncSched> SearchSpace::placements(const State &s, int func,
                         s.decisions[r.first].at_func == x.func;
         }
         if (large && !old_site && !single) continue;
-        if (large && kLargeMaxNestDepth > 0) {
+        if (large && opt.large_max_nest_depth > 0) {
             int depth = 1; // of the Func, if placed in x.func
             for (int g = x.func; s.decisions[g].placement == Placement::At; g = s.decisions[g].at_func)
                 depth++;
-            if (depth > kLargeMaxNestDepth) continue;
+            if (depth > opt.large_max_nest_depth) continue;
         }
         if (x.stage > 0) {
             // An update stage's loops only for a Func every use of which is in that stage (nl_means'
@@ -356,7 +356,7 @@ StatePtr SearchSpace::make_child(const State &parent, const FuncSched &fs,
                 double copies = stage_copies(*c, r.first, r.second);
                 if (copies <= 1) continue;
                 const Stage &cs = dag_.stage(r.first, r.second);
-                const double cap = 64 * kMaxInlinedBodyNodes; // bounds the walk
+                const double cap = kUnrollWalkCap;
                 double after = expanded_nodes(dag_, c->decisions, cs, cap, 0);
                 double before = expanded_nodes(dag_, parent.decisions, cs, cap, 0);
                 c->unrolled_nodes += (copies - 1) * std::max(0.0, after - before);
@@ -410,7 +410,7 @@ void SearchSpace::children(const State &s, const SearchSpaceOptions &opt,
     std::vector<StatePtr> over[3];
     auto offer_child = [&](StatePtr c) {
         const double budget = opt.max_unrolled_nodes *
-                              std::min(1.0, kUnrollBudgetFuncs / double(dag_.funcs.size()));
+                              std::min(1.0, opt.unroll_budget_funcs / double(dag_.funcs.size()));
         bool unroll = opt.max_unrolled_nodes > 0 && c->unrolled_nodes > budget;
         bool memory = opt.memory_limit_bytes > 0 && c->root_bytes > opt.memory_limit_bytes;
         if (!unroll && !memory) {

@@ -11,6 +11,7 @@
 
 #include <functional>
 #include <mutex>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -27,18 +28,17 @@ template <typename T> void thin(std::vector<T> *v, size_t cap) {
 }
 } // namespace detail
 
-/** Above this many Funcs a Func is placed only as before the walk-up sites (in its single
- * consumer, or beside its consumers in the Func that holds them directly): see
- * SearchSpace::placements. */
-constexpr int kWalkUpMaxFuncs = 100;
+/** The sizes one kind of split is drawn from: all of them in the fine passes, a few in the
+ * first (coarse) pass. */
+struct SizeList {
+    std::vector<int64_t> fine, coarse;
+    const std::vector<int64_t> &get(bool coarse_pass) const { return coarse_pass ? coarse : fine; }
+};
 
-/** Above kWalkUpMaxFuncs Funcs, a Func is computed at most this many compute_at links below
- * a Root Func (0: no limit). */
-constexpr int kLargeMaxNestDepth = 2;
-
-/** Above this many Funcs the unroll budget shrinks in proportion (SearchSpaceOptions). */
-constexpr double kUnrollBudgetFuncs = 100;
-
+/** What the search offers, and the caps that thin it. BeamSearch copies
+ * BeamSearchOptions::space into each pass (setting `coarse` and `memory_limit_bytes`); the
+ * plugin fills it from SEXTANT_SEARCH_SPACE (parse_search_space_options). Every default is the
+ * value the benchmarks in docs/BENCHMARKS.md were measured with. */
 struct SearchSpaceOptions {
     /** Coarse mode: a handful of tilings per stage (first pass of the search). */
     bool coarse = false;
@@ -99,13 +99,54 @@ struct SearchSpaceOptions {
     bool reduction_outside = true;
     /** Sliding windows over the inner part of a split (storage at the tile's loop, compute
      * per row of the tile, as Adams2019's box_blur slides `rows` down 16-row bands). Never
-     * over the outer part of a split; not above kWalkUpMaxFuncs Funcs. */
+     * over the outer part of a split; not above walk_up_max_funcs Funcs. */
     bool slide_in_split_tiles = true;
     /** Tiling combinations of the Func per re-tiled consumer: combos_per_placement over this. */
     int retile_combos_divisor = 4;
     /** Children over a limit kept per parent (of each kind) in case none is under it. */
     int max_fallback_children = 64;
+
+    // --- Split sizes (docs/SEARCH.md, "Tiling of each stage" and the re-tilings) ---
+    /** A stage's innermost storage dimension (its vector loop), in vectors. */
+    SizeList vector_splits{{1, 2, 4, 8, 16, 32}, {2, 8}};
+    /** Its other pure loops, in points. */
+    SizeList split_factors{{2, 3, 4, 6, 8, 12, 16, 32, 64}, {8}};
+    /** The same two above large_pipeline_funcs Funcs (the sizes of session 8: no one-vector
+     * tiles, no 3, 6, 12): bench synthetic_200's generator took ~80 s with them, over 120 s
+     * with the full lists, in Halide's lowering after a 30 s search. */
+    SizeList vector_splits_large{{2, 4, 8, 16, 32}, {2, 8}};
+    SizeList split_factors_large{{2, 4, 8, 16, 32, 64}, {8}};
+    /** A consumer re-tiled for a producer: its vector loop (in vectors), its other loops. */
+    SizeList retile_vector_splits{{2, 8, 16}, {2, 16}};
+    SizeList retile_split_factors{{4, 16, 64}, {8, 64}};
+    /** Bands of a split loop, in tiles (fine passes only). */
+    std::vector<int64_t> band_tiles{4, 16};
+    /** Chunks of a reduction split, in iterations of the outermost RVar. */
+    SizeList reduction_chunks{{4, 8, 16}, {16}};
+    /** Points of a register block's non-vector loops. */
+    SizeList register_block_points{{1, 2, 3, 4, 6, 8}, {1, 4}};
+
+    // --- Caps for large pipelines and for code size ---
+    /** Above this many Funcs a Func is placed only at the sites of session 6 (in its single
+     * consumer, or beside its consumers in the Func that holds them directly), no consumer is
+     * re-tiled, nothing slides over a split, and the `_large` split sizes apply: see
+     * SearchSpace::placements. */
+    int large_pipeline_funcs = 100;
+    /** In such pipelines a Func is computed at most this many compute_at links below a Root
+     * Func (0: no limit). */
+    int large_max_nest_depth = 2;
+    /** Inlining is offered only while a consumer's body with every inlined producer
+     * substituted, times the copies its unrolling makes, stays within this many IR nodes. */
+    double max_inlined_body_nodes = 4096;
+    /** Above this many Funcs, max_unrolled_nodes shrinks in proportion. */
+    double unroll_budget_funcs = 100;
 };
+
+/** Sets the fields `text` names ("key=value,key=value"; a size list is "4/8/16", a SizeList
+ * "fine:coarse", e.g. "split_factors=2/4/8:8,large_pipeline_funcs=200"). Returns an empty
+ * string, or what is wrong (an unknown key, a value that does not parse or is out of range);
+ * `opt` is then unchanged. */
+std::string parse_search_space_options(const std::string &text, SearchSpaceOptions *opt);
 
 class SearchSpace {
 public:
@@ -125,10 +166,13 @@ public:
     void children(const State &s, const SearchSpaceOptions &opt,
                   const std::function<void(StatePtr)> &emit) const;
 
-    /** Tilings of stage `s` for a realization with loop box `box`, at most `cap` of them. */
+    /** Tilings of stage `s` for a realization with loop box `box`, at most
+     * opt.tilings_per_stage (coarse: tilings_per_stage_coarse) of them. */
     std::vector<StageSched> tilings(const Stage &s, const Box64 &box, bool may_parallelize,
-                                    bool coarse, int cap = 128,
-                                    int max_loop_option_product = 4096) const;
+                                    const SearchSpaceOptions &opt) const;
+    /** The same with default options but `coarse` and the cap. */
+    std::vector<StageSched> tilings(const Stage &s, const Box64 &box, bool may_parallelize,
+                                    bool coarse, int cap = 128) const;
 
     /** Bytes the memo caches hold (approximate), and dropping them (they refill on demand). */
     double cache_bytes() const;
@@ -152,7 +196,23 @@ private:
     /** tilings() memoized: sibling states mostly ask for the same stage and region. */
     std::vector<StageSched> cached_tilings(const Stage &s, const Box64 &box, bool may_parallelize,
                                            const SearchSpaceOptions &opt) const;
-    mutable std::unordered_map<uint64_t, std::vector<StageSched>> tiling_cache_;
+    /** What a tiling depends on, compared in full (a 64-bit hash alone could hand a stage
+     * another stage's tilings). */
+    struct TilingKey {
+        int func, stage;
+        bool may_parallelize, coarse;
+        int cap, max_loop_option_product;
+        std::vector<int64_t> sizes; // the split sizes in use, then the box's bounds
+        bool operator==(const TilingKey &o) const {
+            return func == o.func && stage == o.stage && may_parallelize == o.may_parallelize &&
+                   coarse == o.coarse && cap == o.cap && max_loop_option_product == o.max_loop_option_product &&
+                   sizes == o.sizes;
+        }
+    };
+    struct TilingKeyHash {
+        size_t operator()(const TilingKey &k) const;
+    };
+    mutable std::unordered_map<TilingKey, std::vector<StageSched>, TilingKeyHash> tiling_cache_;
     mutable size_t tiling_cache_entries_ = 0; // StageScheds held by tiling_cache_
     mutable std::mutex tiling_cache_mutex_;
     std::vector<FuncSched> placements(const State &s, int func, const SearchSpaceOptions &opt) const;
@@ -165,18 +225,22 @@ private:
     std::vector<Retiling> retilings(const State &s, int func, const SearchSpaceOptions &opt) const;
     /** False if inlining `func` would make a consumer's loop body (its definition with every
      * inlined producer substituted, times the copies its unrolling makes) larger than
-     * kMaxInlinedBodyNodes IR nodes. Inlining a chain of stencils multiplies the expression
+     * opt.max_inlined_body_nodes IR nodes. Inlining a chain of stencils multiplies the expression
      * at each level: 5 levels of a 2x2 pyramid are ~1000 loads per point, 5 levels of 3x3
      * ~60000, and Halide's lowering and LLVM then take minutes on one basic block (bench
      * interpolate: a 23,000-line lowered Stmt, generator killed after 120 s). */
-    bool inline_fits(const State &s, int func) const;
+    bool inline_fits(const State &s, int func, const SearchSpaceOptions &opt) const;
+    /** More Funcs than opt.large_pipeline_funcs. */
+    bool large(const SearchSpaceOptions &opt) const {
+        return dag_.funcs.size() > size_t(opt.large_pipeline_funcs);
+    }
 
     /** Copies of stage (func, stage) its unrolling makes: vector unroll x the fully unrolled
      * outer loop's extent (1 if the stage is not decided yet). */
     double stage_copies(const State &s, int func, int stage) const;
 
-public:
-    static constexpr double kMaxInlinedBodyNodes = 4096;
+    /** Bound on the IR walk that counts an inlined Func's nodes in unrolled copies. */
+    static constexpr double kUnrollWalkCap = 64 * 4096;
 };
 
 } // namespace sextant

@@ -33,17 +33,29 @@ int SearchSpace::parallel_loops(const Stage &s, const StageNest &n, int vector_w
 }
 
 std::vector<StageSched> SearchSpace::tilings(const Stage &s, const Box64 &box, bool may_par,
-                                             bool coarse, int cap,
-                                             int max_loop_option_product) const {
+                                             bool coarse, int cap) const {
+    SearchSpaceOptions opt;
+    opt.coarse = coarse;
+    opt.tilings_per_stage = opt.tilings_per_stage_coarse = cap;
+    return tilings(s, box, may_par, opt);
+}
+
+std::vector<StageSched> SearchSpace::tilings(const Stage &s, const Box64 &box, bool may_par,
+                                             const SearchSpaceOptions &opt) const {
+    const bool coarse = opt.coarse;
+    const int cap = coarse ? opt.tilings_per_stage_coarse : opt.tilings_per_stage;
+    const int max_loop_option_product = opt.max_loop_option_product;
     const int V = vector_lanes(s.func);
     const int k = int(s.loops.size());
     bool has_vector_dim = false;
     for (const LoopDim &l : s.loops) has_vector_dim |= l.func_dim == 0 && l.parallel_safe;
 
-    // Above kWalkUpMaxFuncs Funcs, the tile sizes of session 8 (no one-vector tiles, no 3, 6, 12):
-    // bench synthetic_200's generator then takes ~80 s; with them, over 120 s, in Halide's
-    // lowering after a search that ended in 30 s.
-    const bool large = dag_.funcs.size() > size_t(kWalkUpMaxFuncs);
+    // Above large_pipeline_funcs Funcs, the `_large` sizes (SearchSpaceOptions).
+    const bool big = large(opt);
+    const std::vector<int64_t> &vector_splits =
+        (big ? opt.vector_splits_large : opt.vector_splits).get(coarse);
+    const std::vector<int64_t> &split_factors =
+        (big ? opt.split_factors_large : opt.split_factors).get(coarse);
     std::vector<std::vector<LoopTiling>> opts(k);
     int pure_seen = 0;
     bool is_update = s.index > 0;
@@ -59,20 +71,11 @@ std::vector<StageSched> SearchSpace::tilings(const Stage &s, const Box64 &box, b
         if (l.func_dim == 0 && l.parallel_safe) {
             // Coarse: a register-sized and a cache-sized tile, so that producers can find a
             // fitting anchor loop in the first pass.
-            std::vector<int64_t> sizes = coarse ? std::vector<int64_t>{int64_t(V) * 2, int64_t(V) * 8}
-                                        : large ? std::vector<int64_t>{int64_t(V) * 2, int64_t(V) * 4, int64_t(V) * 8,
-                                                       int64_t(V) * 16, int64_t(V) * 32}
-                                : std::vector<int64_t>{int64_t(V), int64_t(V) * 2, int64_t(V) * 4,
-                                                       int64_t(V) * 8, int64_t(V) * 16,
-                                                       int64_t(V) * 32};
-            for (int64_t t : sizes)
-                if (t < E) o.push_back({LoopMode::Split, t});
+            for (int64_t vectors : vector_splits)
+                if (int64_t(V) * vectors < E) o.push_back({LoopMode::Split, int64_t(V) * vectors});
         } else if (rank <= 1 || l.func_dim == 1 || (is_update && rank <= 2 && !coarse)) {
             o.push_back({LoopMode::Outer, 0});
-            std::vector<int64_t> sizes = coarse ? std::vector<int64_t>{8}
-                                        : large ? std::vector<int64_t>{2, 4, 8, 16, 32, 64}
-                                                : std::vector<int64_t>{2, 3, 4, 6, 8, 12, 16, 32, 64};
-            for (int64_t t : sizes)
+            for (int64_t t : split_factors)
                 if (t < E) o.push_back({LoopMode::Split, t});
         } else {
             if (coarse) o[0] = {E > 8 ? LoopMode::Outer : LoopMode::Inner, 0};
@@ -191,18 +194,33 @@ std::vector<StageSched> SearchSpace::tilings(const Stage &s, const Box64 &box, b
     return out;
 }
 
+size_t SearchSpace::TilingKeyHash::operator()(const TilingKey &k) const {
+    uint64_t h = hash_mix(uint64_t(k.func) * 64 + uint64_t(k.stage), uint64_t(k.may_parallelize) * 2 + k.coarse);
+    h = hash_mix(hash_mix(h, uint64_t(k.cap)), uint64_t(k.max_loop_option_product));
+    for (int64_t v : k.sizes) h = hash_mix(h, uint64_t(v));
+    return size_t(h);
+}
+
 std::vector<StageSched> SearchSpace::cached_tilings(const Stage &s, const Box64 &box, bool may_par,
                                                     const SearchSpaceOptions &opt) const {
-    const int cap = opt.coarse ? opt.tilings_per_stage_coarse : opt.tilings_per_stage;
-    uint64_t key = hash_mix(uint64_t(s.func) * 64 + uint64_t(s.index), may_par * 2 + opt.coarse);
-    key = hash_mix(hash_mix(key, uint64_t(cap)), uint64_t(opt.max_loop_option_product));
-    for (const Interval64 &i : box) key = hash_mix(hash_mix(key, uint64_t(i.min)), uint64_t(i.max));
+    TilingKey key{s.func, s.index, may_par, opt.coarse,
+                  opt.coarse ? opt.tilings_per_stage_coarse : opt.tilings_per_stage,
+                  opt.max_loop_option_product, {}};
+    // Everything else tilings() reads from `opt`: the split sizes in use.
+    const bool big = large(opt);
+    for (const SizeList *l : {big ? &opt.vector_splits_large : &opt.vector_splits,
+                              big ? &opt.split_factors_large : &opt.split_factors}) {
+        key.sizes.insert(key.sizes.end(), l->get(opt.coarse).begin(), l->get(opt.coarse).end());
+        key.sizes.push_back(-1);
+    }
+    for (const Interval64 &i : box) {
+        key.sizes.push_back(i.min);
+        key.sizes.push_back(i.max);
+    }
     std::lock_guard<std::mutex> lock(tiling_cache_mutex_);
     auto it = tiling_cache_.find(key);
     if (it == tiling_cache_.end()) {
-        it = tiling_cache_
-                 .emplace(key, tilings(s, box, may_par, opt.coarse, cap, opt.max_loop_option_product))
-                 .first;
+        it = tiling_cache_.emplace(key, tilings(s, box, may_par, opt)).first;
         tiling_cache_entries_ += it->second.size();
     }
     return it->second;

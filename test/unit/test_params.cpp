@@ -30,4 +30,9 @@ TEST_CASE("unknown SEXTANT_ keys and bad values are errors", "[params]") {
                       Catch::Contains("[1, 100]"));
     CHECK_THROWS_WITH(Params::parse({{"SEXTANT_COST_MODEL", "magic"}}),
                       Catch::Contains("expected 'learned' or 'analytical'"));
+    CHECK_THROWS_WITH(Params::parse({{"SEXTANT_SEARCH_SPACE", "band_tiles=4,split_factors=x"}}),
+                      Catch::Contains("SEXTANT_SEARCH_SPACE=band_tiles=4,split_factors=x: "
+                                      "split_factors: 'x' is not a size"));
+    CHECK(Params::parse({{"SEXTANT_SEARCH_SPACE", "large_pipeline_funcs=50"}}).search_space ==
+          "large_pipeline_funcs=50");
 }

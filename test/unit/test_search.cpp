@@ -291,9 +291,9 @@ TEST_CASE("register blocking unrolls the split part outside the vectors", "[sear
 namespace {
 
 
-bool offers_inline(const SearchSpace &space, const State &s) {
+bool offers_inline(const SearchSpace &space, const State &s, const SearchSpaceOptions &opt = {}) {
     std::vector<StatePtr> kids;
-    space.children(s, {}, &kids);
+    space.children(s, opt, &kids);
     int func = space.order()[size_t(s.num_decided)];
     bool root = false, inl = false;
     for (const StatePtr &k : kids) {
@@ -308,11 +308,11 @@ bool offers_inline(const SearchSpace &space, const State &s) {
 
 TEST_CASE("inlining stops before a consumer's expanded body passes the node cap", "[search]") {
     // Inlining a chain of stencils multiplies the consumer's expression at each level
-    // (17 -> 170 -> 1547 -> 13940 nodes here); past SearchSpace::kMaxInlinedBodyNodes (4096)
-    // Halide's lowering and LLVM take minutes, so the search stops offering it.
+    // (17 -> 170 -> 1547 -> 13940 nodes here); past SearchSpaceOptions::max_inlined_body_nodes
+    // (4096) Halide's lowering and LLVM take minutes, so the search stops offering it.
     PipelineDag dag = test::stencil_chain(4);
     SearchSpace space(dag);
-    auto run = [&](int unroll) {
+    auto run = [&](int unroll, const SearchSpaceOptions &opt = {}) {
         FuncSched c;
         c.placement = Placement::Root;
         StageSched sc;
@@ -322,7 +322,7 @@ TEST_CASE("inlining stops before a consumer's expanded body passes the node cap"
         c.stages = {sc};
         StatePtr s = space.make_child(*space.initial_state(), c);
         int inlined = 0;
-        while (offers_inline(space, *s) && inlined < 4) {
+        while (offers_inline(space, *s, opt) && inlined < 4) {
             FuncSched in;
             in.placement = Placement::Inline;
             s = space.make_child(*s, in);
@@ -333,6 +333,10 @@ TEST_CASE("inlining stops before a consumer's expanded body passes the node cap"
     CHECK(run(1) == 2); // P3 and P2 inlined (1547 nodes); P1 would make 13940
     CHECK(run(2) == 2); // 2 x 1547 = 3094 still fits
     CHECK(run(4) == 1); // 4 copies of the unrolled body: 4 x 1547 > 4096
+    // The cap is an option.
+    SearchSpaceOptions wide;
+    wide.max_inlined_body_nodes = 14000;
+    CHECK(run(1, wide) == 3);
 }
 
 TEST_CASE("unrolling is not offered once it would add more code than the budget", "[search]") {

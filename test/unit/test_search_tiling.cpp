@@ -257,3 +257,63 @@ TEST_CASE("multi-level tiling: a band between strip and tile, a producer compute
     }
     CHECK(per_band);
 }
+
+TEST_CASE("split sizes and caps are SearchSpaceOptions, set from text", "[search]") {
+    SearchSpaceOptions opt;
+    CHECK(parse_search_space_options("", &opt).empty());
+    CHECK(parse_search_space_options(
+              "split_factors=3/5,vector_splits=2:4,band_tiles=8,large_pipeline_funcs=7,"
+              "retile_consumers=0,max_inlined_body_nodes=100",
+              &opt)
+              .empty());
+    CHECK(opt.split_factors.fine == std::vector<int64_t>{3, 5});
+    CHECK(opt.split_factors.coarse == std::vector<int64_t>{8}); // kept: no ':' part
+    CHECK(opt.vector_splits.fine == std::vector<int64_t>{2});
+    CHECK(opt.vector_splits.coarse == std::vector<int64_t>{4});
+    CHECK(opt.band_tiles == std::vector<int64_t>{8});
+    CHECK(opt.large_pipeline_funcs == 7);
+    CHECK(!opt.retile_consumers);
+    CHECK(opt.max_inlined_body_nodes == 100);
+    // Errors name the key and leave the options as they were.
+    SearchSpaceOptions before = opt;
+    CHECK_THAT(parse_search_space_options("split_factor=4", &opt),
+               Catch::Contains("unknown key 'split_factor'") && Catch::Contains("split_factors"));
+    CHECK_THAT(parse_search_space_options("split_factors=4/0", &opt),
+               Catch::Contains("split_factors: '0' is not a size"));
+    CHECK_THAT(parse_search_space_options("band_tiles=4,retile_consumers=maybe", &opt),
+               Catch::Contains("retile_consumers: expects 0, 1"));
+    CHECK_THAT(parse_search_space_options("tilings_per_stage", &opt),
+               Catch::Contains("is not key=value"));
+    CHECK(opt.band_tiles == before.band_tiles);
+
+    // The tilings follow the lists: the 2-D stencil's output C splits y (32 rows) by exactly
+    // the listed factors that are shorter than y.
+    PipelineDag dag = test::stencil_2d();
+    SearchSpace space(dag);
+    const Stage &c = dag.stage(1, 0); // loops x, y
+    auto factors = [&](const std::vector<StageSched> &tilings) {
+        std::set<int64_t> out;
+        for (const StageSched &t : tilings)
+            if (t.loops[1].mode == LoopMode::Split) out.insert(t.loops[1].tile);
+        return out;
+    };
+    SearchSpaceOptions custom;
+    REQUIRE(parse_search_space_options("split_factors=3/5/64,tilings_per_stage=100000", &custom)
+                .empty());
+    SearchSpaceOptions defaults;
+    defaults.tilings_per_stage = 100000;
+    CHECK(factors(space.tilings(c, c.full_loop_box(), true, custom)) == std::set<int64_t>{3, 5});
+    CHECK(factors(space.tilings(c, c.full_loop_box(), true, defaults)) ==
+          std::set<int64_t>{2, 3, 4, 6, 8, 12, 16});
+    // The search's memoized tilings are keyed on the lists as well: children made with the
+    // defaults and then with the custom lists each get their own.
+    auto child_factors = [&](const SearchSpaceOptions &o) {
+        std::vector<StatePtr> kids;
+        space.children(*space.initial_state(), o, &kids);
+        std::vector<StageSched> tilings;
+        for (const StatePtr &k : kids) tilings.push_back(k->decisions[1].stages[0]);
+        return factors(tilings);
+    };
+    CHECK(child_factors(defaults).count(2));
+    CHECK(child_factors(custom) == std::set<int64_t>{3, 5});
+}
