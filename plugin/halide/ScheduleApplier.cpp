@@ -68,6 +68,7 @@ void apply_directives(const PipelineDag &dag, const std::vector<Directive> &dire
             if (d.factor == 0) st.unroll(var_of(d.vars[0]));
             else st.unroll(var_of(d.vars[0]), int(d.factor), tail);
             break;
+        case K::Fuse: st.fuse(var_of(d.vars[0]), var_of(d.vars[1]), var_of(d.vars[2])); break;
         case K::Parallel: st.parallel(var_of(d.vars[0])); break;
         }
     }
@@ -130,6 +131,10 @@ std::string schedule_source(const PipelineDag &dag, const std::vector<Directive>
         case K::Unroll:
             if (d.factor == 0) o << st << ".unroll(" << var_src(d.vars[0]) << ");";
             else o << st << ".unroll(" << var_src(d.vars[0]) << ", " << d.factor << tail << ");";
+            break;
+        case K::Fuse:
+            o << st << ".fuse(" << var_src(d.vars[0]) << ", " << var_src(d.vars[1]) << ", "
+              << var_src(d.vars[2]) << ");";
             break;
         case K::Parallel: o << st << ".parallel(" << var_src(d.vars[0]) << ");"; break;
         }

@@ -11,8 +11,51 @@ std::string loop_var_name(const Stage &s, const StageSched &sched, int stage_loo
     return n + (outer_part ? "_o" : band_part ? "_m" : "_i");
 }
 
+int fused_parallel_loops(const PipelineDag &dag, const Decisions &d, int func, int stage) {
+    const FuncSched &fs = d[size_t(func)];
+    if (fs.placement == Placement::Inline || size_t(stage) >= fs.stages.size()) return 0;
+    const StageSched &ss = fs.stages[size_t(stage)];
+    const int p = ss.parallel;
+    if (p < 2) return 0;
+    if (ss.unroll_outer) {
+        // Never fuse a loop that is unrolled (the one outside the vector loop).
+        const Stage &s = dag.funcs[size_t(func)].stages[size_t(stage)];
+        if (int(make_stage_nest(s, ss, s.full_loop_box()).order.size()) - 2 < p) return 0;
+    }
+    for (size_t g = 0; g < d.size(); g++) {
+        const FuncSched &gs = d[g];
+        if (gs.placement != Placement::At || gs.at_func != func || gs.at_stage != stage) continue;
+        if (gs.at_level < p - 1) return 0;
+        if (gs.store_level >= 0 && gs.store_level < p - 1) return 0;
+    }
+    return p;
+}
+
+namespace {
+
+/** The fused loop's name: the parallel loops' names, outermost first, joined. */
+std::string fused_name(const Stage &s, const StageSched &ss, const StageNest &n, int count) {
+    std::string name;
+    for (int i = 0; i < count; i++) {
+        const ConcreteLoop &l = n.order[size_t(i)];
+        name += loop_var_name(s, ss, l.stage_loop, l.outer_part, l.band_part) + "_";
+    }
+    return name + "par";
+}
+
+} // namespace
+
 std::vector<Directive> make_directives(const PipelineDag &dag, const Decisions &d) {
     std::vector<Directive> out;
+    // A loop of a consumer's nest by name: the fused parallel loop stands for its parts.
+    auto site_name = [&](int func, int stage, const StageNest &n, int level) {
+        const Stage &s = dag.funcs[size_t(func)].stages[size_t(stage)];
+        const StageSched &ss = d[size_t(func)].stages[size_t(stage)];
+        const int fused = fused_parallel_loops(dag, d, func, stage);
+        if (level < fused) return fused_name(s, ss, n, fused);
+        const ConcreteLoop &l = n.order[size_t(level)];
+        return loop_var_name(s, ss, l.stage_loop, l.outer_part, l.band_part);
+    };
     for (const FuncNode &f : dag.funcs) {
         const FuncSched &fs = d[f.id];
         if (f.is_input_wrapper) continue;
@@ -31,16 +74,15 @@ std::vector<Directive> make_directives(const PipelineDag &dag, const Decisions &
             const ConcreteLoop &l = cn.order[fs.at_level];
             Directive at{Directive::Kind::ComputeAt, f.id, 0, {}};
             at.at_func = fs.at_func;
-            at.vars.push_back({loop_var_name(cst, cs, l.stage_loop, l.outer_part, l.band_part),
+            at.vars.push_back({site_name(fs.at_func, fs.at_stage, cn, fs.at_level),
                                cst.loops[l.stage_loop].is_rvar});
             out.push_back(at);
             if (fs.store_level >= 0 && fs.store_level < fs.at_level) {
                 const ConcreteLoop &sl = cn.order[fs.store_level];
                 Directive st{Directive::Kind::StoreAt, f.id, 0, {}};
                 st.at_func = fs.at_func;
-                st.vars.push_back(
-                    {loop_var_name(cst, cs, sl.stage_loop, sl.outer_part, sl.band_part),
-                     cst.loops[sl.stage_loop].is_rvar});
+                st.vars.push_back({site_name(fs.at_func, fs.at_stage, cn, fs.store_level),
+                                   cst.loops[sl.stage_loop].is_rvar});
                 out.push_back(st);
             }
             if (fs.stack) out.push_back({Directive::Kind::StoreInStack, f.id, 0, {}});
@@ -114,6 +156,30 @@ std::vector<Directive> make_directives(const PipelineDag &dag, const Decisions &
                               s.loops[l.stage_loop].is_rvar}}};
                 u.factor = 0; // fully
                 out.push_back(u);
+            }
+            const int fused = fused_parallel_loops(dag, d, f.id, int(si));
+            if (fused >= 2) {
+                // Innermost first: (y_o, c) then (x_o, y_o_c_par) ...
+                std::string inner_name;
+                for (int p = fused - 1; p >= 1; p--) {
+                    const ConcreteLoop &in = n.order[size_t(p)], &ou = n.order[size_t(p - 1)];
+                    Directive fu{Directive::Kind::Fuse, f.id, int(si), {}};
+                    const std::string in_name =
+                        p == fused - 1 ? loop_var_name(s, ss, in.stage_loop, in.outer_part, in.band_part)
+                                       : inner_name;
+                    std::string joined;
+                    for (int i = p - 1; i < fused; i++) {
+                        const ConcreteLoop &l = n.order[size_t(i)];
+                        joined += loop_var_name(s, ss, l.stage_loop, l.outer_part, l.band_part) + "_";
+                    }
+                    inner_name = joined + "par";
+                    fu.vars = {{in_name, false},
+                               {loop_var_name(s, ss, ou.stage_loop, ou.outer_part, ou.band_part), false},
+                               {inner_name, false}};
+                    out.push_back(fu);
+                }
+                out.push_back({Directive::Kind::Parallel, f.id, int(si), {{inner_name, false}}});
+                continue;
             }
             for (int p = 0; p < ss.parallel && p < int(n.order.size()); p++) {
                 const ConcreteLoop &l = n.order[p];

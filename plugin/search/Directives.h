@@ -18,11 +18,12 @@ struct LoopVar {
 };
 
 struct Directive {
-    enum class Kind { ComputeInline, ComputeRoot, ComputeAt, StoreAt, StoreInStack, Split, Reorder, Vectorize, Unroll, Parallel };
+    enum class Kind { ComputeInline, ComputeRoot, ComputeAt, StoreAt, StoreInStack, Split, Reorder, Vectorize, Unroll, Fuse, Parallel };
     Kind kind;
     int func = -1;
     int stage = 0;
-    /** Split: {old, outer, inner}; Reorder: innermost first; others: the loop. */
+    /** Split: {old, outer, inner}; Fuse: {inner, outer, fused}; Reorder: innermost first;
+     * others: the loop. */
     std::vector<LoopVar> vars;
     int at_func = -1; // ComputeAt/StoreAt: the consumer
     int64_t factor = 0; // Split/Vectorize/Unroll; Unroll with 0 unrolls the whole loop
@@ -34,6 +35,12 @@ struct Directive {
 /** Name of a concrete loop as the directives create it. */
 std::string loop_var_name(const Stage &s, const StageSched &sched, int stage_loop, bool outer_part,
                           bool band_part = false);
+
+/** How many of the outermost loops of stage (func, stage) are fused into one parallel loop:
+ * its parallel prefix when that is two loops or more and no Func is computed or stored at
+ * any of them but the innermost (0 otherwise: the loops stay nested, each parallel). One
+ * flat loop of all the tasks instead of a parallel loop per task of the outer one. */
+int fused_parallel_loops(const PipelineDag &dag, const Decisions &d, int func, int stage);
 
 /** The calls that apply `d` (complete) to the pipeline, producers first. */
 std::vector<Directive> make_directives(const PipelineDag &dag, const Decisions &d);

@@ -1,4 +1,6 @@
 #include "LoopNest.h"
+
+#include "Directives.h"
 #include "Tails.h"
 
 #include "plugin/dag/Errors.h"
@@ -315,6 +317,7 @@ std::vector<std::string> schedule_constructs(const PipelineDag &dag, const Decis
         // Tiling constructs: a band (multi-level tiling), a split RVar, a rounded-up update
         // split.
         for (size_t si = 0; si < fs.stages.size(); si++) {
+            if (fused_parallel_loops(dag, d, int(f), int(si)) >= 2) add("fused_parallel");
             for (size_t i = 0; i < fs.stages[si].loops.size(); i++) {
                 const LoopTiling &t = fs.stages[si].loops[i];
                 if (t.mode != LoopMode::Split) continue;

@@ -102,7 +102,8 @@ void place_func_nest(const PipelineDag &dag, const Decisions &d, const Nests &ne
  * loop of a Func two or more levels above its consumers), "sliding" (and "sliding_split" when
  * it slides over the inner part of a split), "stack", "in_update" (inside an update stage's
  * loops), "band" (a three-level split), "reduction_split" (a split RVar), "round_up" (an
- * update split with a RoundUp tail). Each kind is listed once. */
+ * update split with a RoundUp tail), "fused_parallel" (parallel loops fused into one). Each
+ * kind is listed once. */
 std::vector<std::string> schedule_constructs(const PipelineDag &dag, const Decisions &d);
 
 /** All nests of a complete schedule (consumers built before producers). */

@@ -7,6 +7,7 @@
 #include "plugin/search/ScheduleText.h"
 #include "plugin/search/SearchSpace.h"
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <set>
 
 using namespace sextant;
@@ -316,4 +317,63 @@ TEST_CASE("split sizes and caps are SearchSpaceOptions, set from text", "[search
     };
     CHECK(child_factors(defaults).count(2));
     CHECK(child_factors(custom) == std::set<int64_t>{3, 5});
+}
+
+TEST_CASE("a parallel prefix of two loops is fused into one parallel loop", "[search]") {
+    // C(x, y) with both loops split: order y_o, x_o, y_i, x_i (outermost first), the first two
+    // parallel. P is computed inside C.
+    PipelineDag dag = test::stencil_2d();
+    auto decisions = [&](int p_level, int p_store) {
+        Decisions d(2);
+        d[1].placement = Placement::Root;
+        StageSched c;
+        c.loops = {{LoopMode::Split, 16}, {LoopMode::Split, 8}};
+        c.vector_width = 8;
+        c.parallel = 2;
+        d[1].stages = {c};
+        d[0].placement = Placement::At;
+        d[0].at_func = 1;
+        d[0].at_level = p_level;
+        d[0].store_level = p_store;
+        StageSched p;
+        p.loops = {{LoopMode::Inner, 0}, {LoopMode::Inner, 0}};
+        p.vector_width = 8;
+        d[0].stages = {p};
+        return d;
+    };
+    auto find = [](const std::vector<Directive> &ds, Directive::Kind k, int func) {
+        std::vector<Directive> out;
+        for (const Directive &x : ds)
+            if (x.kind == k && x.func == func) out.push_back(x);
+        return out;
+    };
+    using K = Directive::Kind;
+    // P per tile (inside both parallel loops): fused, and P's compute_at names the fused loop
+    // when it is computed at the innermost parallel loop.
+    for (int level : {1, 2}) {
+        Decisions d = decisions(level, -1);
+        REQUIRE(fused_parallel_loops(dag, d, 1, 0) == 2);
+        std::vector<Directive> ds = make_directives(dag, d);
+        std::vector<Directive> fuse = find(ds, K::Fuse, 1), par = find(ds, K::Parallel, 1);
+        REQUIRE(fuse.size() == 1);
+        CHECK(fuse[0].vars[0].name == "x_o"); // inner
+        CHECK(fuse[0].vars[1].name == "y_o"); // outer
+        CHECK(fuse[0].vars[2].name == "y_o_x_o_par");
+        REQUIRE(par.size() == 1);
+        CHECK(par[0].vars[0].name == "y_o_x_o_par");
+        std::vector<Directive> at = find(ds, K::ComputeAt, 0);
+        REQUIRE(at.size() == 1);
+        CHECK(at[0].vars[0].name == (level == 1 ? "y_o_x_o_par" : "y_i"));
+        const std::vector<std::string> kinds = schedule_constructs(dag, d);
+        CHECK(std::find(kinds.begin(), kinds.end(), "fused_parallel") != kinds.end());
+    }
+    // P computed (or stored) per row strip, between the two parallel loops: nothing to fuse,
+    // both loops parallel as before.
+    for (auto [level, store] : {std::pair{0, -1}, std::pair{2, 0}}) {
+        Decisions d = decisions(level, store);
+        CHECK(fused_parallel_loops(dag, d, 1, 0) == 0);
+        std::vector<Directive> ds = make_directives(dag, d);
+        CHECK(find(ds, K::Fuse, 1).empty());
+        CHECK(find(ds, K::Parallel, 1).size() == 2);
+    }
 }
