@@ -135,6 +135,13 @@ struct SearchSpaceOptions {
     /** In such pipelines a Func is computed at most this many compute_at links below a Root
      * Func (0: no limit). */
     int large_max_nest_depth = 2;
+    /** In such pipelines a loop holds at most this many Funcs computed at it (0: no limit).
+     * Halide's bounds inference for Funcs computed beside each other at one loop, each read by
+     * the next through clamped (boundary-condition) coordinates, grows with every one: bench
+     * synthetic_200's session-12 pick computed 10 Funcs of one chain at the row-strip loop of
+     * `stage_81`, and its generator took 257 s (replaying the pick; 137 s with only those 10
+     * left at that loop and the other compute_at Funcs at root, 43 s with all at root). */
+    int large_max_funcs_per_site = 4;
     /** Inlining is offered only while a consumer's body with every inlined producer
      * substituted, times the copies its unrolling makes, stays within this many IR nodes. */
     double max_inlined_body_nodes = 4096;

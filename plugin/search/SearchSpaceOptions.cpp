@@ -127,6 +127,7 @@ std::string parse_search_space_options(const std::string &text, SearchSpaceOptio
         {"register_block_points", size_list(&o.register_block_points)},
         {"large_pipeline_funcs", integer(&o.large_pipeline_funcs, 0)},
         {"large_max_nest_depth", integer(&o.large_max_nest_depth, 0)},
+        {"large_max_funcs_per_site", integer(&o.large_max_funcs_per_site, 0)},
         {"max_inlined_body_nodes", real(&o.max_inlined_body_nodes)},
         {"unroll_budget_funcs", real(&o.unroll_budget_funcs)},
     };

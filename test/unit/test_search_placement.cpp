@@ -430,3 +430,45 @@ TEST_CASE("storage goes outside a loop only if the Func's region slides along it
     rows.edges[1].max[1] = BoundExpr::loop_max(1);
     CHECK(stores(rows).empty());
 }
+
+TEST_CASE("in a large pipeline a loop holds at most large_max_funcs_per_site Funcs",
+          "[search]") {
+    // in -> P0 -> P1 -> P2 -> C; C's x split, P2 computed at C's strip loop x_o. P1 may go
+    // beside P2 at that loop unless the loop is full. Large-pipeline rules apply to this
+    // 4-Func pipeline with large_pipeline_funcs = 1.
+    PipelineDag dag = test::stencil_chain(3);
+    SearchSpace space(dag);
+    FuncSched c;
+    c.placement = Placement::Root;
+    StageSched cs;
+    cs.loops = {{LoopMode::Split, 16}};
+    cs.vector_width = 8;
+    c.stages = {cs};
+    StatePtr s = space.make_child(*space.initial_state(), c);
+    FuncSched p2;
+    p2.placement = Placement::At;
+    p2.at_func = 3;
+    p2.at_level = 0;
+    StageSched ps;
+    ps.loops = {{LoopMode::Inner, 0}};
+    ps.vector_width = 8;
+    p2.stages = {ps};
+    s = space.make_child(*s, p2);
+    REQUIRE(space.order()[size_t(s->num_decided)] == 1); // P1 next
+    auto beside_p2 = [&](int cap) {
+        SearchSpaceOptions opt;
+        opt.large_pipeline_funcs = 1;
+        opt.large_max_funcs_per_site = cap;
+        std::vector<StatePtr> kids;
+        space.children(*s, opt, &kids);
+        int n = 0;
+        for (const StatePtr &k : kids) {
+            const FuncSched &f = k->decisions[1];
+            n += f.placement == Placement::At && f.at_func == 3 && f.at_level == 0;
+        }
+        return n;
+    };
+    CHECK(beside_p2(0) > 0); // no limit
+    CHECK(beside_p2(2) > 0); // one Func there: room for another
+    CHECK(beside_p2(1) == 0);
+}
