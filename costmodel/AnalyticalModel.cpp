@@ -6,7 +6,8 @@ namespace sextant {
 std::vector<double> CostModel::predict(const FeatureBatch &batch) {
     std::vector<double> per_row = predict_stages(batch);
     std::vector<double> out(batch.num_states, 0.0);
-    for (size_t i = 0; i < per_row.size(); i++) out[batch.state_index[i]] += per_row[i];
+    for (size_t i = 0; i < per_row.size(); i++)
+        out[batch.state_index[i]] += per_row[i];
     return out;
 }
 
@@ -42,7 +43,8 @@ std::vector<double> AnalyticalModel::predict_stages(const FeatureBatch &batch) {
     for (size_t i = 0; i < batch.size(); i++) {
         TermRow t = cost_terms(batch.schedule[i], parallelism_, llc_bytes_);
         double s = 0;
-        for (int k = 0; k < kNumCostTerms; k++) s += c[k] * t[k];
+        for (int k = 0; k < kNumCostTerms; k++)
+            s += c[k] * t[k];
         out[i] = s;
     }
     return out;

@@ -15,7 +15,8 @@ TermRow cost_terms(const ScheduleRow &f, int parallelism, double llc_bytes) {
         cores = std::max(1.0, P * (1.0 - g(ScheduleFeature::idle_core_fraction)));
     }
     double ops = g(ScheduleFeature::ops_per_point);
-    double vectors = g(ScheduleFeature::num_vectors) / (1.0 - g(ScheduleFeature::vector_tail_waste));
+    double vectors =
+        g(ScheduleFeature::num_vectors) / (1.0 - g(ScheduleFeature::vector_tail_waste));
     double scalars = g(ScheduleFeature::scalar_points);
     TermRow t{};
     auto set = [&](CostTerm k, double v) { t[int(k)] = std::max(0.0, v); };
@@ -51,7 +52,8 @@ TermRow cost_terms(const ScheduleRow &f, int parallelism, double llc_bytes) {
     set(CostTerm::false_sharing,
         g(ScheduleFeature::false_sharing) * g(ScheduleFeature::bytes_written) / cores);
     double ws = g(ScheduleFeature::working_set_realization);
-    double spill = std::max(0.0, ws - llc_bytes / (g(ScheduleFeature::inside_parallel) > 0 ? P : 1));
+    double spill =
+        std::max(0.0, ws - llc_bytes / (g(ScheduleFeature::inside_parallel) > 0 ? P : 1));
     set(CostTerm::cache_spill, spill * g(ScheduleFeature::realizations) / cores);
     return t;
 }

@@ -10,21 +10,23 @@
 
 namespace sextant {
 
-#define SEXTANT_COST_TERMS(X)                                                                   \
+#define SEXTANT_COST_TERMS(X)                                                                      \
     X(vector_ops, "vector arithmetic instructions per core: num_vectors x ops_per_point / cores")  \
-    X(scalar_ops, "scalar arithmetic operations per core")                                       \
-    X(dense_loads, "contiguous vector loads (or scalar loads) executed, after hoisting, per core")                         \
-    X(gather_loads, "lanes loaded by gathers and strided loads per core")                        \
-    X(broadcast_loads, "broadcast loads per core")                                               \
-    X(cache_bytes, "bytes read that hit in cache, per core")                                     \
-    X(dram_bytes, "bytes from DRAM, shared by at most two memory channels")                      \
-    X(store_bytes, "bytes stored, per core")                                                     \
-    X(allocations, "buffer allocations (serialised in the allocator)")                           \
-    X(page_faults, "page faults a stage's own nest predicts (priced per state instead: allocator_seconds)") \
-    X(loop_overhead, "innermost loop iterations (and sliding-window steps, kLoopEntriesPerSlidingRealization each) per core")           \
-    X(parallel_launches, "parallel loop launches (thread pool wake-up)")                         \
-    X(task_overhead, "parallel tasks run, per core")                                             \
-    X(false_sharing, "bytes written by tasks that share cache lines, per core")                  \
+    X(scalar_ops, "scalar arithmetic operations per core")                                         \
+    X(dense_loads, "contiguous vector loads (or scalar loads) executed, after hoisting, per core") \
+    X(gather_loads, "lanes loaded by gathers and strided loads per core")                          \
+    X(broadcast_loads, "broadcast loads per core")                                                 \
+    X(cache_bytes, "bytes read that hit in cache, per core")                                       \
+    X(dram_bytes, "bytes from DRAM, shared by at most two memory channels")                        \
+    X(store_bytes, "bytes stored, per core")                                                       \
+    X(allocations, "buffer allocations (serialised in the allocator)")                             \
+    X(page_faults,                                                                                 \
+      "page faults a stage's own nest predicts (priced per state instead: allocator_seconds)")     \
+    X(loop_overhead, "innermost loop iterations (and sliding-window steps, "                       \
+                     "kLoopEntriesPerSlidingRealization each) per core")                           \
+    X(parallel_launches, "parallel loop launches (thread pool wake-up)")                           \
+    X(task_overhead, "parallel tasks run, per core")                                               \
+    X(false_sharing, "bytes written by tasks that share cache lines, per core")                    \
     X(cache_spill, "bytes of a realization's working set beyond the last-level cache, per core")
 
 enum class CostTerm : int {

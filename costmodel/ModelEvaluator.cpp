@@ -21,7 +21,8 @@ void ModelEvaluator::evaluate(const std::vector<State *> &states) {
         for (int f : s.dirty) {
             if (!s.nests[f]) continue;
             for (size_t st = 0; st < dag_.funcs[f].stages.size(); st++) {
-                batch_.schedule.push_back(featurizer_.schedule_features(s.decisions, s.nests, f, int(st)));
+                batch_.schedule.push_back(
+                    featurizer_.schedule_features(s.decisions, s.nests, f, int(st)));
                 batch_.stage_ids.push_back(featurizer_.stage_id(f, int(st)));
                 batch_.state_index.push_back(int(i));
                 row_func_.push_back({int(i), f});
@@ -29,20 +30,23 @@ void ModelEvaluator::evaluate(const std::vector<State *> &states) {
         }
     }
     auto t1 = Clock::now();
-    std::vector<double> costs = batch_.size() ? model_.predict_stages(batch_) : std::vector<double>{};
+    std::vector<double> costs =
+        batch_.size() ? model_.predict_stages(batch_) : std::vector<double>{};
     auto t2 = Clock::now();
     timing_.featurize_seconds += std::chrono::duration<double>(t1 - t0).count();
     timing_.predict_seconds += std::chrono::duration<double>(t2 - t1).count();
     timing_.rows += int64_t(batch_.size());
     timing_.states += int64_t(states.size());
     for (State *s : states)
-        for (int f : s->dirty) s->func_cost[f] = 0;
+        for (int f : s->dirty)
+            s->func_cost[f] = 0;
     for (size_t r = 0; r < costs.size(); r++)
         states[row_func_[r].first]->func_cost[row_func_[r].second] += costs[r];
     for (State *s : states) {
         s->dirty.clear();
         double c = 0;
-        for (double v : s->func_cost) c += v;
+        for (double v : s->func_cost)
+            c += v;
         s->cost = c + allocator_seconds(estimate_allocator(dag_, s->decisions, s->nests));
     }
 }
@@ -54,7 +58,8 @@ FeatureBatch ModelEvaluator::featurize_all(const State &s) const {
     for (const FuncNode &f : dag_.funcs) {
         if (!s.nests[f.id]) continue;
         for (size_t st = 0; st < f.stages.size(); st++) {
-            b.schedule.push_back(featurizer_.schedule_features(s.decisions, s.nests, f.id, int(st)));
+            b.schedule.push_back(
+                featurizer_.schedule_features(s.decisions, s.nests, f.id, int(st)));
             b.stage_ids.push_back(featurizer_.stage_id(f.id, int(st)));
             b.state_index.push_back(0);
         }

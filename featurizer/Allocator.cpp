@@ -58,8 +58,8 @@ static double calls_holding(const Decisions &d, const Nests &nests, int func) {
     return calls;
 }
 
-AllocatorEstimate estimate_allocator(const PipelineDag &dag, const Decisions &d,
-                                     const Nests &nests, std::vector<AllocatorBuffer> *buffers) {
+AllocatorEstimate estimate_allocator(const PipelineDag &dag, const Decisions &d, const Nests &nests,
+                                     std::vector<AllocatorBuffer> *buffers) {
     AllocatorEstimate e;
     const size_t n = nests.size();
     std::vector<double> bytes(n, 0.0);
@@ -100,9 +100,10 @@ AllocatorEstimate estimate_allocator(const PipelineDag &dag, const Decisions &d,
     // one iteration's buffers of some nest; it grows by each request plus the top pad (128
     // KiB). Once all are freed, its top holds their total plus the pad.
     double largest_group = 0;
-    for (double t : group) largest_group = std::max(largest_group, t);
-    const bool root_trimmed = e.root_heap_bytes + largest_group + kTrimThresholdBytes >
-                              e.trim_threshold_bytes;
+    for (double t : group)
+        largest_group = std::max(largest_group, t);
+    const bool root_trimmed =
+        e.root_heap_bytes + largest_group + kTrimThresholdBytes > e.trim_threshold_bytes;
     for (size_t g = 0; g < n; g++) {
         if (!nests[g] || dag.funcs[g].is_output) continue;
         const FuncNest &fn = *nests[g];

@@ -91,7 +91,8 @@ void collect_loads(const PipelineDag &dag, const Decisions &d, const Stage &s,
             for (size_t i = 0; i < inner.loops.size(); i++) {
                 int fd = inner.loops[i].func_dim;
                 if (fd < 0 || fd >= l.producer_dims) continue;
-                for (int j = 0; j < K; j++) dl[i * K + j] = dp[size_t(fd) * K + j];
+                for (int j = 0; j < K; j++)
+                    dl[i * K + j] = dp[size_t(fd) * K + j];
             }
             collect_loads(dag, d, inner, dl, K, mult * l.count, out, clamps, ops, root_func,
                           clamp_moves);
@@ -110,10 +111,7 @@ const Box64 &producer_bounds(const PipelineDag &dag, ProducerKind kind, int id) 
     return kind == ProducerKind::Func ? dag.funcs[id].bounds : dag.inputs[id].bounds;
 }
 
-
 } // namespace
-
-
 
 AccessPattern classify_access(const Stage &s, const Load &l) {
     // Rows are producer dims, columns the stage's loops. Only unit entries count as simple.
@@ -137,7 +135,8 @@ AccessPattern classify_access(const Stage &s, const Load &l) {
     bool zero_row = std::any_of(row_loop.begin(), row_loop.end(), [](int r) { return r < 0; });
     if (zero_row) return AccessPattern::Slice;
     int pure_loops = 0;
-    for (const LoopDim &ld : s.loops) pure_loops += ld.func_dim >= 0;
+    for (const LoopDim &ld : s.loops)
+        pure_loops += ld.func_dim >= 0;
     bool in_order = true;
     for (int k = 0; k < l.producer_dims; k++) {
         int fd = s.loops[row_loop[k]].func_dim;
@@ -146,7 +145,6 @@ AccessPattern classify_access(const Stage &s, const Load &l) {
     if (l.producer_dims < pure_loops) return AccessPattern::Broadcast;
     return in_order ? AccessPattern::Pointwise : AccessPattern::Transpose;
 }
-
 
 Featurizer::Featurizer(const PipelineDag &dag) : dag_(dag) {
     int n = 0;
@@ -158,11 +156,12 @@ Featurizer::Featurizer(const PipelineDag &dag) : dag_(dag) {
     for (const FuncNode &f : dag.funcs) {
         for (const Stage &s : f.stages) {
             std::vector<float> a(num_algo, 0.f);
-            for (size_t i = 0; i < s.ops.counts.size(); i++) a[i] = float(s.ops.counts[i]);
+            for (size_t i = 0; i < s.ops.counts.size(); i++)
+                a[i] = float(s.ops.counts[i]);
             size_t base = s.ops.counts.size();
             int data_dependent = 0;
             for (const Load &l : s.loads) {
-                AccessSource src = l.self ? AccessSource::Self
+                AccessSource src = l.self                          ? AccessSource::Self
                                    : l.kind == ProducerKind::Input ? AccessSource::Input
                                                                    : AccessSource::Func;
                 int p = int(classify_access(s, l));
@@ -173,16 +172,18 @@ Featurizer::Featurizer(const PipelineDag &dag) : dag_(dag) {
                 return l.is_rvar || l.func_dim >= 0;
             });
             int pure_loops = 0;
-            for (const LoopDim &l : s.loops) pure_loops += l.func_dim >= 0;
+            for (const LoopDim &l : s.loops)
+                pure_loops += l.func_dim >= 0;
             bool scatter = pure_loops < int(f.dims.size());
-            AccessPattern store = scatter ? AccessPattern::Other
+            AccessPattern store = scatter      ? AccessPattern::Other
                                   : pure_store ? AccessPattern::Pointwise
                                                : AccessPattern::Other;
             a[base + int(store) * kNumAccessSources + int(AccessSource::Store)] += 1;
             base += kNumAccessPatterns * kNumAccessSources;
             a[base] = float(data_dependent);
             int rvars = 0;
-            for (const LoopDim &l : s.loops) rvars += l.is_rvar;
+            for (const LoopDim &l : s.loops)
+                rvars += l.is_rvar;
             a[base + 1] = float(rvars);
             algorithm_.push_back(std::move(a));
         }
@@ -191,7 +192,8 @@ Featurizer::Featurizer(const PipelineDag &dag) : dag_(dag) {
 
 int Featurizer::m_native_lanes(const FuncNode &f) const {
     int lanes = 1;
-    for (TypeClass t : f.value_types) lanes = std::max(lanes, dag_.machine.natural_vector_lanes(t));
+    for (TypeClass t : f.value_types)
+        lanes = std::max(lanes, dag_.machine.natural_vector_lanes(t));
     return lanes;
 }
 
@@ -212,8 +214,8 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
     // With a sliding window, each point is computed once per storage realization.
     double slide = 1.0;
     if (fn.sliding && total > 0) {
-        double slid = fn.store_realizations *
-                      double(box_volume(stage_loop_box(s, fn.store_region)));
+        double slid =
+            fn.store_realizations * double(box_volume(stage_loop_box(s, fn.store_region)));
         slide = std::min(1.0, slid / total);
         total *= slide;
         points *= slide;
@@ -229,7 +231,8 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
     int vloop = sn.order.empty() ? -1 : sn.order.back().stage_loop;
     const int K = int(s.loops.size());
     std::vector<double> dloop(size_t(K) * K, 0.0);
-    for (int i = 0; i < K; i++) dloop[size_t(i) * K + i] = 1.0;
+    for (int i = 0; i < K; i++)
+        dloop[size_t(i) * K + i] = 1.0;
     std::vector<EffLoad> loads;
     double ops = 0;
     std::vector<IndexClamp> clamps;
@@ -381,7 +384,8 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
         lpp += l.count;
         bool depends_on_vector = nl > 0 && l.depends_on(sn.order[nl - 1].stage_loop);
         std::vector<double> stride(l.jac.size() / std::max(1, K), 0.0);
-        for (size_t p = 0; p < stride.size(); p++) stride[p] = vloop >= 0 ? l.at(int(p), vloop) : 0;
+        for (size_t p = 0; p < stride.size(); p++)
+            stride[p] = vloop >= 0 ? l.at(int(p), vloop) : 0;
         bool zero = true, unit = true;
         for (size_t k = 0; k < stride.size(); k++) {
             double st = stride[k];
@@ -403,10 +407,14 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
         if (l.self && accumulates_in_registers) {
             // Promoted: loaded once per pure point of each realization (see above).
             const double execs = pure_points * l.count;
-            if (vw > 1 && depends_on_vector && unit) dense_exec += execs / vw * pieces;
-            else if (vw > 1 && depends_on_vector) gather_exec += execs;
-            else if (vw > 1) bcast_exec += execs / vw;
-            else dense_exec += execs;
+            if (vw > 1 && depends_on_vector && unit)
+                dense_exec += execs / vw * pieces;
+            else if (vw > 1 && depends_on_vector)
+                gather_exec += execs;
+            else if (vw > 1)
+                bcast_exec += execs / vw;
+            else
+                dense_exec += execs;
             continue;
         }
         // Otherwise the accumulator is loaded and stored by every reduction step that runs
@@ -418,12 +426,17 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
         if (block) {
             // Each site is one block: its vectors (if the address moves with the lanes).
             double vectors = std::ceil(double(sn.order[nl - 1].extent) / vw);
-            if (!depends_on_vector) bcast_exec += sites;
-            else if (unit) dense_exec += sites * vectors * pieces;
-            else gather_exec += sites * vectors * vw;
+            if (!depends_on_vector)
+                bcast_exec += sites;
+            else if (unit)
+                dense_exec += sites * vectors * pieces;
+            else
+                gather_exec += sites * vectors * vw;
         } else if (vw > 1 && depends_on_vector) {
-            if (unit) dense_exec += sites / vw * pieces;
-            else gather_exec += sites;
+            if (unit)
+                dense_exec += sites / vw * pieces;
+            else
+                gather_exec += sites;
         } else if (vw > 1) {
             bcast_exec += sites; // invariant across lanes: one broadcast per execution
         } else {
@@ -453,8 +466,8 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
     // Footprints per distinct producer.
     double read_real = 0, read_total = 0, read_local = 0, read_root = 0, root_bytes = 0;
     double ws_inner = 0;
-    Box64 inner_box = sn.order.size() >= 2 ? box_at_level(sn, int(sn.order.size()) - 2)
-                                           : sn.loop_box;
+    Box64 inner_box =
+        sn.order.size() >= 2 ? box_at_level(sn, int(sn.order.size()) - 2) : sn.loop_box;
     std::vector<std::pair<ProducerKind, int>> seen;
     for (const EffLoad &l : loads) {
         if (l.self) continue;

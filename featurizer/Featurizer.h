@@ -88,7 +88,7 @@ struct AllocatorEstimate {
     double trim_threshold_bytes = 0;
     double page_faults = 0;       ///< per run, all of them
     double page_faults_nests = 0; ///< of those, by buffers inside compute_at nests (threads)
-    double heap_mallocs = 0; ///< allocations that go to malloc, per run
+    double heap_mallocs = 0;      ///< allocations that go to malloc, per run
     double root_heap_bytes = 0;
 };
 /** One buffer's share of an AllocatorEstimate (for the debug summary). */
@@ -100,8 +100,7 @@ struct AllocatorBuffer {
 };
 /** `buffers`, if given, receives every decided non-output Func's buffer (the search, which
  * calls this for every state it scores, passes none). */
-AllocatorEstimate estimate_allocator(const PipelineDag &dag, const Decisions &d,
-                                     const Nests &nests,
+AllocatorEstimate estimate_allocator(const PipelineDag &dag, const Decisions &d, const Nests &nests,
                                      std::vector<AllocatorBuffer> *buffers = nullptr);
 
 /** Classifies a load's access pattern relative to the loading stage's loops. */

@@ -23,17 +23,16 @@ std::vector<FeatureInfo> make_algorithm_schema() {
     std::vector<FeatureInfo> v;
     for (int k = 0; k < kNumOpKinds; k++) {
         for (int t = 0; t < kNumTypeClasses; t++) {
-            v.push_back({std::string("op.") + op_kind_name(OpKind(k)) + "." +
-                             type_class_name(TypeClass(t)),
-                         "ops",
-                         std::string("Count of ") + op_kind_name(OpKind(k)) + " operations of type " +
-                             type_class_name(TypeClass(t)) + " in the stage's definition"});
+            v.push_back(
+                {std::string("op.") + op_kind_name(OpKind(k)) + "." + type_class_name(TypeClass(t)),
+                 "ops",
+                 std::string("Count of ") + op_kind_name(OpKind(k)) + " operations of type " +
+                     type_class_name(TypeClass(t)) + " in the stage's definition"});
         }
     }
     for (int p = 0; p < kNumAccessPatterns; p++) {
         for (int s = 0; s < kNumAccessSources; s++) {
-            v.push_back({std::string("access.") + pattern_name(p) + "." + source_name(s),
-                         "access",
+            v.push_back({std::string("access.") + pattern_name(p) + "." + source_name(s), "access",
                          std::string("Accesses to ") + source_name(s) +
                              (s == int(AccessSource::Store) ? " (the stage's own store)" : "") +
                              " whose Jacobian is " + pattern_name(p)});
@@ -65,7 +64,9 @@ const std::vector<FeatureInfo> &schedule_schema() {
     return s;
 }
 
-int num_algorithm_features() { return int(algorithm_schema().size()); }
+int num_algorithm_features() {
+    return int(algorithm_schema().size());
+}
 
 std::string schema_markdown() {
     std::ostringstream o;
@@ -79,7 +80,8 @@ std::string schema_markdown() {
         o << "| " << i++ << " | `" << f.name << "` | " << f.group << " | " << f.doc << " |\n";
     o << "\n## Algorithm features (" << algorithm_schema().size() << ", per stage)\n\n"
       << "Op histogram: one feature per (op kind, type) pair, `op.<kind>.<type>`, for kinds ";
-    for (int k = 0; k < kNumOpKinds; k++) o << (k ? ", " : "") << "`" << op_kind_name(OpKind(k)) << "`";
+    for (int k = 0; k < kNumOpKinds; k++)
+        o << (k ? ", " : "") << "`" << op_kind_name(OpKind(k)) << "`";
     o << " and types ";
     for (int t = 0; t < kNumTypeClasses; t++)
         o << (t ? ", " : "") << "`" << type_class_name(TypeClass(t)) << "`";

@@ -10,8 +10,8 @@ namespace sextant {
 
 /** Bump whenever a feature's meaning, order or count changes. */
 constexpr int kFeatureSchemaVersion = 8; // 6: transcendental op kind, ops weighted by cost;
-                                           // 7: update accumulators promoted whatever the order
-                                           // 8: page_faults models glibc's arena trim
+                                         // 7: update accumulators promoted whatever the order
+                                         // 8: page_faults models glibc's arena trim
 // 5: loads through clamps count as their interior pattern
 
 enum class ScheduleFeature : int {

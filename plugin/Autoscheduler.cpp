@@ -78,7 +78,8 @@ std::unique_ptr<CostModel> load_learned_module(const std::string &weights, int p
         }
         loader = reinterpret_cast<Loader>(dlsym(h, "sextant_load_learned_model"));
         if (!loader)
-            throw UserError("'" + module + "' has no sextant_load_learned_model: not a Sextant "
+            throw UserError("'" + module +
+                            "' has no sextant_load_learned_model: not a Sextant "
                             "learned-model module of this version");
     }
     char error[2048] = {0};
@@ -112,8 +113,8 @@ std::unique_ptr<CostModel> make_model(const Params &p, const MachineInfo &m) {
 #endif
 }
 
-std::string featurization_json(const PipelineDag &dag, const ModelEvaluator &eval,
-                               const State &s, CostModel &model) {
+std::string featurization_json(const PipelineDag &dag, const ModelEvaluator &eval, const State &s,
+                               CostModel &model) {
     FeatureBatch b = eval.featurize_all(s);
     std::vector<double> costs = model.predict_stages(b);
     nlohmann::json j;
@@ -126,12 +127,14 @@ std::string featurization_json(const PipelineDag &dag, const ModelEvaluator &eva
             for (const Stage &st : f.stages)
                 if (eval.featurizer().stage_id(f.id, st.index) == sid) row["stage"] = st.name;
         row["predicted_seconds"] = costs[r];
-        for (size_t k = 0; k < names.size(); k++) row["schedule"][names[k].name] = b.schedule[r][k];
+        for (size_t k = 0; k < names.size(); k++)
+            row["schedule"][names[k].name] = b.schedule[r][k];
         // The analytical cost terms of the row (before any model's coefficients), so a
         // misprediction can be traced to the term that carries it.
         const TermRow terms = cost_terms(b.schedule[r], dag.machine.parallelism,
                                          double(dag.machine.last_level_cache_bytes));
-        for (int k = 0; k < kNumCostTerms; k++) row["terms"][cost_term_name(CostTerm(k))] = terms[k];
+        for (int k = 0; k < kNumCostTerms; k++)
+            row["terms"][cost_term_name(CostTerm(k))] = terms[k];
         row["algorithm"] = (*b.algorithm)[sid];
         j["stages"].push_back(row);
     }
@@ -142,8 +145,8 @@ std::string featurization_json(const PipelineDag &dag, const ModelEvaluator &eva
  * search's choice first: {"index","source","predicted_seconds","schedule_text"}. Returns the
  * first (null if no search found a schedule). */
 StatePtr write_candidates(const PipelineDag &dag, const SearchSpace &space, CostModel &model,
-                      const BeamSearchOptions &main_search, const Params &params,
-                      const std::function<void(const std::string &)> &log, SearchStats *stats) {
+                          const BeamSearchOptions &main_search, const Params &params,
+                          const std::function<void(const std::string &)> &log, SearchStats *stats) {
     CandidateSearchOptions co;
     co.count = params.num_candidates;
     co.first = main_search;
@@ -174,7 +177,8 @@ namespace {
  * would. */
 class FaultyEvaluator : public StateEvaluator {
 public:
-    FaultyEvaluator(StateEvaluator &inner, std::string kind) : inner_(inner), kind_(std::move(kind)) {}
+    FaultyEvaluator(StateEvaluator &inner, std::string kind)
+        : inner_(inner), kind_(std::move(kind)) {}
     void evaluate(const std::vector<State *> &states) override {
         if (++calls_ == 3) {
             if (kind_ == "bad_alloc") throw std::bad_alloc();
@@ -209,7 +213,8 @@ std::string describe_progress(const std::vector<Halide::Internal::Function> &out
     }
     o << ", for the pipeline with output";
     if (outputs.size() > 1) o << "s";
-    for (size_t i = 0; i < outputs.size(); i++) o << (i ? ", " : " ") << "'" << outputs[i].name() << "'";
+    for (size_t i = 0; i < outputs.size(); i++)
+        o << (i ? ", " : " ") << "'" << outputs[i].name() << "'";
     return o.str();
 }
 
@@ -222,7 +227,8 @@ AutoscheduleResult autoschedule_impl(const std::vector<Halide::Internal::Functio
     const auto started = std::chrono::steady_clock::now();
     log("params: " + params.describe());
     PipelineDag dag = build_pipeline_dag(outputs, target, machine);
-    for (const FuncNode &f : dag.funcs) progress.func_names.push_back(f.name);
+    for (const FuncNode &f : dag.funcs)
+        progress.func_names.push_back(f.name);
     if (!params.dump_dag_path.empty()) write_file(params.dump_dag_path, dag_to_json(dag).dump(1));
 
     progress.phase = "loading the cost model";
@@ -238,7 +244,8 @@ AutoscheduleResult autoschedule_impl(const std::vector<Halide::Internal::Functio
         best->decisions = parse_schedule_text(dag, read_file(params.schedule_file));
         best->nests = build_all_nests(dag, best->decisions);
         best->num_decided = int(space.order().size());
-        for (int f = 0; f < int(dag.funcs.size()); f++) best->dirty.push_back(f);
+        for (int f = 0; f < int(dag.funcs.size()); f++)
+            best->dirty.push_back(f);
         std::vector<State *> one = {best.get()};
         eval.evaluate(one);
         log("replaying " + params.schedule_file);
@@ -254,7 +261,8 @@ AutoscheduleResult autoschedule_impl(const std::vector<Halide::Internal::Functio
         parse_search_space_options(params.search_space, &bo.space); // checked by Params::parse
         if (params.time_limit_s > 0) {
             // What analysing the pipeline and loading the model left of the limit.
-            double used = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+            double used =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
             bo.time_limit_s = std::max(0.05 * params.time_limit_s, params.time_limit_s - used);
         } else {
             bo.time_limit_s = 0;
@@ -280,7 +288,8 @@ AutoscheduleResult autoschedule_impl(const std::vector<Halide::Internal::Functio
         SEXTANT_ASSERT(best, "the search ended without a complete schedule (a step had no legal "
                              "child)");
         // What the bounds did is worth knowing even without SEXTANT_DEBUG.
-        for (const std::string &n : r.stats.notes) std::cerr << "Sextant: " << n << "\n";
+        for (const std::string &n : r.stats.notes)
+            std::cerr << "Sextant: " << n << "\n";
         if (params.memory_limit_bytes > 0 && best->root_bytes > params.memory_limit_bytes) {
             std::cerr << "Sextant: warning: no schedule keeps its root allocations within "
                          "SEXTANT_MEMORY_LIMIT="
@@ -309,18 +318,18 @@ AutoscheduleResult autoschedule_impl(const std::vector<Halide::Internal::Functio
     r.model_seconds = t.predict_seconds;
     r.rows_featurized = t.rows;
     std::ostringstream done;
-    done << "scheduled " << dag.funcs.size() << " Funcs in " << r.stats.seconds_total << " s: "
-         << r.stats.states_evaluated << " states, " << t.rows << " stage rows featurized in "
-         << t.featurize_seconds << " s ("
+    done << "scheduled " << dag.funcs.size() << " Funcs in " << r.stats.seconds_total
+         << " s: " << r.stats.states_evaluated << " states, " << t.rows
+         << " stage rows featurized in " << t.featurize_seconds << " s ("
          << (t.featurize_seconds > 0 ? double(t.states) / t.featurize_seconds : 0.0)
          << " states/s), cost model " << t.predict_seconds << " s ("
          << (r.stats.seconds_total > 0 ? 100.0 * t.predict_seconds / r.stats.seconds_total : 0.0)
-         << "% of search); predicted " << r.predicted_seconds * 1e3 << " ms per run; unrolling adds "
-         << best->unrolled_nodes << " IR nodes; search held at most "
-         << r.stats.peak_held_bytes / (1024.0 * 1024.0) << " MiB";
+         << "% of search); predicted " << r.predicted_seconds * 1e3
+         << " ms per run; unrolling adds " << best->unrolled_nodes
+         << " IR nodes; search held at most " << r.stats.peak_held_bytes / (1024.0 * 1024.0)
+         << " MiB";
     std::vector<AllocatorBuffer> buffers;
-    const AllocatorEstimate alloc =
-        estimate_allocator(dag, best->decisions, best->nests, &buffers);
+    const AllocatorEstimate alloc = estimate_allocator(dag, best->decisions, best->nests, &buffers);
     done << "; allocator: " << alloc.heap_mallocs << " mallocs and " << alloc.page_faults
          << " page faults per run predicted (" << allocator_seconds(alloc) * 1e3
          << " ms; trim threshold " << alloc.trim_threshold_bytes / 1024 << " KiB)";
@@ -347,7 +356,8 @@ AutoscheduleResult autoschedule(const std::vector<Halide::Internal::Function> &o
     } catch (const UserError &) {
         throw;
     } catch (const std::bad_alloc &) {
-        throw InternalError("out of memory (std::bad_alloc) " + describe_progress(outputs, progress));
+        throw InternalError("out of memory (std::bad_alloc) " +
+                            describe_progress(outputs, progress));
     } catch (const std::exception &e) {
         throw InternalError(std::string(e.what()) + " " + describe_progress(outputs, progress));
     }

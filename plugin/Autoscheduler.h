@@ -13,10 +13,10 @@
 namespace sextant {
 
 struct AutoscheduleResult {
-    std::string schedule_source; // C++ for NAME.schedule.h
-    std::string schedule_text;   // ScheduleText of the chosen schedule
+    std::string schedule_source;         // C++ for NAME.schedule.h
+    std::string schedule_text;           // ScheduleText of the chosen schedule
     std::vector<std::string> constructs; // schedule_constructs() of the chosen schedule
-    std::string featurization;   // JSON: per-stage features of the chosen schedule
+    std::string featurization;           // JSON: per-stage features of the chosen schedule
     double predicted_seconds = 0;
     SearchStats stats;
     std::string cost_model;

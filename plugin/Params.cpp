@@ -43,11 +43,15 @@ Params Params::parse(const std::map<std::string, std::string> &env) {
     const std::map<std::string, Setter> ours = {
         {"BEAM_SIZE", [&](auto &k, auto &v) { p.beam_size = int(parse_int(k, v, 1, 4096)); }},
         {"NUM_PASSES", [&](auto &k, auto &v) { p.num_passes = int(parse_int(k, v, 1, 100)); }},
-        {"RANDOM_DROPOUT", [&](auto &k, auto &v) { p.random_dropout = int(parse_int(k, v, 1, 100)); }},
+        {"RANDOM_DROPOUT",
+         [&](auto &k, auto &v) { p.random_dropout = int(parse_int(k, v, 1, 100)); }},
         {"SEED", [&](auto &k, auto &v) { p.seed = uint64_t(parse_int(k, v, 0, INT64_MAX)); }},
-        {"MEMORY_LIMIT", [&](auto &k, auto &v) { p.memory_limit_bytes = double(parse_int(k, v, -1, INT64_MAX)); }},
-        {"SEARCH_MEMORY_LIMIT", [&](auto &k, auto &v) { p.search_memory_bytes = double(parse_int(k, v, 0, INT64_MAX)); }},
-        {"TIME_LIMIT", [&](auto &k, auto &v) { p.time_limit_s = double(parse_int(k, v, 0, 1000000)); }},
+        {"MEMORY_LIMIT",
+         [&](auto &k, auto &v) { p.memory_limit_bytes = double(parse_int(k, v, -1, INT64_MAX)); }},
+        {"SEARCH_MEMORY_LIMIT",
+         [&](auto &k, auto &v) { p.search_memory_bytes = double(parse_int(k, v, 0, INT64_MAX)); }},
+        {"TIME_LIMIT",
+         [&](auto &k, auto &v) { p.time_limit_s = double(parse_int(k, v, 0, 1000000)); }},
         {"TEST_FAULT",
          [&](auto &k, auto &v) {
              if (v != "internal" && v != "bad_alloc")
@@ -73,17 +77,16 @@ Params Params::parse(const std::map<std::string, std::string> &env) {
              if (!e.empty()) throw UserError(k + "=" + v + ": " + e);
              p.search_space = v;
          }},
-        {"NUM_CANDIDATES", [&](auto &k, auto &v) { p.num_candidates = int(parse_int(k, v, 1, 10000)); }},
-        {"CANDIDATE_BEAM_SIZE", [&](auto &k, auto &v) { p.candidate_beam_size = int(parse_int(k, v, 1, 4096)); }},
+        {"NUM_CANDIDATES",
+         [&](auto &k, auto &v) { p.num_candidates = int(parse_int(k, v, 1, 10000)); }},
+        {"CANDIDATE_BEAM_SIZE",
+         [&](auto &k, auto &v) { p.candidate_beam_size = int(parse_int(k, v, 1, 4096)); }},
     };
     // Adams2019's names with the same meaning.
     const std::map<std::string, std::string> adams = {
-        {"HL_BEAM_SIZE", "BEAM_SIZE"},
-        {"HL_NUM_PASSES", "NUM_PASSES"},
-        {"HL_RANDOM_DROPOUT", "RANDOM_DROPOUT"},
-        {"HL_SEED", "SEED"},
-        {"HL_WEIGHTS_DIR", "WEIGHTS"},
-        {"HL_AUTOSCHEDULE_MEMORY_LIMIT", "MEMORY_LIMIT"},
+        {"HL_BEAM_SIZE", "BEAM_SIZE"},           {"HL_NUM_PASSES", "NUM_PASSES"},
+        {"HL_RANDOM_DROPOUT", "RANDOM_DROPOUT"}, {"HL_SEED", "SEED"},
+        {"HL_WEIGHTS_DIR", "WEIGHTS"},           {"HL_AUTOSCHEDULE_MEMORY_LIMIT", "MEMORY_LIMIT"},
         {"HL_DEBUG_AUTOSCHEDULE", "DEBUG"},
     };
     for (const auto &kv : adams) {
@@ -98,7 +101,8 @@ Params Params::parse(const std::map<std::string, std::string> &env) {
         auto it = ours.find(key);
         if (it == ours.end()) {
             std::string known;
-            for (const auto &o : ours) known += " SEXTANT_" + o.first;
+            for (const auto &o : ours)
+                known += " SEXTANT_" + o.first;
             throw UserError("Unknown option " + kv.first + "; Sextant's options are:" + known);
         }
         it->second(kv.first, kv.second);

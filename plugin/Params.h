@@ -15,7 +15,8 @@ struct Params {
     int beam_size = 32;
     /** Search passes, the first coarse. HL_NUM_PASSES / SEXTANT_NUM_PASSES. */
     int num_passes = 5;
-    /** Percent chance to keep each candidate (100 = off). HL_RANDOM_DROPOUT / SEXTANT_RANDOM_DROPOUT. */
+    /** Percent chance to keep each candidate (100 = off). HL_RANDOM_DROPOUT /
+     * SEXTANT_RANDOM_DROPOUT. */
     int random_dropout = 100;
     /** Seed for dropout; same seed, same schedule. HL_SEED / SEXTANT_SEED. */
     uint64_t seed = 0;
@@ -64,7 +65,8 @@ struct Params {
     int candidate_beam_size = 4;
 
     /** Test hook: "internal" or "bad_alloc" makes the search's evaluator throw that kind of
-     * error at its 3rd call (pass 2 of a 2-Func pipeline), to check how errors reach the user. SEXTANT_TEST_FAULT. */
+     * error at its 3rd call (pass 2 of a 2-Func pipeline), to check how errors reach the user.
+     * SEXTANT_TEST_FAULT. */
     std::string test_fault;
 
     /** Parses `env` (name -> value); throws UserError on unknown SEXTANT_* keys or bad values. */

@@ -18,7 +18,8 @@ void sextant_autoschedule(const Halide::Pipeline &pipeline, const Halide::Target
                                "progress, SEXTANT_COST_MODEL=analytical avoids the learned model)";
     try {
         std::vector<Halide::Internal::Function> outputs;
-        for (const Halide::Func &f : pipeline.outputs()) outputs.push_back(f.function());
+        for (const Halide::Func &f : pipeline.outputs())
+            outputs.push_back(f.function());
         sextant::Params params = sextant::Params::from_environment();
         sextant::MachineInfo machine = sextant::machine_info(mp);
         sextant::AutoscheduleResult r = sextant::autoschedule(outputs, target, machine, params);

@@ -3,8 +3,8 @@
 #include "SampleStore.h"
 #include "costmodel/CostModel.h"
 #include "costmodel/ModelEvaluator.h"
-#include "plugin/search/Candidates.h"
 #include "plugin/dag/Errors.h"
+#include "plugin/search/Candidates.h"
 #include "plugin/search/SearchSpace.h"
 
 #ifdef SEXTANT_HAVE_TORCH

@@ -14,8 +14,8 @@
 namespace sextant {
 
 struct SamplerOptions {
-    uint64_t from = 0, to = 0;     ///< seeds [from, to)
-    int per_pipeline = 10;         ///< K: distinct schedules wanted per pipeline
+    uint64_t from = 0, to = 0; ///< seeds [from, to)
+    int per_pipeline = 10;     ///< K: distinct schedules wanted per pipeline
     /** Timed runs per schedule at most; a timed process stops earlier once its best and
      * third-best runs agree within 3% (measure/TimingLoop.h), or after run_budget_s. */
     int repeats = 10;

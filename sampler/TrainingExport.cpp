@@ -1,11 +1,11 @@
 #include "TrainingExport.h"
 
 #include "featurizer/Featurizer.h"
+#include "measure/Runner.h"
 #include "plugin/halide/DagBuilder.h"
 #include "plugin/search/LoopNest.h"
 #include "plugin/search/ScheduleText.h"
 #include "random_pipelines/RandomPipeline.h"
-#include "measure/Runner.h"
 #include "sampler/RandomWorkload.h"
 
 #include <algorithm>
@@ -45,8 +45,8 @@ std::vector<TrainingSample> workload_training_samples(const WorkloadInfo &w,
     for (const SampleRecord &r : records)
         if (r.ok()) slowest_ok = std::max(slowest_ok, *r.runtime_min_s);
     for (const SampleRecord &r : records) {
-        bool censored = !r.ok() && r.error->find("timeout after") != std::string::npos &&
-                        slowest_ok > 0;
+        bool censored =
+            !r.ok() && r.error->find("timeout after") != std::string::npos && slowest_ok > 0;
         if (!r.ok() && !censored) {
             stats.failed_records++;
             continue;

@@ -14,8 +14,8 @@
 namespace sextant {
 
 struct TrainingExportStats {
-    int64_t samples = 0;           ///< lines written
-    int64_t failed_records = 0;    ///< records with an error (not exported)
+    int64_t samples = 0;        ///< lines written
+    int64_t failed_records = 0; ///< records with an error (not exported)
     /** Timed-out records exported with runtime 2x the slowest finished schedule of their
      * workload (counted in samples too). */
     int64_t censored_records = 0;

@@ -4,5 +4,21 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/setup.sh"
 build=${SX_BUILD_DIR:-$root/build}
+
+# Every C++ source is formatted as clang-format (Debian 12's, version 14) writes it with the
+# project's .clang-format; `git clang-format` or `clang-format -i FILE` fixes a file.
+cd "$root"
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    git ls-files -z '*.cpp' '*.h' > "$build/cxx-files"
+else
+    find . -path ./build -prune -o -path ./build-bench -prune -o \( -name '*.cpp' -o -name '*.h' \) \
+        -print0 > "$build/cxx-files"
+fi
+if ! xargs -0 clang-format --dry-run -Werror < "$build/cxx-files" 2> "$build/format.log"; then
+    echo "clang-format: these files are not formatted (clang-format -i FILE fixes them):" >&2
+    grep -o '^[^:]*\.\(cpp\|h\)' "$build/format.log" | sort -u >&2
+    exit 1
+fi
+
 cd "$build"
 ctest --output-on-failure -j "${SX_JOBS:-$(nproc)}" "$@"

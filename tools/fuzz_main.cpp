@@ -41,7 +41,7 @@ struct Options {
     int jobs = 2;
     bool quiet = false;
     bool verbose = false; // print every schedule before running it
-    std::string replay; // a ScheduleText to apply instead of searching
+    std::string replay;   // a ScheduleText to apply instead of searching
     /** Targeted mode: per pipeline, the schedules among the search's candidates that store a
      * Func further out than they compute it (sliding windows), at most this many; 0 = off. */
     int sliding = 0;
@@ -195,24 +195,23 @@ std::vector<std::string> sliding_candidates(uint64_t seed, const Options &opt) {
     // same process state, so its Funcs get the same unique names ("f$2") the texts use.
     sextant::ChildOptions co;
     co.keep_stderr = true;
-    sextant::RunResult res =
-        sextant::Child::function(
-            [&](int, int) {
-                rp::RandomPipeline p = rp::make_random_pipeline(seed);
-                std::vector<Halide::Internal::Function> outs;
-                for (Halide::Func &f : p.outputs)
-                    outs.push_back(f.function());
-                sextant::Params params;
-                params.beam_size = opt.beam;
-                params.num_passes = opt.passes;
-                params.candidates_dir = dir;
-                params.num_candidates = 32;
-                sextant::MachineInfo m;
-                m.parallelism = 2;
-                sextant::autoschedule(outs, fuzz_target(), m, params);
-            },
-            co)
-            .wait();
+    sextant::RunResult res = sextant::Child::function(
+                                 [&](int, int) {
+                                     rp::RandomPipeline p = rp::make_random_pipeline(seed);
+                                     std::vector<Halide::Internal::Function> outs;
+                                     for (Halide::Func &f : p.outputs)
+                                         outs.push_back(f.function());
+                                     sextant::Params params;
+                                     params.beam_size = opt.beam;
+                                     params.num_passes = opt.passes;
+                                     params.candidates_dir = dir;
+                                     params.num_candidates = 32;
+                                     sextant::MachineInfo m;
+                                     m.parallelism = 2;
+                                     sextant::autoschedule(outs, fuzz_target(), m, params);
+                                 },
+                                 co)
+                                 .wait();
     if (!res.ok()) throw std::runtime_error("the candidate search failed: " + res.message);
     std::vector<std::string> out;
     std::ifstream in(std::string(dir) + "/candidates.jsonl");
@@ -346,12 +345,14 @@ int main(int argc, char **argv) {
             if (line.rfind("constructs", 0) == 0) {
                 std::istringstream ks(line.substr(10));
                 kinds.clear();
-                for (std::string k; ks >> k;) kinds.push_back(k);
+                for (std::string k; ks >> k;)
+                    kinds.push_back(k);
                 continue;
             }
             bool ok = line.rfind("ok ", 0) == 0;
             if (ok || line.rfind("fail ", 0) == 0) {
-                for (const std::string &k : kinds) (ok ? constructs[k].first : constructs[k].second)++;
+                for (const std::string &k : kinds)
+                    (ok ? constructs[k].first : constructs[k].second)++;
                 kinds.clear();
             }
             if (ok) {
@@ -399,10 +400,13 @@ int main(int argc, char **argv) {
         reap(std::move(c));
         uint64_t done = next_seed - opt.from - running.size();
         if (!opt.quiet) {
-            double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-            std::fprintf(stderr, "\r[%llu/%llu pipelines] correct %d failed %d skipped %d, %.0f s, ETA %.0f s   ",
-                         (unsigned long long)done, (unsigned long long)total, correct, failed,
-                         skipped, el, done ? el / done * (total - done) : 0.0);
+            double el =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+            std::fprintf(
+                stderr,
+                "\r[%llu/%llu pipelines] correct %d failed %d skipped %d, %.0f s, ETA %.0f s   ",
+                (unsigned long long)done, (unsigned long long)total, correct, failed, skipped, el,
+                done ? el / done * (total - done) : 0.0);
         }
     }
     if (!opt.quiet) std::fprintf(stderr, "\n");
@@ -412,7 +416,8 @@ int main(int argc, char **argv) {
                 opt.sliding ? (opt.kind + " candidates at most").c_str() : "dropout seeds",
                 opt.sliding ? opt.sliding : opt.seeds, correct, failed, skipped,
                 correct ? search_secs / correct : 0.0);
-    for (const auto &kv : reasons) std::printf("  %4d  %s\n", kv.second, kv.first.c_str());
+    for (const auto &kv : reasons)
+        std::printf("  %4d  %s\n", kv.second, kv.first.c_str());
     // Failures before the search finished have no schedule and count under no kind.
     std::printf("schedules using each placement kind (correct / failed):\n");
     for (const auto &kv : constructs)

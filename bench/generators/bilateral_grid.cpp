@@ -15,7 +15,7 @@ public:
     Output<Buffer<float>> output{"output", 2};
 
     void generate() {
-        const int s = 8;  // spatial cell size in pixels
+        const int s = 8; // spatial cell size in pixels
         Var x("x"), y("y"), z("z"), c("c");
         Func clamped = BoundaryConditions::repeat_edge(input);
         Func value("value");
@@ -54,7 +54,9 @@ public:
         Expr xw = cast<float>(x % s) / s, yw = cast<float>(y % s) / s;
         Func interpolated("interpolated");
         auto lerp3 = [&](Expr ch) {
-            auto g = [&](Expr dx, Expr dy, Expr dz) { return blur_y(xb + dx, yb + dy, zb + dz, ch); };
+            auto g = [&](Expr dx, Expr dy, Expr dz) {
+                return blur_y(xb + dx, yb + dy, zb + dz, ch);
+            };
             Expr z0 = lerp(lerp(g(0, 0, 0), g(1, 0, 0), xw), lerp(g(0, 1, 0), g(1, 1, 0), xw), yw);
             Expr z1 = lerp(lerp(g(0, 0, 1), g(1, 0, 1), xw), lerp(g(0, 1, 1), g(1, 1, 1), xw), yw);
             return lerp(z0, z1, zw);
@@ -68,6 +70,6 @@ public:
     }
 };
 
-}  // namespace
+} // namespace
 
 HALIDE_REGISTER_GENERATOR(BilateralGrid, bilateral_grid)

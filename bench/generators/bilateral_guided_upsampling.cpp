@@ -17,16 +17,16 @@ using namespace Halide;
 
 class BilateralGuidedUpsampling : public Generator<BilateralGuidedUpsampling> {
 public:
-    Input<Buffer<float>> low_in{"low_in", 3};          // low-res RGB, (x, y, c), in [0, 1]
-    Input<Buffer<float>> low_out{"low_out", 3};        // low_in after the operator to be learned
-    Input<Buffer<float>> high_in{"high_in", 3};        // full-res RGB, 8x the size of low_in
-    Input<float> lambda{"lambda", 1e-2f, 0.0f, 1.0f};  // ridge term added to A's diagonal
-    Output<Buffer<float>> output{"output", 3};         // full-res, (x, y, c)
+    Input<Buffer<float>> low_in{"low_in", 3};         // low-res RGB, (x, y, c), in [0, 1]
+    Input<Buffer<float>> low_out{"low_out", 3};       // low_in after the operator to be learned
+    Input<Buffer<float>> high_in{"high_in", 3};       // full-res RGB, 8x the size of low_in
+    Input<float> lambda{"lambda", 1e-2f, 0.0f, 1.0f}; // ridge term added to A's diagonal
+    Output<Buffer<float>> output{"output", 3};        // full-res, (x, y, c)
 
     void generate() {
-        const int scale = 8;  // full-res pixels per low-res pixel, each way
-        const int cell = 8;   // low-res pixels per grid cell, each way
-        const int bins = 8;   // luminance bins: grid z in [0, bins]
+        const int scale = 8; // full-res pixels per low-res pixel, each way
+        const int cell = 8;  // low-res pixels per grid cell, each way
+        const int bins = 8;  // luminance bins: grid z in [0, bins]
         Var x("x"), y("y"), z("z"), c("c"), i("i"), j("j"), k("k");
 
         // Guide: luminance in [0, 1], in units of z bins.
@@ -158,6 +158,6 @@ public:
     }
 };
 
-}  // namespace
+} // namespace
 
 HALIDE_REGISTER_GENERATOR(BilateralGuidedUpsampling, bilateral_guided_upsampling)

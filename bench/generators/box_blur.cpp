@@ -27,6 +27,6 @@ public:
     }
 };
 
-}  // namespace
+} // namespace
 
 HALIDE_REGISTER_GENERATOR(BoxBlur, box_blur)

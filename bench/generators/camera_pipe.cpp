@@ -11,7 +11,7 @@ using namespace Halide;
 class CameraPipe : public Generator<CameraPipe> {
 public:
     Input<Buffer<uint16_t>> raw{"raw", 2};
-    Input<Buffer<float>> matrix{"matrix", 2};  // (column 0..3, row 0..2); column 3 is an offset
+    Input<Buffer<float>> matrix{"matrix", 2}; // (column 0..3, row 0..2); column 3 is an offset
     Input<float> gamma{"gamma", 2.2f, 1.0f, 4.0f};
     Input<float> contrast{"contrast", 0.3f, 0.0f, 1.0f};
     Input<int> black_level{"black_level", 25, 0, 1023};
@@ -29,8 +29,8 @@ public:
         Func denoised("denoised");
         Expr n0 = sensor(x - 2, y), n1 = sensor(x + 2, y), n2 = sensor(x, y - 2),
              n3 = sensor(x, y + 2);
-        denoised(x, y) = clamp(sensor(x, y), min(min(n0, n1), min(n2, n3)),
-                               max(max(n0, n1), max(n2, n3)));
+        denoised(x, y) =
+            clamp(sensor(x, y), min(min(n0, n1), min(n2, n3)), max(max(n0, n1), max(n2, n3)));
 
         // Integer arithmetic from here to the lookup table, as camera ISPs do: every schedule
         // then produces bit-identical 8-bit output.
@@ -42,9 +42,11 @@ public:
         Func horiz("horiz"), vert("vert"), cross("cross"), diag("diag");
         horiz(x, y) = (linear(x - 1, y) + linear(x + 1, y) + 1) >> 1;
         vert(x, y) = (linear(x, y - 1) + linear(x, y + 1) + 1) >> 1;
-        cross(x, y) = (linear(x - 1, y) + linear(x + 1, y) + linear(x, y - 1) + linear(x, y + 1) + 2) >> 2;
+        cross(x, y) =
+            (linear(x - 1, y) + linear(x + 1, y) + linear(x, y - 1) + linear(x, y + 1) + 2) >> 2;
         diag(x, y) = (linear(x - 1, y - 1) + linear(x + 1, y - 1) + linear(x - 1, y + 1) +
-                      linear(x + 1, y + 1) + 2) >> 2;
+                      linear(x + 1, y + 1) + 2) >>
+                     2;
         Expr x_odd = (x % 2) == 1, y_odd = (y % 2) == 1;
         Expr at_r = x_odd && !y_odd, at_b = !x_odd && y_odd;
         Expr at_g_rrow = !x_odd && !y_odd, at_g_brow = x_odd && y_odd;
@@ -60,9 +62,11 @@ public:
         Func ccm("ccm");
         ccm(j, c) = cast<int32_t>(round(matrix(j, c) * 256.0f));
         Func corrected("corrected");
-        corrected(x, y, c) = clamp((ccm(0, c) * demosaiced(x, y, 0) + ccm(1, c) * demosaiced(x, y, 1) +
-                                    ccm(2, c) * demosaiced(x, y, 2) + ccm(3, c) * 1023 + 128) >> 8,
-                                   0, 1023);
+        corrected(x, y, c) =
+            clamp((ccm(0, c) * demosaiced(x, y, 0) + ccm(1, c) * demosaiced(x, y, 1) +
+                   ccm(2, c) * demosaiced(x, y, 2) + ccm(3, c) * 1023 + 128) >>
+                      8,
+                  0, 1023);
 
         // Tone curve: gamma, then a symmetric S-shaped contrast boost.
         Func curve("curve");
@@ -82,6 +86,6 @@ public:
     }
 };
 
-}  // namespace
+} // namespace
 
 HALIDE_REGISTER_GENERATOR(CameraPipe, camera_pipe)

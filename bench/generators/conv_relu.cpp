@@ -10,7 +10,7 @@ using namespace Halide;
 class ConvRelu : public Generator<ConvRelu> {
 public:
     Input<Buffer<float>> input{"input", 4};
-    Input<Buffer<float>> filter{"filter", 4};  // (ci, kx, ky, co)
+    Input<Buffer<float>> filter{"filter", 4}; // (ci, kx, ky, co)
     Input<Buffer<float>> bias{"bias", 1};
     Output<Buffer<float>> output{"output", 4};
 
@@ -30,6 +30,6 @@ public:
     }
 };
 
-}  // namespace
+} // namespace
 
 HALIDE_REGISTER_GENERATOR(ConvRelu, conv_relu)

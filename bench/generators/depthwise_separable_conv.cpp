@@ -10,9 +10,9 @@ using namespace Halide;
 class DepthwiseSeparableConv : public Generator<DepthwiseSeparableConv> {
 public:
     Input<Buffer<float>> input{"input", 4};
-    Input<Buffer<float>> depth_filter{"depth_filter", 3};  // (c, kx, ky)
-    Input<Buffer<float>> point_filter{"point_filter", 2};  // (ci, co)
-    Input<Buffer<float>> bias{"bias", 1};                  // (co)
+    Input<Buffer<float>> depth_filter{"depth_filter", 3}; // (c, kx, ky)
+    Input<Buffer<float>> point_filter{"point_filter", 2}; // (ci, co)
+    Input<Buffer<float>> bias{"bias", 1};                 // (co)
     Output<Buffer<float>> output{"output", 4};
 
     void generate() {
@@ -41,6 +41,6 @@ public:
     }
 };
 
-}  // namespace
+} // namespace
 
 HALIDE_REGISTER_GENERATOR(DepthwiseSeparableConv, depthwise_separable_conv)

@@ -16,8 +16,8 @@ public:
         Var x("x"), y("y"), c("c");
         Func clamped = BoundaryConditions::repeat_edge(input);
         Func gray("gray");
-        gray(x, y) = 0.299f * clamped(x, y, 0) + 0.587f * clamped(x, y, 1) +
-                     0.114f * clamped(x, y, 2);
+        gray(x, y) =
+            0.299f * clamped(x, y, 0) + 0.587f * clamped(x, y, 1) + 0.114f * clamped(x, y, 2);
 
         // Sobel operators, scaled by 1/8 so a unit step gives a unit gradient.
         Func gx("gx"), gy("gy");
@@ -57,6 +57,6 @@ public:
     }
 };
 
-}  // namespace
+} // namespace
 
 HALIDE_REGISTER_GENERATOR(Harris, harris)

@@ -49,6 +49,6 @@ public:
     }
 };
 
-}  // namespace
+} // namespace
 
 HALIDE_REGISTER_GENERATOR(IirBlur, iir_blur)

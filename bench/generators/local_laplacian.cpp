@@ -16,9 +16,9 @@ public:
     GeneratorParam<int> pyramid_levels{"pyramid_levels", 8};
     GeneratorParam<int> intensity_levels{"intensity_levels", 8};
     Input<Buffer<uint16_t>> input{"input", 3};
-    Input<float> detail{"detail", 1.0f, 0.0f, 4.0f};  // > 0 boosts local contrast
-    Input<float> sigma{"sigma", 0.1f, 0.01f, 1.0f};   // remapping range around each reference
-    Output<Buffer<float>> output{"output", 3};  // in [0, 1]
+    Input<float> detail{"detail", 1.0f, 0.0f, 4.0f}; // > 0 boosts local contrast
+    Input<float> sigma{"sigma", 0.1f, 0.01f, 1.0f};  // remapping range around each reference
+    Output<Buffer<float>> output{"output", 3};       // in [0, 1]
 
     Var x{"x"}, y{"y"}, c{"c"}, k{"k"};
 
@@ -118,6 +118,6 @@ public:
     }
 };
 
-}  // namespace
+} // namespace
 
 HALIDE_REGISTER_GENERATOR(LocalLaplacian, local_laplacian)

@@ -16,7 +16,7 @@ public:
     void generate() {
         Var x("x"), y("y"), c("c"), k("k"), d("d");
         const int radius = 12;
-        const int levels = 5;  // windows of height 1, 2, 4, 8, 16 (>= radius + 1)
+        const int levels = 5; // windows of height 1, 2, 4, 8, 16 (>= radius + 1)
 
         Func clamped = BoundaryConditions::repeat_edge(input);
 
@@ -52,8 +52,8 @@ public:
         // Row offsets of the two windows; clamped so bounds inference sees them bounded.
         Func top_offset("top_offset"), bottom_offset("bottom_offset");
         top_offset(d) = clamp(-half_height(d), -radius, 0);
-        bottom_offset(d) = clamp(half_height(d) + 1 - (1 << clamp(level(d), 0, levels - 1)),
-                                 -radius, radius);
+        bottom_offset(d) =
+            clamp(half_height(d) + 1 - (1 << clamp(level(d), 0, levels - 1)), -radius, radius);
 
         RDom r(-radius, 2 * radius + 1, "r");
         Expr lvl = clamp(level(r), 0, levels - 1);
@@ -68,6 +68,6 @@ public:
     }
 };
 
-}  // namespace
+} // namespace
 
 HALIDE_REGISTER_GENERATOR(MaxFilter, max_filter)

@@ -42,7 +42,8 @@ public:
         RDom s(-sr, search, -sr, search, "s");
         Func blended("blended");
         blended(x, y, c) = 0.0f;
-        blended(x, y, c) += weight(x, y, s.x, s.y) * select(c < 3, clamped(x + s.x, y + s.y, c), 1.0f);
+        blended(x, y, c) +=
+            weight(x, y, s.x, s.y) * select(c < 3, clamped(x + s.x, y + s.y, c), 1.0f);
         output(x, y, c) = blended(x, y, c) / blended(x, y, 3);
 
         h.set_estimate(0.12f);
@@ -51,6 +52,6 @@ public:
     }
 };
 
-}  // namespace
+} // namespace
 
 HALIDE_REGISTER_GENERATOR(NlMeans, nl_means)

@@ -34,6 +34,6 @@ public:
     }
 };
 
-}  // namespace
+} // namespace
 
 HALIDE_REGISTER_GENERATOR(StencilChain, stencil_chain)

@@ -5,9 +5,10 @@
 // stage max(0, s-2-s%7). Its kind follows from s (stage_kind below): four pointwise kinds,
 // four 3-tap stencils, a 5-D stage every 40 (a (x, y, 3, 3, 2) Func of shifted p and q,
 // summed back to 2-D: two Funcs) and a column- or row-mean every 50 (a 1-D reduction then a
-// pointwise use: two Funcs). 1 + 189 + 5 + 4 + the output = 200 Funcs. Stencils clamp their coordinates to the
-// image, so every stage is exactly image-sized; every stage is a convex-ish combination of
-// values in [0, 1] (1-Lipschitz), so rounding does not grow along the chain. No schedule.
+// pointwise use: two Funcs). 1 + 189 + 5 + 4 + the output = 200 Funcs. Stencils clamp their
+// coordinates to the image, so every stage is exactly image-sized; every stage is a convex-ish
+// combination of values in [0, 1] (1-Lipschitz), so rounding does not grow along the chain. No
+// schedule.
 #include "Halide.h"
 
 namespace {
@@ -15,17 +16,17 @@ namespace {
 using namespace Halide;
 
 enum class StageKind {
-    Average,      // (p + q) / 2, q the input
-    StencilX,     // 1-2-1 / 4 along x
-    Squash,       // p (1/2 + p/4) + 1/8: a contracting quadratic
-    StencilY,     // 1-2-1 / 4 along y
-    Blend,        // min(p, q) / 4 + 3 max(p, q) / 4
-    StencilDiag,  // 1-2-1 / 4 along the anti-diagonal
-    AbsDiff,      // |p - q| / 2 + (p + q) / 4
-    MaxX,         // (p + max of q over 3 taps in x) / 2
-    Lift5D,       // sum over (u, v, w) of [p, q](x + u - 1, y + v - 1) / 18, through a 5-D Func
-    MeanColumns,  // q / 2 + p / 4 + (1 - column mean of p) / 4
-    MeanRows,     // q / 2 + p / 4 + (1 - row mean of p) / 4
+    Average,     // (p + q) / 2, q the input
+    StencilX,    // 1-2-1 / 4 along x
+    Squash,      // p (1/2 + p/4) + 1/8: a contracting quadratic
+    StencilY,    // 1-2-1 / 4 along y
+    Blend,       // min(p, q) / 4 + 3 max(p, q) / 4
+    StencilDiag, // 1-2-1 / 4 along the anti-diagonal
+    AbsDiff,     // |p - q| / 2 + (p + q) / 4
+    MaxX,        // (p + max of q over 3 taps in x) / 2
+    Lift5D,      // sum over (u, v, w) of [p, q](x + u - 1, y + v - 1) / 18, through a 5-D Func
+    MeanColumns, // q / 2 + p / 4 + (1 - column mean of p) / 4
+    MeanRows,    // q / 2 + p / 4 + (1 - row mean of p) / 4
 };
 
 StageKind stage_kind(int s) {
@@ -36,7 +37,7 @@ StageKind stage_kind(int s) {
 
 class Synthetic200 : public Generator<Synthetic200> {
 public:
-    Input<Buffer<float>> input{"input", 2};  // values in [0, 1]
+    Input<Buffer<float>> input{"input", 2}; // values in [0, 1]
     Output<Buffer<float>> output{"output", 2};
 
     void generate() {
@@ -120,6 +121,6 @@ public:
     }
 };
 
-}  // namespace
+} // namespace
 
 HALIDE_REGISTER_GENERATOR(Synthetic200, synthetic_200)

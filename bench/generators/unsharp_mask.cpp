@@ -28,8 +28,8 @@ public:
 
         Func clamped = BoundaryConditions::repeat_edge(input);
         Func luma("luma");
-        luma(x, y) = 0.299f * clamped(x, y, 0) + 0.587f * clamped(x, y, 1) +
-                     0.114f * clamped(x, y, 2);
+        luma(x, y) =
+            0.299f * clamped(x, y, 0) + 0.587f * clamped(x, y, 1) + 0.114f * clamped(x, y, 2);
 
         Func blur_x("blur_x");
         Expr sx = 0.0f;
@@ -56,6 +56,6 @@ public:
     }
 };
 
-}  // namespace
+} // namespace
 
 HALIDE_REGISTER_GENERATOR(UnsharpMask, unsharp_mask)

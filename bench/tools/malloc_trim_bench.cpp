@@ -1,7 +1,6 @@
 // sextant_malloc_trim_bench: the allocator figures behind the cost model's allocator term
-// (docs/COSTMODEL.md, "Allocation"). Micro-benchmark: cost of malloc(N)+touch+free(N) in a loop with glibc, in the main
-// thread or a second thread; and the raw cost of a minor page fault.
-// usage:
+// (docs/COSTMODEL.md, "Allocation"). Micro-benchmark: cost of malloc(N)+touch+free(N) in a loop
+// with glibc, in the main thread or a second thread; and the raw cost of a minor page fault. usage:
 //   sextant_malloc_trim_bench pair BYTES main|thread [touch=1] [bufs=1]
 //       loop { p_i = malloc(BYTES) for i<bufs; touch every 4 KB page of each; free all }
 //       prints ns/iter, minor faults/iter (this thread), ns/fault (after subtracting
@@ -11,17 +10,17 @@
 //       one mapping: ns per 4 KB page fault.
 // Run every configuration in a fresh process: glibc's dynamic mmap/trim thresholds
 // change after the first free of an mmapped chunk.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <string>
-#include <algorithm>
 #include <sys/mman.h>
-#include <unistd.h>
 #include <sys/resource.h>
 #include <thread>
+#include <unistd.h>
 #include <vector>
 
 static long thread_minflt() {
@@ -31,12 +30,14 @@ static long thread_minflt() {
 }
 static double now_ns() {
     return std::chrono::duration<double, std::nano>(
-               std::chrono::steady_clock::now().time_since_epoch()).count();
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
 }
 static volatile char sink;
 
 static void touch(char *p, size_t n) {
-    for (size_t o = 0; o < n; o += 4096) p[o] = (char)o;
+    for (size_t o = 0; o < n; o += 4096)
+        p[o] = (char)o;
     sink = p[n - 1];
 }
 
@@ -48,26 +49,40 @@ static void pair_bench(size_t bytes, bool do_touch, int bufs) {
     if (iters > 20000) iters = 20000;
     // warm-up (also lets glibc adapt its thresholds once)
     for (int w = 0; w < 20; w++) {
-        for (int i = 0; i < bufs; i++) ps[i] = (char *)malloc(bytes);
-        if (do_touch) for (int i = 0; i < bufs; i++) touch(ps[i], bytes);
-        for (int i = bufs - 1; i >= 0; i--) free(ps[i]);
+        for (int i = 0; i < bufs; i++)
+            ps[i] = (char *)malloc(bytes);
+        if (do_touch)
+            for (int i = 0; i < bufs; i++)
+                touch(ps[i], bytes);
+        for (int i = bufs - 1; i >= 0; i--)
+            free(ps[i]);
     }
     long f0 = thread_minflt();
     double t0 = now_ns();
     for (long it = 0; it < iters; it++) {
-        for (int i = 0; i < bufs; i++) ps[i] = (char *)malloc(bytes);
-        if (do_touch) for (int i = 0; i < bufs; i++) touch(ps[i], bytes);
-        for (int i = bufs - 1; i >= 0; i--) free(ps[i]);
+        for (int i = 0; i < bufs; i++)
+            ps[i] = (char *)malloc(bytes);
+        if (do_touch)
+            for (int i = 0; i < bufs; i++)
+                touch(ps[i], bytes);
+        for (int i = bufs - 1; i >= 0; i--)
+            free(ps[i]);
     }
     double t1 = now_ns();
     long f1 = thread_minflt();
     // reference: same touches on memory that stays mapped (no malloc, no faults)
-    for (int i = 0; i < bufs; i++) { ps[i] = (char *)malloc(bytes); touch(ps[i], bytes); }
+    for (int i = 0; i < bufs; i++) {
+        ps[i] = (char *)malloc(bytes);
+        touch(ps[i], bytes);
+    }
     double r0 = now_ns();
     for (long it = 0; it < iters; it++)
-        if (do_touch) for (int i = 0; i < bufs; i++) touch(ps[i], bytes);
+        if (do_touch)
+            for (int i = 0; i < bufs; i++)
+                touch(ps[i], bytes);
     double r1 = now_ns();
-    for (int i = 0; i < bufs; i++) free(ps[i]);
+    for (int i = 0; i < bufs; i++)
+        free(ps[i]);
     double per = (t1 - t0) / iters, ref = (r1 - r0) / iters;
     double flt = double(f1 - f0) / iters;
     printf("bytes %8zu bufs %d touch %d: %9.0f ns/iter (touch-only %6.0f), faults/iter %7.2f, "
@@ -80,7 +95,8 @@ static void fault_bench(size_t mb) {
     size_t n = mb << 20, pages = n / 4096;
     double best_fresh = 1e30, best_redo = 1e30;
     for (int rep = 0; rep < 5; rep++) {
-        char *p = (char *)mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        char *p =
+            (char *)mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         madvise(p, n, MADV_NOHUGEPAGE);
         long f0 = thread_minflt();
         double t0 = now_ns();
@@ -95,12 +111,13 @@ static void fault_bench(size_t mb) {
         munmap(p, n);
         best_fresh = std::min(best_fresh, (t1 - t0) / (f1 - f0));
         best_redo = std::min(best_redo, (t3 - t2) / (f2 - f1));
-        printf("  rep %d: fresh mmap %5.0f ns/fault (%ld faults), after MADV_DONTNEED %5.0f ns/fault "
-               "(madvise+touch, %ld faults)\n",
-               rep, (t1 - t0) / (f1 - f0), f1 - f0, (t3 - t2) / (f2 - f1), f2 - f1);
+        printf(
+            "  rep %d: fresh mmap %5.0f ns/fault (%ld faults), after MADV_DONTNEED %5.0f ns/fault "
+            "(madvise+touch, %ld faults)\n",
+            rep, (t1 - t0) / (f1 - f0), f1 - f0, (t3 - t2) / (f2 - f1), f2 - f1);
     }
-    printf("fault %zu MB (%zu pages): best fresh %.0f ns/page, best re-fault %.0f ns/page\n", mb, pages,
-           best_fresh, best_redo);
+    printf("fault %zu MB (%zu pages): best fresh %.0f ns/page, best re-fault %.0f ns/page\n", mb,
+           pages, best_fresh, best_redo);
 }
 
 // Fixed + per-page cost of what glibc does when it trims: madvise(MADV_DONTNEED) of a
@@ -136,12 +153,15 @@ static void trim_bench(size_t pages) {
         double c = now_ns();
         sbrk(-(intptr_t)n);
         double d = now_ns();
-        bg += b - a; bt += c - b; bs += d - c;
+        bg += b - a;
+        bt += c - b;
+        bs += d - c;
     }
-    printf("pages %5zu: madvise %7.0f ns/call, retouch %8.0f ns (%5.0f ns/page, %.1f faults/iter) | "
-           "brk grow %6.0f, touch %8.0f (%5.0f ns/page), brk shrink %7.0f ns\n",
-           pages, tm / iters, tt / iters, tt / iters / pages, double(f1 - f0) / iters,
-           bg / iters, bt / iters, bt / iters / pages, bs / iters);
+    printf(
+        "pages %5zu: madvise %7.0f ns/call, retouch %8.0f ns (%5.0f ns/page, %.1f faults/iter) | "
+        "brk grow %6.0f, touch %8.0f (%5.0f ns/page), brk shrink %7.0f ns\n",
+        pages, tm / iters, tt / iters, tt / iters / pages, double(f1 - f0) / iters, bg / iters,
+        bt / iters, bt / iters / pages, bs / iters);
 }
 
 int main(int argc, char **argv) {
@@ -155,12 +175,17 @@ int main(int argc, char **argv) {
     bool do_touch = argc > 4 ? atoi(argv[4]) != 0 : true;
     int bufs = argc > 5 ? atoi(argv[5]) : 1;
     std::function<void()> fn;
-    if (mode == "pair") fn = [&] { pair_bench(arg, do_touch, bufs); };
-    else if (mode == "trim") fn = [&] { trim_bench(arg); };
-    else fn = [&] { fault_bench(arg); };
+    if (mode == "pair")
+        fn = [&] { pair_bench(arg, do_touch, bufs); };
+    else if (mode == "trim")
+        fn = [&] { trim_bench(arg); };
+    else
+        fn = [&] { fault_bench(arg); };
     printf("[%s] ", in_thread ? "thread" : "main");
     fflush(stdout);
-    if (in_thread) std::thread(fn).join();
-    else fn();
+    if (in_thread)
+        std::thread(fn).join();
+    else
+        fn();
     return 0;
 }

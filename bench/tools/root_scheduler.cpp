@@ -38,4 +38,4 @@ struct RegisterRootScheduler {
     RegisterRootScheduler() { Pipeline::add_autoscheduler("BenchRoot", schedule_all_at_root); }
 } register_root_scheduler;
 
-}  // namespace
+} // namespace

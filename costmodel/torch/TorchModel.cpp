@@ -420,8 +420,8 @@ void TorchCostModel::load(const std::string &path) {
     for (const char *k :
          {"model", "feature_schema_version", "num_algorithm_features", "num_schedule_features",
           "num_cost_terms", "schedule_features", "cost_terms", "algorithm_embedding",
-          "schedule_embedding", "hidden", "multiplier_range", "cost_term_machine", "normalization", "format_version",
-          "dtype", "tensors", "payload_bytes", "payload_fnv1a64"})
+          "schedule_embedding", "hidden", "multiplier_range", "cost_term_machine", "normalization",
+          "format_version", "dtype", "tensors", "payload_bytes", "payload_fnv1a64"})
         manifest.erase(k);
     fresh->extra = manifest;
     impl_ = std::move(fresh);

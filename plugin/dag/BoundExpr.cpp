@@ -65,23 +65,44 @@ int64_t BoundExpr::eval(const int64_t *mins, const int64_t *maxs) const {
     int sp = 0;
     for (const Instr &in : code_) {
         switch (in.op) {
-        case Op::Const: stack[sp++] = in.value; break;
-        case Op::LoopMin: stack[sp++] = mins[in.value]; break;
-        case Op::LoopMax: stack[sp++] = maxs[in.value]; break;
+        case Op::Const:
+            stack[sp++] = in.value;
+            break;
+        case Op::LoopMin:
+            stack[sp++] = mins[in.value];
+            break;
+        case Op::LoopMax:
+            stack[sp++] = maxs[in.value];
+            break;
         default: {
             assert(sp >= 2);
             int64_t b = stack[--sp];
             int64_t a = stack[sp - 1];
             int64_t r = 0;
             switch (in.op) {
-            case Op::Add: r = a + b; break;
-            case Op::Sub: r = a - b; break;
-            case Op::Mul: r = a * b; break;
-            case Op::Div: r = floor_div(a, b); break;
-            case Op::Mod: r = euclid_mod(a, b); break;
-            case Op::Min: r = std::min(a, b); break;
-            case Op::Max: r = std::max(a, b); break;
-            default: break;
+            case Op::Add:
+                r = a + b;
+                break;
+            case Op::Sub:
+                r = a - b;
+                break;
+            case Op::Mul:
+                r = a * b;
+                break;
+            case Op::Div:
+                r = floor_div(a, b);
+                break;
+            case Op::Mod:
+                r = euclid_mod(a, b);
+                break;
+            case Op::Min:
+                r = std::min(a, b);
+                break;
+            case Op::Max:
+                r = std::max(a, b);
+                break;
+            default:
+                break;
             }
             stack[sp - 1] = r;
         }
@@ -104,9 +125,15 @@ bool BoundExpr::as_linear(int *dim, bool *uses_max, int64_t *coeff, int64_t *off
     for (const Instr &in : code_) {
         if (sp >= 63) return false;
         switch (in.op) {
-        case Op::Const: stack[sp++] = {0, in.value, -1, true}; break;
-        case Op::LoopMin: stack[sp++] = {1, 0, int(2 * in.value), true}; break;
-        case Op::LoopMax: stack[sp++] = {1, 0, int(2 * in.value + 1), true}; break;
+        case Op::Const:
+            stack[sp++] = {0, in.value, -1, true};
+            break;
+        case Op::LoopMin:
+            stack[sp++] = {1, 0, int(2 * in.value), true};
+            break;
+        case Op::LoopMax:
+            stack[sp++] = {1, 0, int(2 * in.value + 1), true};
+            break;
         default: {
             Lin b = stack[--sp];
             Lin a = stack[sp - 1];
@@ -143,9 +170,15 @@ std::string BoundExpr::to_string() const {
     std::vector<std::string> stack;
     for (const Instr &in : code_) {
         switch (in.op) {
-        case Op::Const: stack.push_back(std::to_string(in.value)); break;
-        case Op::LoopMin: stack.push_back("min" + std::to_string(in.value)); break;
-        case Op::LoopMax: stack.push_back("max" + std::to_string(in.value)); break;
+        case Op::Const:
+            stack.push_back(std::to_string(in.value));
+            break;
+        case Op::LoopMin:
+            stack.push_back("min" + std::to_string(in.value));
+            break;
+        case Op::LoopMax:
+            stack.push_back("max" + std::to_string(in.value));
+            break;
         default: {
             std::string b = stack.back();
             stack.pop_back();
@@ -153,12 +186,23 @@ std::string BoundExpr::to_string() const {
             stack.pop_back();
             const char *name = "?";
             switch (in.op) {
-            case Op::Add: name = " + "; break;
-            case Op::Sub: name = " - "; break;
-            case Op::Mul: name = "*"; break;
-            case Op::Div: name = "/"; break;
-            case Op::Mod: name = "%"; break;
-            default: break;
+            case Op::Add:
+                name = " + ";
+                break;
+            case Op::Sub:
+                name = " - ";
+                break;
+            case Op::Mul:
+                name = "*";
+                break;
+            case Op::Div:
+                name = "/";
+                break;
+            case Op::Mod:
+                name = "%";
+                break;
+            default:
+                break;
             }
             if (in.op == Op::Min || in.op == Op::Max) {
                 stack.push_back(std::string(in.op == Op::Min ? "min(" : "max(") + a + ", " + b +

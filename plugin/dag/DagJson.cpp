@@ -6,7 +6,8 @@ namespace {
 
 nlohmann::json box_json(const Box64 &b) {
     nlohmann::json j = nlohmann::json::array();
-    for (const Interval64 &i : b) j.push_back({i.min, i.max});
+    for (const Interval64 &i : b)
+        j.push_back({i.min, i.max});
     return j;
 }
 
@@ -15,7 +16,8 @@ nlohmann::json histogram_json(const OpHistogram &h) {
     for (int k = 0; k < kNumOpKinds; k++) {
         for (int t = 0; t < kNumTypeClasses; t++) {
             int32_t c = h.at(OpKind(k), TypeClass(t));
-            if (c) j[std::string(op_kind_name(OpKind(k))) + "." + type_class_name(TypeClass(t))] = c;
+            if (c)
+                j[std::string(op_kind_name(OpKind(k))) + "." + type_class_name(TypeClass(t))] = c;
         }
     }
     return j;
@@ -43,7 +45,8 @@ nlohmann::json dag_to_json(const PipelineDag &dag) {
         jf["id"] = f.id;
         jf["name"] = f.name;
         jf["dims"] = f.dims;
-        for (TypeClass t : f.value_types) jf["types"].push_back(type_class_name(t));
+        for (TypeClass t : f.value_types)
+            jf["types"].push_back(type_class_name(t));
         jf["output"] = f.is_output;
         jf["can_inline"] = f.can_inline;
         if (f.is_input_wrapper) jf["input_wrapper"] = true;
@@ -71,9 +74,12 @@ nlohmann::json dag_to_json(const PipelineDag &dag) {
                     nlohmann::json row = nlohmann::json::array();
                     for (int l = 0; l < ld.loop_dims; l++) {
                         const JacobianEntry &e = ld.at(p, l);
-                        if (!e.affine) row.push_back("?");
-                        else if (e.den == 1) row.push_back(e.num);
-                        else row.push_back(std::to_string(e.num) + "/" + std::to_string(e.den));
+                        if (!e.affine)
+                            row.push_back("?");
+                        else if (e.den == 1)
+                            row.push_back(e.num);
+                        else
+                            row.push_back(std::to_string(e.num) + "/" + std::to_string(e.den));
                     }
                     jac.push_back(row);
                 }
@@ -90,8 +96,7 @@ nlohmann::json dag_to_json(const PipelineDag &dag) {
                 je["producer"] = producer_name(dag, edge.kind, edge.producer);
                 je["calls"] = edge.calls;
                 for (size_t d = 0; d < edge.min.size(); d++) {
-                    je["footprint"].push_back(
-                        {edge.min[d].to_string(), edge.max[d].to_string()});
+                    je["footprint"].push_back({edge.min[d].to_string(), edge.max[d].to_string()});
                 }
                 js["edges_in"].push_back(je);
             }

@@ -39,9 +39,9 @@ TypeClass type_class_of(bool is_float, bool is_uint, bool is_bool, int bits) {
 
 const char *op_kind_name(OpKind k) {
     static const char *names[kNumOpKinds] = {
-        "constant", "cast",   "variable", "param",  "add",     "sub",  "mul",       "div",
-        "mod",      "minmax", "compare",  "logical", "select", "bitwise", "math", "func_load",
-        "input_load", "let", "transcendental"};
+        "constant", "cast",      "variable",   "param",   "add",           "sub",    "mul",
+        "div",      "mod",       "minmax",     "compare", "logical",       "select", "bitwise",
+        "math",     "func_load", "input_load", "let",     "transcendental"};
     return names[int(k)];
 }
 
@@ -52,30 +52,37 @@ double op_kind_cost(OpKind k) {
     case OpKind::Param:
     case OpKind::FuncLoad:
     case OpKind::InputLoad:
-    case OpKind::Let: return 0;
+    case OpKind::Let:
+        return 0;
     // x86 has no vector integer division: Halide lowers division by a constant to a
     // multiply-high and shifts, float division is one slow instruction.
     case OpKind::Div:
-    case OpKind::Mod: return 4;
-    case OpKind::Transcendental: return 20;
-    default: return 1;
+    case OpKind::Mod:
+        return 4;
+    case OpKind::Transcendental:
+        return 20;
+    default:
+        return 1;
     }
 }
 
 int64_t OpHistogram::total() const {
     int64_t t = 0;
-    for (int32_t c : counts) t += c;
+    for (int32_t c : counts)
+        t += c;
     return t;
 }
 
 int64_t OpHistogram::of_kind(OpKind k) const {
     int64_t t = 0;
-    for (int i = 0; i < kNumTypeClasses; i++) t += counts[int(k) * kNumTypeClasses + i];
+    for (int i = 0; i < kNumTypeClasses; i++)
+        t += counts[int(k) * kNumTypeClasses + i];
     return t;
 }
 
 void OpHistogram::add(const OpHistogram &o, int64_t times) {
-    for (size_t i = 0; i < counts.size(); i++) counts[i] += int32_t(o.counts[i] * times);
+    for (size_t i = 0; i < counts.size(); i++)
+        counts[i] += int32_t(o.counts[i] * times);
 }
 
 void Interval64::include(const Interval64 &o) {
@@ -90,7 +97,8 @@ void Interval64::include(const Interval64 &o) {
 
 int64_t box_volume(const Box64 &b) {
     int64_t v = 1;
-    for (const Interval64 &i : b) v *= std::max<int64_t>(0, i.extent());
+    for (const Interval64 &i : b)
+        v *= std::max<int64_t>(0, i.extent());
     return v;
 }
 
@@ -110,14 +118,16 @@ void Edge::required(const Box64 &consumer_loops, Box64 *out) const {
 
 int64_t Stage::points() const {
     int64_t p = 1;
-    for (const LoopDim &l : loops) p *= std::max<int64_t>(0, l.range.extent());
+    for (const LoopDim &l : loops)
+        p *= std::max<int64_t>(0, l.range.extent());
     return p;
 }
 
 Box64 Stage::full_loop_box() const {
     Box64 b;
     b.reserve(loops.size());
-    for (const LoopDim &l : loops) b.push_back(l.range);
+    for (const LoopDim &l : loops)
+        b.push_back(l.range);
     return b;
 }
 
@@ -135,7 +145,8 @@ int PipelineDag::find_func(const std::string &name) const {
 
 int PipelineDag::num_stages() const {
     int n = 0;
-    for (const FuncNode &f : funcs) n += int(f.stages.size());
+    for (const FuncNode &f : funcs)
+        n += int(f.stages.size());
     return n;
 }
 
@@ -143,7 +154,8 @@ void PipelineDag::link() {
     for (FuncNode &f : funcs) {
         f.edges_out.clear();
         f.consumers.clear();
-        for (Stage &s : f.stages) s.edges_in.clear();
+        for (Stage &s : f.stages)
+            s.edges_in.clear();
     }
     for (size_t e = 0; e < edges.size(); e++) {
         const Edge &edge = edges[e];
@@ -157,7 +169,8 @@ void PipelineDag::link() {
             p.consumers.push_back(edge.consumer_func);
         }
     }
-    for (FuncNode &f : funcs) std::sort(f.consumers.begin(), f.consumers.end());
+    for (FuncNode &f : funcs)
+        std::sort(f.consumers.begin(), f.consumers.end());
 }
 
 } // namespace sextant

@@ -139,7 +139,7 @@ struct Stage {
     OpHistogram ops;
     std::vector<Load> loads;
     std::vector<int> edges_in; // edges in which this stage is the consumer
-    int64_t points() const; // iterations over the stage's full range
+    int64_t points() const;    // iterations over the stage's full range
     /** Loop box when the stage covers its whole range. */
     Box64 full_loop_box() const;
 };
@@ -147,14 +147,14 @@ struct Stage {
 struct FuncNode {
     int id = -1;
     std::string name;
-    std::vector<std::string> dims; // pure var names, innermost (storage dim 0) first
+    std::vector<std::string> dims;      // pure var names, innermost (storage dim 0) first
     std::vector<TypeClass> value_types; // one per Tuple element
     int bytes_per_point = 0;
     bool is_output = false;
     bool can_inline = false; // pure, no update, not an output
     /** Halide's wrapper of an input buffer (ImageParam's "<name>_im"): always inlined. */
     bool is_input_wrapper = false;
-    Box64 bounds;            // estimated region to realize
+    Box64 bounds; // estimated region to realize
     std::vector<Stage> stages;
     std::vector<int> edges_out; // edges in which this Func is the producer
     /** Distinct Funcs whose stages read this one (excluding itself), in id order. */

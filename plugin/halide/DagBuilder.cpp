@@ -14,15 +14,21 @@ using namespace Halide::Internal;
 
 namespace {
 
-std::string min_name(const std::string &loop) { return "sextant$" + loop + ".min"; }
-std::string max_name(const std::string &loop) { return "sextant$" + loop + ".max"; }
+std::string min_name(const std::string &loop) {
+    return "sextant$" + loop + ".min";
+}
+std::string max_name(const std::string &loop) {
+    return "sextant$" + loop + ".max";
+}
 
 /** Everything a definition evaluates: values, non-trivial LHS args, and predicates. */
 std::vector<Expr> definition_exprs(const Definition &def, bool is_update) {
     std::vector<Expr> exprs = def.values();
     if (is_update) {
-        for (const Expr &a : def.args()) exprs.push_back(a);
-        for (const Expr &p : def.split_predicate()) exprs.push_back(p);
+        for (const Expr &a : def.args())
+            exprs.push_back(a);
+        for (const Expr &p : def.split_predicate())
+            exprs.push_back(p);
     }
     return exprs;
 }
@@ -41,7 +47,8 @@ public:
                             target_.to_string() + "' has a GPU feature. Use a CPU target.");
         }
         for (const Function &f : outputs_) {
-            for (const auto &kv : find_transitive_calls(f)) env_.emplace(kv.first, kv.second);
+            for (const auto &kv : find_transitive_calls(f))
+                env_.emplace(kv.first, kv.second);
         }
         std::vector<std::string> order = realization_order(outputs_, env_).first;
         for (const std::string &name : order) {
@@ -53,7 +60,8 @@ public:
             }
         }
         value_bounds_ = compute_function_value_bounds(order, env_);
-        for (const std::string &name : order) add_func(env_.at(name));
+        for (const std::string &name : order)
+            add_func(env_.at(name));
         for (const Function &f : outputs_) {
             int id = dag_.find_func(f.name());
             dag_.funcs[id].is_output = true;
@@ -64,9 +72,11 @@ public:
         // analysed, because all its consumers come later in realization order.
         for (int i = int(dag_.funcs.size()) - 1; i >= 0; i--) {
             set_func_bounds(i);
-            for (size_t s = 0; s < dag_.funcs[i].stages.size(); s++) analyse_stage(i, int(s));
+            for (size_t s = 0; s < dag_.funcs[i].stages.size(); s++)
+                analyse_stage(i, int(s));
         }
-        for (InputNode &in : dag_.inputs) finish_input(in);
+        for (InputNode &in : dag_.inputs)
+            finish_input(in);
         dag_.link();
         return std::move(dag_);
     }
@@ -160,7 +170,8 @@ private:
                 }
                 node.bounds[d] = {lo, lo + extent - 1};
             }
-            for (size_t d = 0; d < node.dims.size(); d++) node.bounds[d].include(required_[id][d]);
+            for (size_t d = 0; d < node.dims.size(); d++)
+                node.bounds[d].include(required_[id][d]);
         } else {
             node.bounds = required_[id];
             for (size_t d = 0; d < node.bounds.size(); d++) {
@@ -281,7 +292,8 @@ private:
         const Definition &def = stage_index == 0 ? f.definition() : f.updates()[stage_index - 1];
         std::vector<Expr> exprs = definition_exprs(def, stage_index > 0);
 
-        for (const Expr &e : exprs) count_ops(e, &s.ops);
+        for (const Expr &e : exprs)
+            count_ops(e, &s.ops);
 
         // Loads and Jacobians.
         std::vector<RawCall> calls;
@@ -301,7 +313,8 @@ private:
             bool clamped = false;
             for (const Expr &a : c.args) {
                 if (contains_call(a)) ld.data_dependent = true;
-                for (const LoopDim &l : s.loops) ld.jacobian.push_back(jacobian_entry(a, l.name));
+                for (const LoopDim &l : s.loops)
+                    ld.jacobian.push_back(jacobian_entry(a, l.name));
                 ld.clamps.push_back(count_index_clamps(a));
                 ld.likely.push_back(has_likely(a));
                 clamped |= ld.clamps.back() > 0;
@@ -355,7 +368,8 @@ private:
         }
         std::map<std::string, Box> boxes, full_boxes;
         for (const Expr &e : exprs) {
-            for (auto &kv : boxes_required(e, scope, value_bounds_)) merge_boxes(boxes[kv.first], kv.second);
+            for (auto &kv : boxes_required(e, scope, value_bounds_))
+                merge_boxes(boxes[kv.first], kv.second);
             for (auto &kv : boxes_required(e, full_scope, value_bounds_))
                 merge_boxes(full_boxes[kv.first], kv.second);
         }
@@ -376,15 +390,18 @@ private:
             } else {
                 continue; // not a buffer we track (e.g. a Buffer<> constant is still an input)
             }
-            for (const RawCall &c : calls) edge.calls += c.name == name;
+            for (const RawCall &c : calls)
+                edge.calls += c.name == name;
             const Box &box = kv.second;
             const Box &full = full_boxes[name];
             for (size_t d = 0; d < box.size(); d++) {
                 BoundExpr lo, hi;
                 bool ok = box[d].is_bounded();
                 if (ok) {
-                    Expr mn = estimated(box[d].min, "the region of '" + name + "' read by " + s.name);
-                    Expr mx = estimated(box[d].max, "the region of '" + name + "' read by " + s.name);
+                    Expr mn =
+                        estimated(box[d].min, "the region of '" + name + "' read by " + s.name);
+                    Expr mx =
+                        estimated(box[d].max, "the region of '" + name + "' read by " + s.name);
                     ok = to_bound_expr(mn, mins, maxs, &lo) && to_bound_expr(mx, mins, maxs, &hi);
                 }
                 if (!ok) {
@@ -416,7 +433,8 @@ private:
             Box64 &acc = edge.kind == ProducerKind::Func ? required_[edge.producer]
                                                          : dag_.inputs[edge.producer].bounds;
             if (acc.size() < region.size()) acc.resize(region.size());
-            for (size_t d = 0; d < region.size(); d++) acc[d].include(region[d]);
+            for (size_t d = 0; d < region.size(); d++)
+                acc[d].include(region[d]);
             dag_.edges.push_back(std::move(edge));
         }
     }

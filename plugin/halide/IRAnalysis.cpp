@@ -18,9 +18,9 @@ namespace {
  * pow_f32, ...); sqrt, floor, abs and the like are single instructions and stay Math. */
 bool is_transcendental(const Call *op) {
     if (op->call_type != Call::PureExtern && op->call_type != Call::Extern) return false;
-    static const char *const kNames[] = {"sin",   "cos",   "tan",  "asin",  "acos",  "atan",
-                                         "atan2", "sinh",  "cosh", "tanh",  "asinh", "acosh",
-                                         "atanh", "exp",   "log",  "pow",   "erf"};
+    static const char *const kNames[] = {"sin",   "cos",  "tan",  "asin", "acos",  "atan",
+                                         "atan2", "sinh", "cosh", "tanh", "asinh", "acosh",
+                                         "atanh", "exp",  "log",  "pow",  "erf"};
     const std::string &n = op->name;
     size_t us = n.rfind('_');
     std::string base = us == std::string::npos ? n : n.substr(0, us);
@@ -33,11 +33,16 @@ bool is_transcendental(const Call *op) {
  * variables, parameters and constants, with no load or conversion in it. */
 bool is_address_arithmetic(const Expr &e) {
     if (e.as<Variable>() || e.as<IntImm>() || e.as<UIntImm>()) return true;
-    if (const Add *o = e.as<Add>()) return is_address_arithmetic(o->a) && is_address_arithmetic(o->b);
-    if (const Sub *o = e.as<Sub>()) return is_address_arithmetic(o->a) && is_address_arithmetic(o->b);
-    if (const Mul *o = e.as<Mul>()) return is_address_arithmetic(o->a) && is_address_arithmetic(o->b);
-    if (const Min *o = e.as<Min>()) return is_address_arithmetic(o->a) && is_address_arithmetic(o->b);
-    if (const Max *o = e.as<Max>()) return is_address_arithmetic(o->a) && is_address_arithmetic(o->b);
+    if (const Add *o = e.as<Add>())
+        return is_address_arithmetic(o->a) && is_address_arithmetic(o->b);
+    if (const Sub *o = e.as<Sub>())
+        return is_address_arithmetic(o->a) && is_address_arithmetic(o->b);
+    if (const Mul *o = e.as<Mul>())
+        return is_address_arithmetic(o->a) && is_address_arithmetic(o->b);
+    if (const Min *o = e.as<Min>())
+        return is_address_arithmetic(o->a) && is_address_arithmetic(o->b);
+    if (const Max *o = e.as<Max>())
+        return is_address_arithmetic(o->a) && is_address_arithmetic(o->b);
     if (const Call *c = e.as<Call>())
         return (c->is_intrinsic(Call::likely) || c->is_intrinsic(Call::likely_if_innermost)) &&
                c->args.size() == 1 && is_address_arithmetic(c->args[0]);
@@ -325,7 +330,9 @@ std::vector<RawCall> collect_calls(const Expr &e) {
     return c.calls;
 }
 
-bool contains_call(const Expr &e) { return !collect_calls(e).empty(); }
+bool contains_call(const Expr &e) {
+    return !collect_calls(e).empty();
+}
 
 namespace {
 

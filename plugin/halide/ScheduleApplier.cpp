@@ -20,7 +20,8 @@ std::string var_src(const LoopVar &v) {
 std::string identifier(const std::string &name) {
     // Prefixed so that no Func name can clash with the surrounding function's names.
     std::string s = "f_";
-    for (char c : name) s += (std::isalnum(static_cast<unsigned char>(c)) ? c : '_');
+    for (char c : name)
+        s += (std::isalnum(static_cast<unsigned char>(c)) ? c : '_');
     return s;
 }
 
@@ -29,7 +30,8 @@ std::string identifier(const std::string &name) {
 std::map<std::string, Func> funcs_by_name(const std::vector<Internal::Function> &outputs) {
     std::map<std::string, Func> m;
     for (const Internal::Function &o : outputs)
-        for (const auto &kv : Internal::find_transitive_calls(o)) m.emplace(kv.first, Func(kv.second));
+        for (const auto &kv : Internal::find_transitive_calls(o))
+            m.emplace(kv.first, Func(kv.second));
     return m;
 }
 
@@ -43,47 +45,67 @@ void apply_directives(const PipelineDag &dag, const std::vector<Directive> &dire
                             : d.tail == Tail::RoundUp   ? TailStrategy::RoundUp
                                                         : TailStrategy::Auto;
         switch (d.kind) {
-        case K::ComputeInline: f.compute_inline(); break;
-        case K::ComputeRoot: f.compute_root(); break;
+        case K::ComputeInline:
+            f.compute_inline();
+            break;
+        case K::ComputeRoot:
+            f.compute_root();
+            break;
         case K::ComputeAt:
-            if (d.vars[0].is_rvar) f.compute_at(funcs.at(dag.funcs[d.at_func].name), RVar(d.vars[0].name));
-            else f.compute_at(funcs.at(dag.funcs[d.at_func].name), Var(d.vars[0].name));
+            if (d.vars[0].is_rvar)
+                f.compute_at(funcs.at(dag.funcs[d.at_func].name), RVar(d.vars[0].name));
+            else
+                f.compute_at(funcs.at(dag.funcs[d.at_func].name), Var(d.vars[0].name));
             break;
         case K::StoreAt:
-            if (d.vars[0].is_rvar) f.store_at(funcs.at(dag.funcs[d.at_func].name), RVar(d.vars[0].name));
-            else f.store_at(funcs.at(dag.funcs[d.at_func].name), Var(d.vars[0].name));
+            if (d.vars[0].is_rvar)
+                f.store_at(funcs.at(dag.funcs[d.at_func].name), RVar(d.vars[0].name));
+            else
+                f.store_at(funcs.at(dag.funcs[d.at_func].name), Var(d.vars[0].name));
             break;
-        case K::StoreInStack: f.store_in(Halide::MemoryType::Stack); break;
+        case K::StoreInStack:
+            f.store_in(Halide::MemoryType::Stack);
+            break;
         case K::Split:
             st.split(var_of(d.vars[0]), var_of(d.vars[1]), var_of(d.vars[2]), int(d.factor), tail);
             break;
         case K::Reorder: {
             std::vector<VarOrRVar> vs;
-            for (const LoopVar &v : d.vars) vs.push_back(var_of(v));
+            for (const LoopVar &v : d.vars)
+                vs.push_back(var_of(v));
             st.reorder(vs);
             break;
         }
-        case K::Vectorize: st.vectorize(var_of(d.vars[0]), int(d.factor), tail); break;
-        case K::Unroll:
-            if (d.factor == 0) st.unroll(var_of(d.vars[0]));
-            else st.unroll(var_of(d.vars[0]), int(d.factor), tail);
+        case K::Vectorize:
+            st.vectorize(var_of(d.vars[0]), int(d.factor), tail);
             break;
-        case K::Fuse: st.fuse(var_of(d.vars[0]), var_of(d.vars[1]), var_of(d.vars[2])); break;
-        case K::Parallel: st.parallel(var_of(d.vars[0])); break;
+        case K::Unroll:
+            if (d.factor == 0)
+                st.unroll(var_of(d.vars[0]));
+            else
+                st.unroll(var_of(d.vars[0]), int(d.factor), tail);
+            break;
+        case K::Fuse:
+            st.fuse(var_of(d.vars[0]), var_of(d.vars[1]), var_of(d.vars[2]));
+            break;
+        case K::Parallel:
+            st.parallel(var_of(d.vars[0]));
+            break;
         }
     }
 }
 
 std::string schedule_source(const PipelineDag &dag, const std::vector<Directive> &directives,
-                            const std::string &schedule_text,
-                            const std::string &header_comment) {
+                            const std::string &schedule_text, const std::string &header_comment) {
     using K = Directive::Kind;
     std::ostringstream o;
-    // Halide wraps this text in `inline void apply_schedule_NAME(Pipeline pipeline, Target target)`.
+    // Halide wraps this text in `inline void apply_schedule_NAME(Pipeline pipeline, Target
+    // target)`.
     o << "// " << header_comment << "\n//\n// Decisions (ScheduleText):\n";
     std::istringstream lines(schedule_text);
     std::string line;
-    while (std::getline(lines, line)) o << "//   " << line << "\n";
+    while (std::getline(lines, line))
+        o << "//   " << line << "\n";
     o << "std::map<std::string, ::Halide::Func> funcs;\n"
       << "for (::Halide::Func out : pipeline.outputs())\n"
       << "    for (const auto &kv : ::Halide::Internal::find_transitive_calls(out.function()))\n"
@@ -105,8 +127,12 @@ std::string schedule_source(const PipelineDag &dag, const std::vector<Directive>
                            : d.tail == Tail::RoundUp   ? ", ::Halide::TailStrategy::RoundUp"
                                                        : "";
         switch (d.kind) {
-        case K::ComputeInline: o << f << ".compute_inline();"; break;
-        case K::ComputeRoot: o << f << ".compute_root();"; break;
+        case K::ComputeInline:
+            o << f << ".compute_inline();";
+            break;
+        case K::ComputeRoot:
+            o << f << ".compute_root();";
+            break;
         case K::ComputeAt:
             o << f << ".compute_at(" << identifier(dag.funcs[d.at_func].name) << ", "
               << var_src(d.vars[0]) << ");";
@@ -115,28 +141,35 @@ std::string schedule_source(const PipelineDag &dag, const std::vector<Directive>
             o << f << ".store_at(" << identifier(dag.funcs[d.at_func].name) << ", "
               << var_src(d.vars[0]) << ");";
             break;
-        case K::StoreInStack: o << f << ".store_in(::Halide::MemoryType::Stack);"; break;
+        case K::StoreInStack:
+            o << f << ".store_in(::Halide::MemoryType::Stack);";
+            break;
         case K::Split:
             o << st << ".split(" << var_src(d.vars[0]) << ", " << var_src(d.vars[1]) << ", "
               << var_src(d.vars[2]) << ", " << d.factor << tail << ");";
             break;
         case K::Reorder:
             o << st << ".reorder({";
-            for (size_t i = 0; i < d.vars.size(); i++) o << (i ? ", " : "") << var_src(d.vars[i]);
+            for (size_t i = 0; i < d.vars.size(); i++)
+                o << (i ? ", " : "") << var_src(d.vars[i]);
             o << "});";
             break;
         case K::Vectorize:
             o << st << ".vectorize(" << var_src(d.vars[0]) << ", " << d.factor << tail << ");";
             break;
         case K::Unroll:
-            if (d.factor == 0) o << st << ".unroll(" << var_src(d.vars[0]) << ");";
-            else o << st << ".unroll(" << var_src(d.vars[0]) << ", " << d.factor << tail << ");";
+            if (d.factor == 0)
+                o << st << ".unroll(" << var_src(d.vars[0]) << ");";
+            else
+                o << st << ".unroll(" << var_src(d.vars[0]) << ", " << d.factor << tail << ");";
             break;
         case K::Fuse:
             o << st << ".fuse(" << var_src(d.vars[0]) << ", " << var_src(d.vars[1]) << ", "
               << var_src(d.vars[2]) << ");";
             break;
-        case K::Parallel: o << st << ".parallel(" << var_src(d.vars[0]) << ");"; break;
+        case K::Parallel:
+            o << st << ".parallel(" << var_src(d.vars[0]) << ");";
+            break;
         }
         o << "\n";
     }
@@ -144,4 +177,4 @@ std::string schedule_source(const PipelineDag &dag, const std::vector<Directive>
     return o.str();
 }
 
-}  // namespace sextant
+} // namespace sextant

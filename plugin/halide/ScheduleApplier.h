@@ -12,7 +12,8 @@
 namespace sextant {
 
 /** Every Func reachable from `outputs`, by name. */
-std::map<std::string, Halide::Func> funcs_by_name(const std::vector<Halide::Internal::Function> &outputs);
+std::map<std::string, Halide::Func>
+funcs_by_name(const std::vector<Halide::Internal::Function> &outputs);
 
 void apply_directives(const PipelineDag &dag, const std::vector<Directive> &directives,
                       std::map<std::string, Halide::Func> &funcs);

@@ -32,7 +32,7 @@ bool better(const StatePtr &a, const StatePtr &b) {
 /** Bytes a state holds of its own (object, decisions, per-Func vectors), with allocator
  * overhead; the FuncNests it shares with its parent are not counted. */
 double state_bytes(const State &s) {
-    constexpr double kAlloc = 16; // malloc's header per allocation
+    constexpr double kAlloc = 16;           // malloc's header per allocation
     double b = sizeof(State) + 32 + kAlloc; // + make_shared's control block
     b += double(s.decisions.capacity()) * sizeof(FuncSched) + kAlloc;
     for (const FuncSched &f : s.decisions)
@@ -82,14 +82,16 @@ public:
         if (pending_.empty()) return;
         std::vector<State *> raw;
         raw.reserve(pending_.size());
-        for (const StatePtr &c : pending_) raw.push_back(c.get());
+        for (const StatePtr &c : pending_)
+            raw.push_back(c.get());
         auto t0 = Clock::now();
         eval_.evaluate(raw);
         if (stats_) {
             stats_->seconds_evaluating += since(t0);
             stats_->states_evaluated += int64_t(raw.size());
         }
-        for (StatePtr &c : pending_) best_.push_back(std::move(c));
+        for (StatePtr &c : pending_)
+            best_.push_back(std::move(c));
         pending_.clear();
         std::sort(best_.begin(), best_.end(), better);
         // At most per_structure_ states of one placement structure, while others are left:
@@ -198,8 +200,7 @@ StatePtr beam_search(const SearchSpace &space, StateEvaluator &eval, const BeamS
         double parent_seconds = 0;
         int64_t parents_done = 0;
         int paced = 0, min_paced = beam_size;
-        const double pass_end =
-            opt.time_limit_s * (passes > 1 && pass == 0 && !best ? 0.5 : 0.9);
+        const double pass_end = opt.time_limit_s * (passes > 1 && pass == 0 && !best ? 0.5 : 0.9);
         for (int step = 0; step < steps; step++) {
             st.step = step;
             st.func = space.order()[step];
@@ -327,7 +328,8 @@ StatePtr beam_search(const SearchSpace &space, StateEvaluator &eval, const BeamS
         }
         if (finishing) break; // the time is up: no further passes
         // Structures of the best states of this pass constrain the next one.
-        for (auto &a : allowed) a.clear();
+        for (auto &a : allowed)
+            a.clear();
         int keep = std::min<int>(opt.keep_structures, int(beam.size()));
         for (int i = 0; i < keep; i++) {
             // Rebuild the prefix hashes by replaying the decisions in order.

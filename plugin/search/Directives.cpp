@@ -165,17 +165,20 @@ std::vector<Directive> make_directives(const PipelineDag &dag, const Decisions &
                     const ConcreteLoop &in = n.order[size_t(p)], &ou = n.order[size_t(p - 1)];
                     Directive fu{Directive::Kind::Fuse, f.id, int(si), {}};
                     const std::string in_name =
-                        p == fused - 1 ? loop_var_name(s, ss, in.stage_loop, in.outer_part, in.band_part)
-                                       : inner_name;
+                        p == fused - 1
+                            ? loop_var_name(s, ss, in.stage_loop, in.outer_part, in.band_part)
+                            : inner_name;
                     std::string joined;
                     for (int i = p - 1; i < fused; i++) {
                         const ConcreteLoop &l = n.order[size_t(i)];
-                        joined += loop_var_name(s, ss, l.stage_loop, l.outer_part, l.band_part) + "_";
+                        joined +=
+                            loop_var_name(s, ss, l.stage_loop, l.outer_part, l.band_part) + "_";
                     }
                     inner_name = joined + "par";
-                    fu.vars = {{in_name, false},
-                               {loop_var_name(s, ss, ou.stage_loop, ou.outer_part, ou.band_part), false},
-                               {inner_name, false}};
+                    fu.vars = {
+                        {in_name, false},
+                        {loop_var_name(s, ss, ou.stage_loop, ou.outer_part, ou.band_part), false},
+                        {inner_name, false}};
                     out.push_back(fu);
                 }
                 out.push_back({Directive::Kind::Parallel, f.id, int(si), {{inner_name, false}}});

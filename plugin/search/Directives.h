@@ -18,14 +18,26 @@ struct LoopVar {
 };
 
 struct Directive {
-    enum class Kind { ComputeInline, ComputeRoot, ComputeAt, StoreAt, StoreInStack, Split, Reorder, Vectorize, Unroll, Fuse, Parallel };
+    enum class Kind {
+        ComputeInline,
+        ComputeRoot,
+        ComputeAt,
+        StoreAt,
+        StoreInStack,
+        Split,
+        Reorder,
+        Vectorize,
+        Unroll,
+        Fuse,
+        Parallel
+    };
     Kind kind;
     int func = -1;
     int stage = 0;
     /** Split: {old, outer, inner}; Fuse: {inner, outer, fused}; Reorder: innermost first;
      * others: the loop. */
     std::vector<LoopVar> vars;
-    int at_func = -1; // ComputeAt/StoreAt: the consumer
+    int at_func = -1;   // ComputeAt/StoreAt: the consumer
     int64_t factor = 0; // Split/Vectorize/Unroll; Unroll with 0 unrolls the whole loop
     /** Split/Vectorize/Unroll: the tail asked for (ShiftInwards is Halide's default for a pure
      * definition and is not spelled out). */

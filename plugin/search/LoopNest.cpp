@@ -65,7 +65,8 @@ void required_region(const PipelineDag &dag, const Decisions &d, StageRef consum
             if (edge.kind == kind && edge.producer == target) {
                 edge.required(box, &r);
                 if (acc->size() < r.size()) acc->resize(r.size());
-                for (size_t i = 0; i < r.size(); i++) (*acc)[i].include(r[i]);
+                for (size_t i = 0; i < r.size(); i++)
+                    (*acc)[i].include(r[i]);
             } else if (edge.kind == ProducerKind::Func && is_inlined(dag, d, edge.producer)) {
                 SEXTANT_ASSERT(edge.producer < s.func || s.func == edge.producer,
                                "Funcs are not in realization order");
@@ -74,7 +75,8 @@ void required_region(const PipelineDag &dag, const Decisions &d, StageRef consum
                 if (it == pending.end()) {
                     pending.emplace(edge.producer, r);
                 } else {
-                    for (size_t i = 0; i < r.size(); i++) it->second[i].include(r[i]);
+                    for (size_t i = 0; i < r.size(); i++)
+                        it->second[i].include(r[i]);
                 }
             }
         }
@@ -275,7 +277,8 @@ void place_func_nest(const PipelineDag &dag, const Decisions &d, const Nests &ne
         n->alloc_points = 1;
         for (size_t k = 0; k < n->store_region.size(); k++) {
             int64_t e = n->store_region[k].extent(), folded = 1;
-            while (n->sliding && folded < n->region[k].extent()) folded *= 2;
+            while (n->sliding && folded < n->region[k].extent())
+                folded *= 2;
             if (n->sliding && e > n->region[k].extent()) e = std::min(e, folded);
             n->alloc_points *= double(std::max<int64_t>(0, e));
         }
@@ -289,8 +292,10 @@ void place_func_nest(const PipelineDag &dag, const Decisions &d, const Nests &ne
         const Stage &cst = dag.funcs[fs.at_func].stages[fs.at_stage];
         for (size_t i = 0; i < cst.loops.size() && n->constant_size; i++) {
             bool at_or_outside = false;
-            for (int j = 0; j <= fs.at_level; j++) at_or_outside |= cs.order[j].stage_loop == int(i);
-            if (!at_or_outside && (cst.loops[i].is_rvar || !c.constant_size)) n->constant_size = false;
+            for (int j = 0; j <= fs.at_level; j++)
+                at_or_outside |= cs.order[j].stage_loop == int(i);
+            if (!at_or_outside && (cst.loops[i].is_rvar || !c.constant_size))
+                n->constant_size = false;
             // A chunk of a split RVar: its last one is guarded, shorter than the others.
             if (at_or_outside && cst.loops[i].is_rvar &&
                 d[size_t(fs.at_func)].stages[size_t(fs.at_stage)].loops[i].mode == LoopMode::Split)
@@ -298,12 +303,14 @@ void place_func_nest(const PipelineDag &dag, const Decisions &d, const Nests &ne
         }
         if (n->constant_size)
             for (const StageRef &r : effective_consumers(dag, d, func))
-                if (r.first != fs.at_func && d[r.first].at_func != fs.at_func) n->constant_size = false;
+                if (r.first != fs.at_func && d[r.first].at_func != fs.at_func)
+                    n->constant_size = false;
     }
 }
 
 int root_anchor(const Decisions &d, int func) {
-    while (d[func].placement == Placement::At) func = d[func].at_func;
+    while (d[func].placement == Placement::At)
+        func = d[func].at_func;
     return func;
 }
 

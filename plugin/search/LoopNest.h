@@ -9,8 +9,8 @@
 
 #include <memory>
 #include <string>
-#include <vector>
 #include <utility>
+#include <vector>
 
 namespace sextant {
 
@@ -27,7 +27,7 @@ struct ConcreteLoop {
 
 struct StageNest {
     int func = -1, stage = -1;
-    Box64 loop_box;           // stage loop iterations per realization (innermost first)
+    Box64 loop_box;                  // stage loop iterations per realization (innermost first)
     std::vector<ConcreteLoop> order; // outermost first
     int vector_width = 1;
     int unroll = 1;
@@ -36,8 +36,8 @@ struct StageNest {
 
 struct FuncNest {
     int func = -1;
-    Box64 region;            // storage region per realization
-    double realizations = 1; // how many times the region is computed
+    Box64 region;                 // storage region per realization
+    double realizations = 1;      // how many times the region is computed
     bool inside_parallel = false; // computed inside a consumer's parallel loop
     /** Storage: the region allocated per storage realization and how many of those there
      * are. Equal to region/realizations unless store_level is further out than at_level. */

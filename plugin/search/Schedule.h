@@ -26,13 +26,16 @@ template <typename T, size_t N> class InlineVec {
 public:
     InlineVec() = default;
     InlineVec(std::initializer_list<T> init) {
-        for (const T &v : init) push_back(v);
+        for (const T &v : init)
+            push_back(v);
     }
     InlineVec(const std::vector<T> &v) {
-        for (const T &x : v) push_back(x);
+        for (const T &x : v)
+            push_back(x);
     }
     void push_back(const T &v) {
-        if (size_ == N) throw std::length_error("InlineVec: more than " + std::to_string(N) + " loops");
+        if (size_ == N)
+            throw std::length_error("InlineVec: more than " + std::to_string(N) + " loops");
         data_[size_++] = v;
     }
     size_t size() const { return size_; }

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
-#include <vector>
 #include <sstream>
+#include <vector>
 
 namespace sextant {
 
@@ -19,9 +19,15 @@ std::string to_schedule_text(const PipelineDag &dag, const Decisions &d) {
         const FuncSched &fs = d[f];
         o << "func " << fn.name << " ";
         switch (fs.placement) {
-        case Placement::Undecided: o << "undecided\n"; continue;
-        case Placement::Inline: o << "inline\n"; continue;
-        case Placement::Root: o << "root\n"; break;
+        case Placement::Undecided:
+            o << "undecided\n";
+            continue;
+        case Placement::Inline:
+            o << "inline\n";
+            continue;
+        case Placement::Root:
+            o << "root\n";
+            break;
         case Placement::At:
             o << "at " << dag.funcs[fs.at_func].name << " " << fs.at_level;
             if (fs.at_stage > 0) o << " update " << fs.at_stage;
@@ -36,14 +42,20 @@ std::string to_schedule_text(const PipelineDag &dag, const Decisions &d) {
             for (size_t i = 0; i < ss.loops.size(); i++) {
                 o << " " << fn.stages[s].loops[i].name << ":";
                 switch (ss.loops[i].mode) {
-                case LoopMode::Inner: o << "inner"; break;
-                case LoopMode::Outer: o << "outer"; break;
+                case LoopMode::Inner:
+                    o << "inner";
+                    break;
+                case LoopMode::Outer:
+                    o << "outer";
+                    break;
                 case LoopMode::Split:
                     o << "split";
                     if (ss.loops[i].band > 0) o << ss.loops[i].band << "/";
                     o << ss.loops[i].tile;
                     break;
-                case LoopMode::Middle: o << "middle"; break;
+                case LoopMode::Middle:
+                    o << "middle";
+                    break;
                 }
             }
             o << " vector " << ss.vector_width << " unroll " << ss.unroll << " parallel "
@@ -63,7 +75,8 @@ std::string base_name(const std::string &n) {
     std::string out;
     for (size_t i = 0; i < n.size(); i++) {
         if (n[i] == '$' && i + 1 < n.size() && std::isdigit(static_cast<unsigned char>(n[i + 1]))) {
-            while (i + 1 < n.size() && std::isdigit(static_cast<unsigned char>(n[i + 1]))) i++;
+            while (i + 1 < n.size() && std::isdigit(static_cast<unsigned char>(n[i + 1])))
+                i++;
             continue;
         }
         out += n[i];
@@ -99,8 +112,10 @@ std::map<std::string, int> match_names(const PipelineDag &dag, const std::string
     std::map<std::string, int> out;
     std::map<std::string, std::vector<std::string>> text_by_base;
     for (const std::string &n : names) {
-        if (dag.find_func(n) >= 0) out[n] = dag.find_func(n);
-        else text_by_base[base_name(n)].push_back(n);
+        if (dag.find_func(n) >= 0)
+            out[n] = dag.find_func(n);
+        else
+            text_by_base[base_name(n)].push_back(n);
     }
     auto by_suffix = [](const std::string &a, const std::string &b) {
         return suffix_of(a) < suffix_of(b);
@@ -114,7 +129,8 @@ std::map<std::string, int> match_names(const PipelineDag &dag, const std::string
             if (base_name(f.name) == kv.first) d.push_back(f.name);
         std::sort(d.begin(), d.end(), by_suffix);
         if (d.size() != t.size()) continue; // cannot match: reported as unknown below
-        for (size_t i = 0; i < t.size(); i++) out[t[i]] = dag.find_func(d[i]);
+        for (size_t i = 0; i < t.size(); i++)
+            out[t[i]] = dag.find_func(d[i]);
     }
     return out;
 }
@@ -135,8 +151,8 @@ Decisions parse_schedule_text(const PipelineDag &dag, const std::string &text) {
     int lineno = 0;
     int cur = -1;
     auto bad = [&](const std::string &why) {
-        throw UserError("schedule text line " + std::to_string(lineno) + ": " + why + ": '" +
-                        line + "'");
+        throw UserError("schedule text line " + std::to_string(lineno) + ": " + why + ": '" + line +
+                        "'");
     };
     while (std::getline(in, line)) {
         lineno++;
@@ -201,9 +217,12 @@ Decisions parse_schedule_text(const PipelineDag &dag, const std::string &text) {
                     bad("expected loop '" + l.name + "'");
                 std::string m = tok.substr(colon + 1);
                 LoopTiling t;
-                if (m == "inner") t.mode = LoopMode::Inner;
-                else if (m == "outer") t.mode = LoopMode::Outer;
-                else if (m == "middle") t.mode = LoopMode::Middle;
+                if (m == "inner")
+                    t.mode = LoopMode::Inner;
+                else if (m == "outer")
+                    t.mode = LoopMode::Outer;
+                else if (m == "middle")
+                    t.mode = LoopMode::Middle;
                 else if (m.rfind("split", 0) == 0) {
                     t.mode = LoopMode::Split;
                     // splitT, or splitB/T: bands of B points in tiles of T (multi-level).
@@ -220,7 +239,8 @@ Decisions parse_schedule_text(const PipelineDag &dag, const std::string &text) {
                         (t.band <= t.tile || t.band % t.tile != 0 || l.is_rvar))
                         bad("a band must be a multiple of its tile, larger than it, on a pure "
                             "loop");
-                } else bad("bad loop mode '" + m + "'");
+                } else
+                    bad("bad loop mode '" + m + "'");
                 ss.loops.push_back(t);
             }
             // A split RVar's inner part runs with the middle RVars (LoopNest): the others must

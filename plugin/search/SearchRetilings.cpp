@@ -11,7 +11,7 @@
 namespace sextant {
 
 std::vector<SearchSpace::Retiling> SearchSpace::retilings(const State &s, int func,
-                                                         const SearchSpaceOptions &opt) const {
+                                                          const SearchSpaceOptions &opt) const {
     std::vector<Retiling> out;
     if (!opt.retile_consumers || large(opt)) return out;
     if (dag_.funcs[func].is_output) return out;
@@ -39,7 +39,8 @@ std::vector<SearchSpace::Retiling> SearchSpace::retilings(const State &s, int fu
     // Tiles: the vector loop in multiples of its vectors, the others in rows or bands.
     // A copy of `s` with the consumer's stage tiled as `sched`, and the Func at the levels
     // `pick` chooses from the new order.
-    auto offer = [&](StageSched sched, const std::function<std::set<int>(const StageNest &)> &pick) {
+    auto offer = [&](StageSched sched,
+                     const std::function<std::set<int>(const StageNest &)> &pick) {
         auto parent = std::make_shared<State>(s);
         if (old.parallel > 0) {
             const StageNest probe = make_stage_nest(st, sched, cn.loop_box);
@@ -199,15 +200,16 @@ std::vector<SearchSpace::Retiling> SearchSpace::retilings(const State &s, int fu
     // loop moves outside; the Func goes at the innermost loop outside the block.
     bool reduces = false;
     for (const Stage &ps : dag_.funcs[func].stages)
-        for (const LoopDim &pl : ps.loops) reduces |= pl.is_rvar;
+        for (const LoopDim &pl : ps.loops)
+            reduces |= pl.is_rvar;
     bool consumer_reduces = false;
     for (size_t i = 0; i < st.loops.size(); i++)
         consumer_reduces |= st.loops[i].is_rvar && cn.loop_box[i].extent() > 1;
     if (!opt.register_blocks || !reduces || consumer_reduces || vec_loop < 0) return out;
     const int W = std::max(1, old.vector_width);
     if (cn.loop_box[size_t(vec_loop)].extent() < 2 * W) return out;
-    const int native = std::max(1, dag_.machine.vector_bits / 8 /
-                                       std::max(1, dag_.funcs[func].bytes_per_point));
+    const int native =
+        std::max(1, dag_.machine.vector_bits / 8 / std::max(1, dag_.funcs[func].bytes_per_point));
     const int registers = dag_.machine.vector_bits >= 512 ? 32 : 16;
     // Accumulator vectors a block may hold: three quarters of the register file (the rest
     // hold the loaded operands), as the featurizer's accumulates_in_registers assumes.
@@ -226,16 +228,20 @@ std::vector<SearchSpace::Retiling> SearchSpace::retilings(const State &s, int fu
             sched.unroll = 1;
             sched.unroll_outer = false;
             for (size_t i = 0; i < st.loops.size(); i++)
-                if (!st.loops[i].is_rvar && st.loops[i].func_dim >= 0 && cn.loop_box[i].extent() > 1)
+                if (!st.loops[i].is_rvar && st.loops[i].func_dim >= 0 &&
+                    cn.loop_box[i].extent() > 1)
                     sched.loops[i] = {LoopMode::Outer, 0};
             bool fits = true;
             // Loop i gets t points of the block: one point is the whole loop outside it,
             // the whole extent is the whole loop inside it.
             auto block = [&](size_t i, int64_t t) {
                 const int64_t E = cn.loop_box[i].extent();
-                if (t > E) fits = false;
-                else if (t == E) sched.loops[i] = {LoopMode::Inner, 0};
-                else if (t > 1) sched.loops[i] = {LoopMode::Split, t};
+                if (t > E)
+                    fits = false;
+                else if (t == E)
+                    sched.loops[i] = {LoopMode::Inner, 0};
+                else if (t > 1)
+                    sched.loops[i] = {LoopMode::Split, t};
             };
             block(size_t(vec_loop), W);
             if (!dims.empty()) block(dims[0], a);

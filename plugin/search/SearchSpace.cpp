@@ -110,9 +110,10 @@ namespace detail {
 /** Halide 14 miscompile (sextant-fuzz seed 186): when a producer is computed at the loop
  * whose body holds only loops over the consumer's vector dimension (its vector loop, the outer
  * part of its split) and unrolled loops, and one of those has a ShiftInwards tail, the tail's
- * loads from the producer's constant-size buffer have constant indices. For a load with stride 2-4 along the vector (dense load + shuffle), Halide
- * then gives the dense load an alignment it does not have (align 64 at a 32-byte-aligned
- * offset on AVX-512: vmovaps, SIGSEGV). True if computing `func` at `level` of `c` hits that. */
+ * loads from the producer's constant-size buffer have constant indices. For a load with stride 2-4
+ * along the vector (dense load + shuffle), Halide then gives the dense load an alignment it does
+ * not have (align 64 at a 32-byte-aligned offset on AVX-512: vmovaps, SIGSEGV). True if computing
+ * `func` at `level` of `c` hits that. */
 bool strided_tail_hazard(const PipelineDag &dag, const State &s, int func, int c, int stage,
                          int level) {
     const StageNest &cn = s.nests[c]->stages[size_t(stage)];
@@ -139,7 +140,8 @@ bool strided_tail_hazard(const PipelineDag &dag, const State &s, int func, int c
         if (r.empty()) continue;
         double a = std::abs(r[0]);
         bool strided = a >= 2 && a <= 4 && a == std::floor(a);
-        for (size_t k = 1; k < r.size(); k++) strided &= r[k] == 0;
+        for (size_t k = 1; k < r.size(); k++)
+            strided &= r[k] == 0;
         if (strided) return true;
     }
     return false;
@@ -155,7 +157,8 @@ double expanded_nodes(const PipelineDag &dag, const Decisions &d, const Stage &s
     double n = double(st.ops.total());
     for (const Load &L : st.loads) {
         if (n > cap) break;
-        if (L.kind != ProducerKind::Func || L.self || depth >= 64 || !is_inlined(dag, d, L.producer))
+        if (L.kind != ProducerKind::Func || L.self || depth >= 64 ||
+            !is_inlined(dag, d, L.producer))
             continue;
         n += double(L.count) * expanded_nodes(dag, d, dag.stage(L.producer, 0), cap, depth + 1);
     }
@@ -172,7 +175,8 @@ double SearchSpace::stage_copies(const State &s, int func, int stage) const {
     const FuncNest *n = s.nests[func].get();
     if (sc.unroll_outer && n && size_t(stage) < n->stages.size()) {
         const auto &order = n->stages[size_t(stage)].order;
-        if (order.size() >= 2) copies *= double(std::max<int64_t>(1, order[order.size() - 2].extent));
+        if (order.size() >= 2)
+            copies *= double(std::max<int64_t>(1, order[order.size() - 2].extent));
     }
     return copies;
 }
@@ -233,8 +237,7 @@ std::vector<FuncSched> SearchSpace::placements(const State &s, int func,
                 const bool split =
                     c_stage_mode(s, anchor, stage, between.stage_loop) == LoopMode::Split;
                 if (between.parallel || (split && (between.outer_part || between.band_part ||
-                                                   !opt.slide_in_split_tiles ||
-                                                   large(opt))))
+                                                   !opt.slide_in_split_tiles || large(opt))))
                     break;
                 // Only over loops the Func's region slides along. Storage outside a loop the
                 // region does not move with slides nothing, and Halide 14 computed wrong
@@ -268,9 +271,11 @@ std::vector<FuncSched> SearchSpace::placements(const State &s, int func,
     // in Halide instead of 9).
     const bool large = this->large(opt);
     bool update_use = false;
-    for (const StageRef &r : cons) update_use |= r.second != 0;
-    if (large && update_use && !std::all_of(cons.begin(), cons.end(),
-                                            [&](const StageRef &r) { return r == cons.front(); }))
+    for (const StageRef &r : cons)
+        update_use |= r.second != 0;
+    if (large && update_use && !std::all_of(cons.begin(), cons.end(), [&](const StageRef &r) {
+            return r == cons.front();
+        }))
         return out;
     std::vector<Site> sites;
     for (size_t k = 0; k < cons.size(); k++) {
@@ -321,16 +326,18 @@ std::vector<FuncSched> SearchSpace::placements(const State &s, int func,
         if (large && !old_site && !single) continue;
         if (large && opt.large_max_nest_depth > 0) {
             int depth = 1; // of the Func, if placed in x.func
-            for (int g = x.func; s.decisions[g].placement == Placement::At; g = s.decisions[g].at_func)
+            for (int g = x.func; s.decisions[g].placement == Placement::At;
+                 g = s.decisions[g].at_func)
                 depth++;
             if (depth > opt.large_max_nest_depth) continue;
         }
         if (x.stage > 0) {
-            // An update stage's loops only for a Func every use of which is in that stage (nl_means'
-            // weights, read only by the blend's update: per tile of its pure loops or per
-            // step of its RVars).
+            // An update stage's loops only for a Func every use of which is in that stage
+            // (nl_means' weights, read only by the blend's update: per tile of its pure loops or
+            // per step of its RVars).
             bool direct = true;
-            for (const StageRef &r : cons) direct &= r.first == x.func && r.second == x.stage;
+            for (const StageRef &r : cons)
+                direct &= r.first == x.func && r.second == x.stage;
             if (!direct) continue;
         }
         offer(x.func, x.stage, x.last);
@@ -358,8 +365,8 @@ StatePtr SearchSpace::make_child(const State &parent, const FuncSched &fs,
                 c->unrolled_nodes += (copies - 1) * double(dag_.funcs[func].stages[k].ops.total());
         }
         if (fs.placement == Placement::Root)
-            c->root_bytes += double(box_volume(dag_.funcs[func].bounds)) *
-                             dag_.funcs[func].bytes_per_point;
+            c->root_bytes +=
+                double(box_volume(dag_.funcs[func].bounds)) * dag_.funcs[func].bytes_per_point;
     } else {
         c->func_cost[func] = 0;
         if (fs.placement == Placement::Inline) {
@@ -388,8 +395,7 @@ StatePtr SearchSpace::make_child(const State &parent, const FuncSched &fs,
             if (!c->nests[g] || c->decisions[g].placement != Placement::At) continue;
             if (root_anchor(c->decisions, g) != anchor) continue;
             if (g != func && c->decisions[g].stack)
-                stacked += c->nests[g]->alloc_points *
-                           dag_.funcs[g].bytes_per_point;
+                stacked += c->nests[g]->alloc_points * dag_.funcs[g].bytes_per_point;
             if (std::find(c->dirty.begin(), c->dirty.end(), g) == c->dirty.end())
                 c->dirty.push_back(g);
         }
@@ -427,7 +433,8 @@ void SearchSpace::children(const State &s, const SearchSpaceOptions &opt,
         bool memory = opt.memory_limit_bytes > 0 && c->root_bytes > opt.memory_limit_bytes;
         if (!unroll && !memory) {
             any_ok = true;
-            for (auto &v : over) v.clear();
+            for (auto &v : over)
+                v.clear();
             emit(std::move(c));
             return;
         }
@@ -490,8 +497,9 @@ void SearchSpace::children(const State &s, const SearchSpaceOptions &opt,
             if (total > (unsigned __int128)(1) << 100) total = (unsigned __int128)(1) << 100;
         }
         if (total == 0) return;
-        const uint64_t picks =
-            total <= (unsigned __int128)(combo_cap) ? uint64_t(total) : uint64_t(std::max(1, combo_cap));
+        const uint64_t picks = total <= (unsigned __int128)(combo_cap)
+                                   ? uint64_t(total)
+                                   : uint64_t(std::max(1, combo_cap));
         const double step = double(total) / double(picks); // as thin() computes it
         for (uint64_t k = 0; k < picks; k++) {
             unsigned __int128 index =
@@ -506,7 +514,8 @@ void SearchSpace::children(const State &s, const SearchSpaceOptions &opt,
         }
     };
     const int combo_cap = opt.coarse ? opt.combos_per_placement_coarse : opt.combos_per_placement;
-    for (const FuncSched &p : placements(s, func, opt)) offer_placement(s, p, combo_cap);
+    for (const FuncSched &p : placements(s, func, opt))
+        offer_placement(s, p, combo_cap);
     // The Func inside its consumer re-tiled for it: the consumer's tiling was chosen before its
     // producers were, when no split of a loop it could leave whole paid off.
     const int retile_cap = std::max(1, combo_cap / std::max(1, opt.retile_combos_divisor));
@@ -515,7 +524,8 @@ void SearchSpace::children(const State &s, const SearchSpaceOptions &opt,
     if (!any_ok) {
         for (auto &v : over) {
             if (v.empty()) continue;
-            for (StatePtr &c : v) emit(std::move(c));
+            for (StatePtr &c : v)
+                emit(std::move(c));
             break;
         }
     }

@@ -23,7 +23,8 @@ template <typename T> void thin(std::vector<T> *v, size_t cap) {
     if (v->size() <= cap) return;
     std::vector<T> out;
     double step = double(v->size()) / double(cap);
-    for (size_t i = 0; i < cap; i++) out.push_back((*v)[size_t(i * step)]);
+    for (size_t i = 0; i < cap; i++)
+        out.push_back((*v)[size_t(i * step)]);
     *v = std::move(out);
 }
 } // namespace detail
@@ -165,8 +166,7 @@ public:
     bool is_complete(const State &s) const { return s.num_decided == int(order_.size()); }
 
     /** Appends all legal children of `s` (one more Func decided) to `out`. */
-    void children(const State &s, const SearchSpaceOptions &opt,
-                  std::vector<StatePtr> *out) const;
+    void children(const State &s, const SearchSpaceOptions &opt, std::vector<StatePtr> *out) const;
     /** The same children, handed to `emit` one at a time as they are made, so the caller
      * decides how many it holds. Children over the unroll or root-memory limits are emitted
      * only if no child of `s` is under them (at most max_fallback_children of them). */
@@ -212,8 +212,8 @@ private:
         std::vector<int64_t> sizes; // the split sizes in use, then the box's bounds
         bool operator==(const TilingKey &o) const {
             return func == o.func && stage == o.stage && may_parallelize == o.may_parallelize &&
-                   coarse == o.coarse && cap == o.cap && max_loop_option_product == o.max_loop_option_product &&
-                   sizes == o.sizes;
+                   coarse == o.coarse && cap == o.cap &&
+                   max_loop_option_product == o.max_loop_option_product && sizes == o.sizes;
         }
     };
     struct TilingKeyHash {
@@ -222,7 +222,8 @@ private:
     mutable std::unordered_map<TilingKey, std::vector<StageSched>, TilingKeyHash> tiling_cache_;
     mutable size_t tiling_cache_entries_ = 0; // StageScheds held by tiling_cache_
     mutable std::mutex tiling_cache_mutex_;
-    std::vector<FuncSched> placements(const State &s, int func, const SearchSpaceOptions &opt) const;
+    std::vector<FuncSched> placements(const State &s, int func,
+                                      const SearchSpaceOptions &opt) const;
     /** A copy of a state with the consumer of `func` re-tiled, and `func`'s placement at the
      * new loop (SearchSpaceOptions::retile_consumers). */
     struct Retiling {

@@ -16,7 +16,8 @@ std::vector<std::string> split(const std::string &s, char sep) {
     std::vector<std::string> out;
     std::string cur;
     std::istringstream in(s);
-    while (std::getline(in, cur, sep)) out.push_back(cur);
+    while (std::getline(in, cur, sep))
+        out.push_back(cur);
     if (!s.empty() && s.back() == sep) out.push_back("");
     return out;
 }
@@ -79,9 +80,12 @@ std::string parse_search_space_options(const std::string &text, SearchSpaceOptio
     };
     auto flag = [](bool *field) -> Setter {
         return [field](const std::string &v) -> std::string {
-            if (v == "1" || v == "true") *field = true;
-            else if (v == "0" || v == "false") *field = false;
-            else return "expects 0, 1, true or false";
+            if (v == "1" || v == "true")
+                *field = true;
+            else if (v == "0" || v == "false")
+                *field = false;
+            else
+                return "expects 0, 1, true or false";
             return "";
         };
     };
@@ -139,7 +143,8 @@ std::string parse_search_space_options(const std::string &text, SearchSpaceOptio
         auto it = keys.find(key);
         if (it == keys.end()) {
             std::string known;
-            for (const auto &k : keys) known += (known.empty() ? "" : ", ") + k.first;
+            for (const auto &k : keys)
+                known += (known.empty() ? "" : ", ") + k.first;
             return "unknown key '" + key + "' (known: " + known + ")";
         }
         std::string e = it->second(value);

@@ -48,7 +48,8 @@ std::vector<StageSched> SearchSpace::tilings(const Stage &s, const Box64 &box, b
     const int V = vector_lanes(s.func);
     const int k = int(s.loops.size());
     bool has_vector_dim = false;
-    for (const LoopDim &l : s.loops) has_vector_dim |= l.func_dim == 0 && l.parallel_safe;
+    for (const LoopDim &l : s.loops)
+        has_vector_dim |= l.func_dim == 0 && l.parallel_safe;
 
     // Above large_pipeline_funcs Funcs, the `_large` sizes (SearchSpaceOptions).
     const bool big = large(opt);
@@ -66,7 +67,7 @@ std::vector<StageSched> SearchSpace::tilings(const Stage &s, const Box64 &box, b
         o.push_back({LoopMode::Inner, 0});
         if (E <= 1) continue;
         if (l.is_rvar || l.func_dim < 0) continue; // RVars move together, below
-        
+
         int rank = pure_seen++;
         if (l.func_dim == 0 && l.parallel_safe) {
             // Coarse: a register-sized and a cache-sized tile, so that producers can find a
@@ -78,8 +79,10 @@ std::vector<StageSched> SearchSpace::tilings(const Stage &s, const Box64 &box, b
             for (int64_t t : split_factors)
                 if (t < E) o.push_back({LoopMode::Split, t});
         } else {
-            if (coarse) o[0] = {E > 8 ? LoopMode::Outer : LoopMode::Inner, 0};
-            else o.push_back({LoopMode::Outer, 0});
+            if (coarse)
+                o[0] = {E > 8 ? LoopMode::Outer : LoopMode::Inner, 0};
+            else
+                o.push_back({LoopMode::Outer, 0});
         }
     }
 
@@ -105,7 +108,8 @@ std::vector<StageSched> SearchSpace::tilings(const Stage &s, const Box64 &box, b
     // splits are offered with the Func that uses them (SearchRetilings.cpp).
     std::vector<LoopMode> rvar_modes = {LoopMode::Inner};
     bool has_rvar = false;
-    for (int i = 0; i < k; i++) has_rvar |= s.loops[i].is_rvar && box[i].extent() > 1;
+    for (int i = 0; i < k; i++)
+        has_rvar |= s.loops[i].is_rvar && box[i].extent() > 1;
     if (has_rvar && has_vector_dim) {
         rvar_modes.push_back(LoopMode::Outer);
         rvar_modes.push_back(LoopMode::Middle);
@@ -195,17 +199,23 @@ std::vector<StageSched> SearchSpace::tilings(const Stage &s, const Box64 &box, b
 }
 
 size_t SearchSpace::TilingKeyHash::operator()(const TilingKey &k) const {
-    uint64_t h = hash_mix(uint64_t(k.func) * 64 + uint64_t(k.stage), uint64_t(k.may_parallelize) * 2 + k.coarse);
+    uint64_t h = hash_mix(uint64_t(k.func) * 64 + uint64_t(k.stage),
+                          uint64_t(k.may_parallelize) * 2 + k.coarse);
     h = hash_mix(hash_mix(h, uint64_t(k.cap)), uint64_t(k.max_loop_option_product));
-    for (int64_t v : k.sizes) h = hash_mix(h, uint64_t(v));
+    for (int64_t v : k.sizes)
+        h = hash_mix(h, uint64_t(v));
     return size_t(h);
 }
 
 std::vector<StageSched> SearchSpace::cached_tilings(const Stage &s, const Box64 &box, bool may_par,
                                                     const SearchSpaceOptions &opt) const {
-    TilingKey key{s.func, s.index, may_par, opt.coarse,
+    TilingKey key{s.func,
+                  s.index,
+                  may_par,
+                  opt.coarse,
                   opt.coarse ? opt.tilings_per_stage_coarse : opt.tilings_per_stage,
-                  opt.max_loop_option_product, {}};
+                  opt.max_loop_option_product,
+                  {}};
     // Everything else tilings() reads from `opt`: the split sizes in use.
     const bool big = large(opt);
     for (const SizeList *l : {big ? &opt.vector_splits_large : &opt.vector_splits,

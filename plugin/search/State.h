@@ -23,8 +23,8 @@ struct State {
     /** IR nodes that unrolling adds to the generated code: per stage, (copies - 1) x its body
      * with inlined producers substituted (SearchSpaceOptions::max_unrolled_nodes). */
     double unrolled_nodes = 0;
-    uint64_t hash = 0;            // of all decisions so far
-    uint64_t placement_hash = 0;  // of the placements only (the coarse structure)
+    uint64_t hash = 0;           // of all decisions so far
+    uint64_t placement_hash = 0; // of the placements only (the coarse structure)
 };
 
 using StatePtr = std::shared_ptr<State>;

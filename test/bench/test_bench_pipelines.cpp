@@ -32,8 +32,7 @@ namespace {
 
 using Halide::Runtime::Buffer;
 
-template <typename T>
-void fill(Buffer<T> &b, uint32_t seed) {
+template <typename T> void fill(Buffer<T> &b, uint32_t seed) {
     std::mt19937 rng(seed);
     b.for_each_value([&](T &v) {
         if constexpr (std::is_floating_point_v<T>) {
@@ -46,8 +45,7 @@ void fill(Buffer<T> &b, uint32_t seed) {
 
 // Number of elements of `got` that differ from `want` (integers exactly; floats by more than
 // 1e-4 * max(|want|, 1)).
-template <typename T>
-size_t mismatches(const Buffer<T> &got, const Buffer<T> &want) {
+template <typename T> size_t mismatches(const Buffer<T> &got, const Buffer<T> &want) {
     size_t bad = 0;
     got.for_each_element([&](const int *pos) {
         const T g = got(pos), w = want(pos);
@@ -61,9 +59,11 @@ size_t mismatches(const Buffer<T> &got, const Buffer<T> &want) {
     return bad;
 }
 
-int clampi(int v, int lo, int hi) { return std::min(std::max(v, lo), hi); }
+int clampi(int v, int lo, int hi) {
+    return std::min(std::max(v, lo), hi);
+}
 
-}  // namespace
+} // namespace
 
 TEST_CASE("box_blur matches a C++ 3x3 box filter", "[bench]") {
     const int w = 1536, h = 2560;
@@ -73,7 +73,8 @@ TEST_CASE("box_blur matches a C++ 3x3 box filter", "[bench]") {
         for (int x = 0; x < w; x++) {
             uint32_t s = 0;
             for (int dy = -1; dy <= 1; dy++)
-                for (int dx = -1; dx <= 1; dx++) s += in(clampi(x + dx, 0, w - 1), clampi(y + dy, 0, h - 1));
+                for (int dx = -1; dx <= 1; dx++)
+                    s += in(clampi(x + dx, 0, w - 1), clampi(y + dy, 0, h - 1));
             want(x, y) = uint16_t((s + 4) / 9);
         }
     }
@@ -135,7 +136,8 @@ TEST_CASE("histogram_equalize matches a C++ luma histogram equalisation", "[benc
     }
     std::vector<int> lut(256);
     const int64_t den = std::max<int64_t>(total - cdf_min, 1);
-    for (int i = 0; i < 256; i++) lut[i] = int(std::clamp<int64_t>(((cdf[i] - cdf_min) * 255 + den / 2) / den, 0, 255));
+    for (int i = 0; i < 256; i++)
+        lut[i] = int(std::clamp<int64_t>(((cdf[i] - cdf_min) * 255 + den / 2) / den, 0, 255));
     want.for_each_element([&](int x, int y, int c) {
         const int old_l = luma(x, y), new_l = lut[old_l];
         const int v = old_l == 0 ? new_l : (in(x, y, c) * new_l + old_l / 2) / old_l;
@@ -155,12 +157,16 @@ TEST_CASE("iir_blur matches C++ first-order recursive filters", "[bench]") {
     want.copy_from(in);
     for (int c = 0; c < 3; c++) {
         for (int x = 0; x < w; x++) {
-            for (int y = 1; y < h; y++) want(x, y, c) = alpha * want(x, y, c) + a * want(x, y - 1, c);
-            for (int y = h - 2; y >= 0; y--) want(x, y, c) = alpha * want(x, y, c) + a * want(x, y + 1, c);
+            for (int y = 1; y < h; y++)
+                want(x, y, c) = alpha * want(x, y, c) + a * want(x, y - 1, c);
+            for (int y = h - 2; y >= 0; y--)
+                want(x, y, c) = alpha * want(x, y, c) + a * want(x, y + 1, c);
         }
         for (int y = 0; y < h; y++) {
-            for (int x = 1; x < w; x++) want(x, y, c) = alpha * want(x, y, c) + a * want(x - 1, y, c);
-            for (int x = w - 2; x >= 0; x--) want(x, y, c) = alpha * want(x, y, c) + a * want(x + 1, y, c);
+            for (int x = 1; x < w; x++)
+                want(x, y, c) = alpha * want(x, y, c) + a * want(x - 1, y, c);
+            for (int x = w - 2; x >= 0; x--)
+                want(x, y, c) = alpha * want(x, y, c) + a * want(x + 1, y, c);
         }
     }
     REQUIRE(iir_blur_m16(in, alpha, m16) == 0);
@@ -178,9 +184,11 @@ TEST_CASE("matmul matches a C++ triple loop", "[bench]") {
         std::vector<float> row(n, 0.0f);
         for (int k = 0; k < n; k++) {
             const float av = a(k, y);
-            for (int x = 0; x < n; x++) row[x] += av * b(x, k);
+            for (int x = 0; x < n; x++)
+                row[x] += av * b(x, k);
         }
-        for (int x = 0; x < n; x++) want(x, y) = row[x];
+        for (int x = 0; x < n; x++)
+            want(x, y) = row[x];
     }
     REQUIRE(matmul_m16(a, b, m16) == 0);
     REQUIRE(matmul_root(a, b, root) == 0);
@@ -199,7 +207,8 @@ TEST_CASE("conv_relu matches a C++ direct convolution with bias and ReLU", "[ben
         float s = bias(c);
         for (int ky = 0; ky < 3; ky++)
             for (int kx = 0; kx < 3; kx++)
-                for (int i = 0; i < ci; i++) s += filter(i, kx, ky, c) * in(i, x + kx, y + ky, b);
+                for (int i = 0; i < ci; i++)
+                    s += filter(i, kx, ky, c) * in(i, x + kx, y + ky, b);
         want(c, x, y, b) = std::max(s, 0.0f);
     });
     REQUIRE(conv_relu_m16(in, filter, bias, m16) == 0);
@@ -281,7 +290,7 @@ Buffer<float> bilateral_guided_upsampling_reference(const Buffer<float> &low_in,
     for (int z = 0; z <= bins; z++) {
         for (int cy = cy0; cy <= cy1; cy++) {
             for (int cx = cx0; cx <= cx1; cx++) {
-                double m[4][7];  // [A + lambda I | B], A symmetric from its upper triangle
+                double m[4][7]; // [A + lambda I | B], A symmetric from its upper triangle
                 for (int i = 0; i < 4; i++) {
                     for (int j = 0; j < 7; j++) {
                         const int a = j < 4 ? std::min(i, j) : i, b = j < 4 ? std::max(i, j) : j;
@@ -445,12 +454,12 @@ Buffer<float> synthetic_200_reference(const Buffer<float> &in) {
     return out;
 }
 
-}  // namespace
+} // namespace
 
 TEST_CASE("bilateral_guided_upsampling matches a C++ BGU with a Gaussian-elimination solve",
           "[bench]") {
     const int w = 1536, h = 2560, lw = w / 8, lh = h / 8;
-    const float lambda = 1e-2f;  // the generator's estimate
+    const float lambda = 1e-2f; // the generator's estimate
     Buffer<float> low_in(lw, lh, 3), low_out(lw, lh, 3), high_in(w, h, 3);
     Buffer<float> m16(w, h, 3), root(w, h, 3);
     fill(low_in, 10);

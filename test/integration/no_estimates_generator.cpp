@@ -29,7 +29,7 @@ public:
     }
 };
 
-}  // namespace
+} // namespace
 
 HALIDE_REGISTER_GENERATOR(NoEstimates, no_estimates)
 HALIDE_REGISTER_GENERATOR(WithEstimates, with_estimates)

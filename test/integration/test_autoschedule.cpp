@@ -28,7 +28,8 @@ void check_pipeline(const std::function<Built()> &make, const std::vector<std::v
     Built ref = make();
     Built sch = make();
     std::vector<Internal::Function> fs;
-    for (Func &f : sch.outputs) fs.push_back(f.function());
+    for (Func &f : sch.outputs)
+        fs.push_back(f.function());
     sextant::MachineInfo m;
     m.parallelism = 2;
     sextant::AutoscheduleResult r = sextant::autoschedule(fs, kTarget, m, params);
@@ -42,13 +43,15 @@ void check_pipeline(const std::function<Built()> &make, const std::vector<std::v
         ImageParam &b = sch.inputs[i];
         std::vector<int> ext(a.dimensions(), 0);
         Buffer<> buf(a.type(), std::vector<int>(a.dimensions(), 512));
-        for (int d = 0; d < a.dimensions(); d++) buf.translate(d, -64);
+        for (int d = 0; d < a.dimensions(); d++)
+            buf.translate(d, -64);
         Var x, y, z, w;
         Func fill;
         std::vector<Var> vs = {x, y, z, w};
         vs.resize(a.dimensions());
         Expr e = 0;
-        for (int d = 0; d < a.dimensions(); d++) e = e * 31 + vs[d] * (d + 7);
+        for (int d = 0; d < a.dimensions(); d++)
+            e = e * 31 + vs[d] * (d + 7);
         fill(vs) = cast(a.type(), (e % 97) + 3);
         fill.realize(buf, kTarget);
         a.set(buf);
@@ -180,7 +183,8 @@ TEST_CASE("same inputs and seed give the same schedule", "[e2e]") {
 TEST_CASE("ScheduleText replays to identical decisions", "[e2e][text]") {
     Built b = pyramid_two_outputs();
     std::vector<Internal::Function> fs;
-    for (Func &f : b.outputs) fs.push_back(f.function());
+    for (Func &f : b.outputs)
+        fs.push_back(f.function());
     sextant::PipelineDag dag = sextant::build_pipeline_dag(fs, kTarget, sextant::MachineInfo{});
     sextant::MachineInfo m;
     sextant::AutoscheduleResult r = sextant::autoschedule(fs, kTarget, m, fast_params());

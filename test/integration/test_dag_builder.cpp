@@ -14,7 +14,8 @@ namespace {
 
 PipelineDag build(const std::vector<Func> &outs) {
     std::vector<Internal::Function> fs;
-    for (const Func &f : outs) fs.push_back(f.function());
+    for (const Func &f : outs)
+        fs.push_back(f.function());
     return sextant::build_pipeline_dag(fs, Target("x86-64-linux-avx2"), sextant::MachineInfo{});
 }
 
@@ -32,14 +33,16 @@ const sextant::Load &load_from(const sextant::Stage &s, const std::string &produ
         if (n == producer && nth-- == 0) return l;
     }
     std::string names;
-    for (const sextant::FuncNode &f : dag.funcs) names += f.name + " ";
+    for (const sextant::FuncNode &f : dag.funcs)
+        names += f.name + " ";
     FAIL("no load from " << producer << "; funcs: " << names);
     return s.loads[0];
 }
 
 Box64 box(std::initializer_list<std::pair<int64_t, int64_t>> b) {
     Box64 r;
-    for (auto &p : b) r.push_back({p.first, p.second});
+    for (auto &p : b)
+        r.push_back({p.first, p.second});
     return r;
 }
 
@@ -172,7 +175,8 @@ TEST_CASE("histogram scatter", "[dag]") {
     CHECK(func(dag, "bright").bounds == box({{0, 63}, {0, 31}}));
     CHECK(h.bounds == box({{0, 127}}));
     // The scatter update has no pure loop to parallelize.
-    for (const sextant::LoopDim &l : h.stages[1].loops) CHECK_FALSE(l.parallel_safe);
+    for (const sextant::LoopDim &l : h.stages[1].loops)
+        CHECK_FALSE(l.parallel_safe);
 }
 
 TEST_CASE("a scatter index clamped around a value Halide cannot fold is still bounded", "[dag]") {
@@ -195,7 +199,7 @@ TEST_CASE("two outputs", "[dag]") {
     ImageParam in(Float(32), 1, "in5");
     Var x("x");
     Func common("common"), a("a"), b("b");
-    common(x) = in(x) * 2.f;
+    common(x) = in(x)*2.f;
     a(x) = common(x) + 1.f;
     b(x) = common(x + 10);
     a.set_estimate(x, 0, 100);
@@ -265,7 +269,7 @@ TEST_CASE("a clamp of a computed index is work per point; a plain one is the loa
     ImageParam lut(Float(32), 1, "lut9");
     Var x("x");
     Func f("looked_up");
-    f(x) = in(clamp(x * 2, 0, 99)) + lut(clamp(cast<int>(in(x) * 16.0f) + 1, 0, 19));
+    f(x) = in(clamp(x * 2, 0, 99)) + lut(clamp(cast<int>(in(x)*16.0f) + 1, 0, 19));
     f.set_estimate(x, 0, 50);
     in.set_estimates({{0, 100}});
     lut.set_estimates({{0, 20}});
@@ -282,8 +286,8 @@ TEST_CASE("a clamp of a computed index is work per point; a plain one is the loa
     REQUIRE(plain);
     CHECK(plain->clamps == std::vector<int>{2});
     CHECK(plain->likely == std::vector<bool>{false});
-    CHECK(s.ops.of_kind(OpKind::Mul) == 1);    // in(x) * 16 (x * 2 is address arithmetic)
-    CHECK(s.ops.of_kind(OpKind::Add) == 2);    // the sum, and + 1 to a loaded index
+    CHECK(s.ops.of_kind(OpKind::Mul) == 1); // in(x) * 16 (x * 2 is address arithmetic)
+    CHECK(s.ops.of_kind(OpKind::Add) == 2); // the sum, and + 1 to a loaded index
 }
 
 TEST_CASE("missing output estimate names the Func and dimension", "[dag][errors]") {
@@ -308,7 +312,7 @@ TEST_CASE("missing Param estimate is named when bounds need it", "[dag][errors]"
     Param<int> offset("offset");
     Var x("x");
     Func out("out"), p("p");
-    p(x) = in(x) * 2.f;
+    p(x) = in(x)*2.f;
     out(x) = p(x + offset);
     out.set_estimate(x, 0, 10);
     CHECK_THROWS_WITH(build({out}), Catch::Contains("Param 'offset' has no estimate"));

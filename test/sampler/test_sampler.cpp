@@ -232,7 +232,8 @@ TEST_CASE("a second pass with --weights adds the learned model's schedules up to
     std::map<int64_t, int64_t> first_pass; // workload -> records
     {
         SampleStore store(db);
-        for (const WorkloadInfo &w : store.workloads()) first_pass[w.id] = store.count_records(w.id);
+        for (const WorkloadInfo &w : store.workloads())
+            first_pass[w.id] = store.count_records(w.id);
     }
     REQUIRE(first_pass.size() == 2);
     // Weights that rank differently from the analytical model: trained on synthetic data
@@ -242,9 +243,9 @@ TEST_CASE("a second pass with --weights adds the learned model's schedules up to
             train_out + " 2>&1",
         &status);
     REQUIRE(status == 0);
-    std::string out = run(sampler() + seeds + " --per-pipeline 6 --weights " + train_out +
-                              "/weights.sxw 2>&1",
-                          &status);
+    std::string out =
+        run(sampler() + seeds + " --per-pipeline 6 --weights " + train_out + "/weights.sxw 2>&1",
+            &status);
     INFO(out);
     REQUIRE(status == 0);
     SampleStore store(db);

@@ -58,7 +58,8 @@ inline FuncNode func(int id, const std::string &name, Box64 bounds) {
     FuncNode f;
     f.id = id;
     f.name = name;
-    for (size_t d = 0; d < bounds.size(); d++) f.dims.push_back(d == 0 ? "x" : d == 1 ? "y" : "c");
+    for (size_t d = 0; d < bounds.size(); d++)
+        f.dims.push_back(d == 0 ? "x" : d == 1 ? "y" : "c");
     f.value_types = {TypeClass::F32};
     f.bytes_per_point = 4;
     f.bounds = bounds;

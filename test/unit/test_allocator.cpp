@@ -39,8 +39,9 @@ PipelineDag two_producers(int64_t W, int64_t H) {
     cs.loops = {test::pure_loop("x", 0, 0, W - 1), test::pure_loop("y", 1, 0, H - 1)};
     cs.ops.at(OpKind::Add, TypeClass::F32) = 5;
     for (int id = 0; id < 2; id++)
-        cs.loads.push_back(test::simple_load(
-            ProducerKind::Func, id, 3, 2, {{1, 1, true}, {0, 1, true}, {0, 1, true}, {1, 1, true}}));
+        cs.loads.push_back(
+            test::simple_load(ProducerKind::Func, id, 3, 2,
+                              {{1, 1, true}, {0, 1, true}, {0, 1, true}, {1, 1, true}}));
     c.stages.push_back(cs);
     dag.funcs.push_back(c);
     dag.outputs = {2};
@@ -75,8 +76,7 @@ AllocatorEstimate estimate(const PipelineDag &dag, const Decisions &d) {
 
 } // namespace
 
-TEST_CASE("two strip buffers over 128 KiB together fault what the trim releases",
-          "[allocator]") {
+TEST_CASE("two strip buffers over 128 KiB together fault what the trim releases", "[allocator]") {
     // 2048 x 10 rows x 4 bytes = 80 KiB each: 160 KiB per strip, nothing mmap'd ever, so the
     // trim threshold stays at 128 KiB and each strip re-faults the 32 KiB above it.
     PipelineDag dag = two_producers(2048, 256);
@@ -123,8 +123,7 @@ TEST_CASE("root buffers over the trim threshold together, or over 32 MiB, fault 
     CHECK(allocator_seconds(e) == Approx(2 * 16384 * kMainArenaFaultSeconds));
 }
 
-TEST_CASE("a strip group at the trim threshold faults once the top pad is counted",
-          "[allocator]") {
+TEST_CASE("a strip group at the trim threshold faults once the top pad is counted", "[allocator]") {
     // 4096 x 10 rows x 4 bytes = 160 KiB each: mmap'd at first, which raises the threshold to
     // 320 KiB, exactly the group. Freed, the thread's top holds the group plus the 128 KiB top
     // pad, over the threshold: each strip re-faults what lies above the pad (bench iir_blur:

@@ -12,7 +12,9 @@ namespace {
 
 using test::sched;
 
-double at(const ScheduleRow &r, F f) { return r[int(f)]; }
+double at(const ScheduleRow &r, F f) {
+    return r[int(f)];
+}
 
 /** stencil_1d with C split by 16 (parallel outer, vector 8) and P placed as given. */
 Decisions stencil(Placement p_place) {
@@ -138,7 +140,7 @@ TEST_CASE("reduction update: points, self loads and working set", "[features]") 
     CHECK(at(u, F::num_allocations) == 0);
     CHECK(at(u, F::bytes_read_per_realization) == 128 * 64 * 4);
     CHECK(at(u, F::working_set_inner) == 128 * 4); // one r iteration reads one row of T
-    CHECK(at(u, F::idle_core_fraction) == 0.5);      // serial on 2 cores
+    CHECK(at(u, F::idle_core_fraction) == 0.5);    // serial on 2 cores
     ScheduleRow t = fz.schedule_features(d, n, 0, 0);
     CHECK(at(t, F::scalar_points) == 128 * 64);
     CHECK(at(t, F::vector_points) == 0);

@@ -14,8 +14,11 @@ TEST_CASE("defaults", "[params]") {
 }
 
 TEST_CASE("Adams2019 names are accepted; SEXTANT_ names win", "[params]") {
-    Params p = Params::parse({{"HL_BEAM_SIZE", "4"}, {"HL_SEED", "9"}, {"SEXTANT_SEED", "12"},
-                              {"HL_RANDOM_DROPOUT", "50"}, {"HL_NO_SUBTILING", "1"}});
+    Params p = Params::parse({{"HL_BEAM_SIZE", "4"},
+                              {"HL_SEED", "9"},
+                              {"SEXTANT_SEED", "12"},
+                              {"HL_RANDOM_DROPOUT", "50"},
+                              {"HL_NO_SUBTILING", "1"}});
     CHECK(p.beam_size == 4);
     CHECK(p.seed == 12);
     CHECK(p.random_dropout == 50);

@@ -22,7 +22,9 @@ public:
         for (State *s : states) {
             s->cost = 0;
             for (const FuncSched &f : s->decisions)
-                s->cost += f.placement == Placement::Root ? 1.0 : f.placement == Placement::At ? 0.5 : 0;
+                s->cost += f.placement == Placement::Root ? 1.0
+                           : f.placement == Placement::At ? 0.5
+                                                          : 0;
             s->dirty.clear();
         }
     }
@@ -70,10 +72,9 @@ TEST_CASE("a single-consumer producer may be inlined, rooted or computed per til
     std::vector<StatePtr> kids;
     space.children(*after_c, {}, &kids);
     // x_o (level 0) is a legal compute_at site; x_i is vectorized, so it is not.
-    CHECK(placements_of(kids, 0) == std::set<std::pair<int, int>>{
-                                        {int(Placement::Inline), -1},
-                                        {int(Placement::Root), -1},
-                                        {int(Placement::At), 0}});
+    CHECK(placements_of(kids, 0) == std::set<std::pair<int, int>>{{int(Placement::Inline), -1},
+                                                                  {int(Placement::Root), -1},
+                                                                  {int(Placement::At), 0}});
     for (const StatePtr &k : kids) {
         const FuncSched &p = k->decisions[0];
         if (p.placement != Placement::At) continue;
@@ -208,7 +209,8 @@ TEST_CASE("ScheduleText round-trips and directives name the loops they create", 
     REQUIRE(ds.size() >= 4);
     CHECK(ds[0].kind == Directive::Kind::ComputeAt);
     CHECK(ds[0].vars[0].name == "x_o");
-    CHECK_THROWS_WITH(parse_schedule_text(dag, "sextant-schedule 1\nfunc C root\n  stage 0 loops y:inner vector 1 unroll 1 parallel 0\n"),
+    CHECK_THROWS_WITH(parse_schedule_text(dag, "sextant-schedule 1\nfunc C root\n  stage 0 loops "
+                                               "y:inner vector 1 unroll 1 parallel 0\n"),
                       Catch::Contains("expected loop 'x'"));
 }
 
@@ -276,20 +278,21 @@ TEST_CASE("register blocking unrolls the split part outside the vectors", "[sear
     CHECK(parse_schedule_text(dag, text) == d);
     bool unrolled_y_i = false;
     for (const Directive &x : make_directives(dag, d))
-        if (x.kind == Directive::Kind::Unroll && x.factor == 0) unrolled_y_i = x.vars[0].name == "y_i";
+        if (x.kind == Directive::Kind::Unroll && x.factor == 0)
+            unrolled_y_i = x.vars[0].name == "y_i";
     CHECK(unrolled_y_i);
     Nests n = build_all_nests(dag, d);
     CHECK(n[1]->stages[0].order[2].unrolled);
     // The tiling generator offers it for such a nest.
     SearchSpace space(dag);
     bool offered = false;
-    for (const StageSched &t : space.tilings(dag.stage(1, 0), dag.stage(1, 0).full_loop_box(), true, false))
+    for (const StageSched &t :
+         space.tilings(dag.stage(1, 0), dag.stage(1, 0).full_loop_box(), true, false))
         offered |= t.unroll_outer;
     CHECK(offered);
 }
 
 namespace {
-
 
 bool offers_inline(const SearchSpace &space, const State &s, const SearchSpaceOptions &opt = {}) {
     std::vector<StatePtr> kids;
@@ -361,8 +364,10 @@ TEST_CASE("unrolling is not offered once it would add more code than the budget"
     }
     CHECK(one_copy);
     CHECK(unrolled > 0);
-    for (const StatePtr &k : kids_with(16)) CHECK(k->unrolled_nodes == 0);
-    for (const StatePtr &k : kids_with(17)) CHECK(k->unrolled_nodes <= 17);
+    for (const StatePtr &k : kids_with(16))
+        CHECK(k->unrolled_nodes == 0);
+    for (const StatePtr &k : kids_with(17))
+        CHECK(k->unrolled_nodes <= 17);
 }
 
 namespace {
@@ -374,8 +379,11 @@ public:
     void evaluate(const std::vector<State *> &states) override {
         for (State *s : states) {
             const FuncSched &p1 = s->decisions[1], &p0 = s->decisions[0];
-            s->cost = p1.placement == Placement::Root ? 1.0 : p1.placement == Placement::At ? 2.0 : 3.0;
-            if (p0.placement != Placement::Undecided && p1.placement == Placement::Root) s->cost += 10;
+            s->cost = p1.placement == Placement::Root ? 1.0
+                      : p1.placement == Placement::At ? 2.0
+                                                      : 3.0;
+            if (p0.placement != Placement::Undecided && p1.placement == Placement::Root)
+                s->cost += 10;
             s->dirty.clear();
         }
     }
@@ -418,7 +426,8 @@ class CollidingRootTrap : public RootTrap {
 public:
     void evaluate(const std::vector<State *> &states) override {
         RootTrap::evaluate(states);
-        for (State *s : states) s->hash = 42;
+        for (State *s : states)
+            s->hash = 42;
     }
 };
 

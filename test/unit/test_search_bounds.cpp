@@ -27,17 +27,20 @@ PipelineDag wide_5d_dag(int n) {
     auto bounds = [&](int margin) {
         Box64 b;
         for (int d = 0; d < D; d++)
-            b.push_back(d < 2 ? Interval64{-margin, ext[d] - 1 + margin} : Interval64{0, ext[d] - 1});
+            b.push_back(d < 2 ? Interval64{-margin, ext[d] - 1 + margin}
+                              : Interval64{0, ext[d] - 1});
         return b;
     };
     dag.inputs.push_back(test::input(bounds(n)));
     std::vector<JacobianEntry> identity;
     for (int p = 0; p < D; p++)
-        for (int l = 0; l < D; l++) identity.push_back({p == l ? 1 : 0, 1, true});
+        for (int l = 0; l < D; l++)
+            identity.push_back({p == l ? 1 : 0, 1, true});
     for (int k = 0; k < n; k++) {
         FuncNode f = test::func(k, "F" + std::to_string(k), bounds(n - 1 - k));
         f.dims.clear();
-        for (int d = 0; d < D; d++) f.dims.push_back(names[d]);
+        for (int d = 0; d < D; d++)
+            f.dims.push_back(names[d]);
         f.can_inline = k < n - 1;
         f.is_output = k == n - 1;
         Stage s;
@@ -57,7 +60,8 @@ PipelineDag wide_5d_dag(int n) {
             dag.edges.push_back(test::offset_edge(k, 0, ProducerKind::Func, k - 1, lo, hi, 3));
             if (k >= 2) {
                 s.loads.push_back(test::simple_load(ProducerKind::Func, k - 2, 1, D, identity));
-                dag.edges.push_back(test::offset_edge(k, 0, ProducerKind::Func, k - 2, zero, zero, 1));
+                dag.edges.push_back(
+                    test::offset_edge(k, 0, ProducerKind::Func, k - 2, zero, zero, 1));
             }
         }
         f.stages.push_back(s);
@@ -142,7 +146,8 @@ TEST_CASE("the time limit cuts the search short and still yields a complete sche
     // One step after the limit, then the rest greedily: far less than a full search.
     CHECK(took < 0.5 + 20);
     // Every Func of the schedule is decided and legal to replay.
-    for (int f : space.order()) CHECK(best->decisions[f].placement != Placement::Undecided);
+    for (int f : space.order())
+        CHECK(best->decisions[f].placement != Placement::Undecided);
 }
 
 TEST_CASE("SEXTANT_ASSERT throws an InternalError naming the condition, in every build",

@@ -81,7 +81,8 @@ FuncSched root_c(std::vector<LoopTiling> loops, int unroll = 1) {
 std::vector<StatePtr> children_after(const SearchSpace &space,
                                      std::initializer_list<FuncSched> decided) {
     StatePtr s = space.initial_state();
-    for (const FuncSched &fs : decided) s = space.make_child(*s, fs);
+    for (const FuncSched &fs : decided)
+        s = space.make_child(*s, fs);
     std::vector<StatePtr> kids;
     space.children(*s, {}, &kids);
     return kids;
@@ -134,10 +135,10 @@ TEST_CASE("no compute_at whose strided loads get constant indices in a vector ta
     // constant-size buffer have constant indices, and Halide 14 gives their dense load an
     // alignment they do not have (vmovaps on an unaligned address: SIGSEGV).
     const std::vector<LoopTiling> rows = {{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}; // y, x
-    CHECK(at_levels(downsample_2d(54, 2), rows).empty());        // 54 % 8 != 0: a tail
-    CHECK(at_levels(downsample_2d(56, 2), rows) == std::set<int>{0}); // no tail
+    CHECK(at_levels(downsample_2d(54, 2), rows).empty());                // 54 % 8 != 0: a tail
+    CHECK(at_levels(downsample_2d(56, 2), rows) == std::set<int>{0});    // no tail
     CHECK(at_levels(downsample_2d(64, 2), rows, 2) == std::set<int>{0}); // 64 % 16 == 0
-    CHECK(at_levels(downsample_2d(56, 2), rows, 2).empty()); // unrolled by 2: 56 % 16 != 0
+    CHECK(at_levels(downsample_2d(56, 2), rows, 2).empty());          // unrolled by 2: 56 % 16 != 0
     CHECK(at_levels(downsample_2d(54, 1), rows) == std::set<int>{0}); // dense loads: fine
     // y split by 4 (y_o, y_i, x): at y_o the indices vary with y_i; at y_i they do not.
     CHECK(at_levels(downsample_2d(54, 2), {{LoopMode::Inner, 0}, {LoopMode::Split, 4}}) ==
@@ -195,9 +196,9 @@ TEST_CASE("a producer of a Func computed per tile may also go inside that Func's
     FuncSched p1{Placement::At, 2, 0, -1, {test::sched({{LoopMode::Split, 8}}, 8, 0)}};
     std::vector<StatePtr> kids = children_after(space, {c, p1});
     CHECK(sites_of(kids, 0) == std::set<std::tuple<int, int, int>>{{int(Placement::Inline), -1, -1},
-                                                       {int(Placement::Root), -1, -1},
-                                                       {int(Placement::At), 2, 0},
-                                                       {int(Placement::At), 1, 0}});
+                                                                   {int(Placement::Root), -1, -1},
+                                                                   {int(Placement::At), 2, 0},
+                                                                   {int(Placement::At), 1, 0}});
     for (const StatePtr &k : kids) {
         const FuncSched &p0 = k->decisions[0];
         if (p0.placement != Placement::At || p0.at_func != 1) continue;
@@ -223,10 +224,10 @@ TEST_CASE("a producer may be computed at any loop enclosing its uses, through ne
     FuncSched p1{Placement::At, 2, 0, -1, {test::sched({{LoopMode::Split, 8}}, 8, 0)}};
     std::vector<StatePtr> kids = children_after(space, {c, p2, p1});
     CHECK(sites_of(kids, 0) == std::set<std::tuple<int, int, int>>{{int(Placement::Inline), -1, -1},
-                                                       {int(Placement::Root), -1, -1},
-                                                       {int(Placement::At), 1, 0},
-                                                       {int(Placement::At), 2, 0},
-                                                       {int(Placement::At), 3, 0}});
+                                                                   {int(Placement::Root), -1, -1},
+                                                                   {int(Placement::At), 1, 0},
+                                                                   {int(Placement::At), 2, 0},
+                                                                   {int(Placement::At), 3, 0}});
     bool checked = false;
     for (const StatePtr &k : kids) {
         const FuncSched &p0 = k->decisions[0];
@@ -431,8 +432,7 @@ TEST_CASE("storage goes outside a loop only if the Func's region slides along it
     CHECK(stores(rows).empty());
 }
 
-TEST_CASE("in a large pipeline a loop holds at most large_max_funcs_per_site Funcs",
-          "[search]") {
+TEST_CASE("in a large pipeline a loop holds at most large_max_funcs_per_site Funcs", "[search]") {
     // in -> P0 -> P1 -> P2 -> C; C's x split, P2 computed at C's strip loop x_o. P1 may go
     // beside P2 at that loop unless the loop is full. Large-pipeline rules apply to this
     // 4-Func pipeline with large_pipeline_funcs = 1.

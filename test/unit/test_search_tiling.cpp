@@ -6,8 +6,8 @@
 #include "plugin/search/LoopNest.h"
 #include "plugin/search/ScheduleText.h"
 #include "plugin/search/SearchSpace.h"
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <set>
 
 using namespace sextant;
@@ -312,7 +312,8 @@ TEST_CASE("split sizes and caps are SearchSpaceOptions, set from text", "[search
         std::vector<StatePtr> kids;
         space.children(*space.initial_state(), o, &kids);
         std::vector<StageSched> tilings;
-        for (const StatePtr &k : kids) tilings.push_back(k->decisions[1].stages[0]);
+        for (const StatePtr &k : kids)
+            tilings.push_back(k->decisions[1].stages[0]);
         return factors(tilings);
     };
     CHECK(child_factors(defaults).count(2));

@@ -2,11 +2,11 @@
 
 #include "costmodel/TrainingData.h"
 #include "featurizer/Schema.h"
+#include "measure/Protocol.h"
 #include "plugin/dag/Errors.h"
 #include "sampler/SampleStore.h"
 #include "tools/autotune/AutotunerImpl.h"
 #include "tools/autotune/Files.h"
-#include "measure/Protocol.h"
 
 #include <nlohmann/json.hpp>
 
@@ -43,7 +43,8 @@ TrainingSample featurization_to_sample(const std::string &pipeline, const json &
     for (const json &row : f.at("stages")) {
         s.algorithm.push_back(row.at("algorithm").get<std::vector<float>>());
         ScheduleRow r{};
-        for (size_t k = 0; k < names.size(); k++) r[k] = row.at("schedule").at(names[k].name);
+        for (size_t k = 0; k < names.size(); k++)
+            r[k] = row.at("schedule").at(names[k].name);
         s.schedule.push_back(r);
     }
     return s;
@@ -65,8 +66,8 @@ void Autotuner::setup() {
     if (opt_.select != "model" && opt_.select != "all" && opt_.select != "remeasure")
         throw UserError("--select must be 'model' or 'all', not '" + opt_.select + "'");
     if (opt_.machine_params.empty()) {
-        opt_.machine_params = std::to_string(std::max(1u, std::thread::hardware_concurrency())) +
-                              ",33554432,40";
+        opt_.machine_params =
+            std::to_string(std::max(1u, std::thread::hardware_concurrency())) + ",33554432,40";
     }
     {
         std::istringstream in(opt_.machine_params);
@@ -82,12 +83,9 @@ void Autotuner::setup() {
     fs::create_directories(dir_ / "schedules");
 
     // The work directory belongs to one pipeline: a resumed run must ask for the same one.
-    json ident = {{"generator", opt_.generator},
-                  {"generator_name", opt_.generator_name},
-                  {"generator_args", opt_.generator_args},
-                  {"target", opt_.target},
-                  {"machine_params", opt_.machine_params},
-                  {"select", opt_.select}};
+    json ident = {{"generator", opt_.generator},           {"generator_name", opt_.generator_name},
+                  {"generator_args", opt_.generator_args}, {"target", opt_.target},
+                  {"machine_params", opt_.machine_params}, {"select", opt_.select}};
     fs::path ident_path = dir_ / "workload.json";
     if (fs::exists(ident_path)) {
         json old = json::parse(read_text(ident_path));
@@ -100,9 +98,10 @@ void Autotuner::setup() {
         write_text(ident_path, ident.dump(1) + "\n");
     }
     std::string args;
-    for (const std::string &a : opt_.generator_args) args += (args.empty() ? "" : " ") + a;
-    identity_ = "user:" + fs::path(opt_.generator).filename().string() + ":" +
-                opt_.generator_name + "(" + args + ")";
+    for (const std::string &a : opt_.generator_args)
+        args += (args.empty() ? "" : " ") + a;
+    identity_ = "user:" + fs::path(opt_.generator).filename().string() + ":" + opt_.generator_name +
+                "(" + args + ")";
 
     store_ = std::make_unique<SampleStore>((dir_ / "samples.db").string());
     WorkloadInfo w;
@@ -202,8 +201,8 @@ std::vector<Proposal> Autotuner::propose(int batch) {
     env["SEXTANT_SEED"] = std::to_string(batch);
     std::string logp = (dir_ / "logs" / ("propose-" + std::to_string(batch) + ".log")).string();
     fs::remove(logp);
-    RunResult r = run_logged(generator_command(bdir, "schedule"), env, logp,
-                             opt_.propose_timeout_s, true);
+    RunResult r =
+        run_logged(generator_command(bdir, "schedule"), env, logp, opt_.propose_timeout_s, true);
     if (!r.ok())
         throw UserError("the generator failed while Sextant proposed schedules (" + r.message +
                         "). Command: " + opt_.generator + " -g " + opt_.generator_name +
@@ -218,8 +217,7 @@ std::vector<Proposal> Autotuner::propose(int batch) {
         p.hash = schedule_hash(p.text);
         out.push_back(std::move(p));
     }
-    if (out.empty())
-        throw UserError("Sextant proposed no schedules (see " + logp + ")");
+    if (out.empty()) throw UserError("Sextant proposed no schedules (see " + logp + ")");
     return out;
 }
 
@@ -305,8 +303,10 @@ std::vector<Measured> Autotuner::build_all(const std::vector<Proposal> &props,
         }
     };
     std::vector<std::thread> threads;
-    for (int j = 0; j < std::max(1, opt_.jobs); j++) threads.emplace_back(worker);
-    for (std::thread &t : threads) t.join();
+    for (int j = 0; j < std::max(1, opt_.jobs); j++)
+        threads.emplace_back(worker);
+    for (std::thread &t : threads)
+        t.join();
     return out;
 }
 
@@ -388,15 +388,12 @@ void Autotuner::record(int batch, const Proposal &p, const Measured &m, const fs
     }
     if (!m.ok) failures_++;
     if (baseline && m.ok) baseline_s_ = m.min_s;
-    json line = {{"n", measurements_},
-                 {"batch", batch},
-                 {"index", p.index},
-                 {"hash", p.hash},
-                 {"source", p.source},
-                 {"predicted_seconds", p.predicted_seconds},
-                 {"baseline", baseline},
-                 {"best_seconds", best_s_ > 0 ? json(best_s_) : json(nullptr)},
-                 {"elapsed_s", elapsed()}};
+    json line = {
+        {"n", measurements_},    {"batch", batch},
+        {"index", p.index},      {"hash", p.hash},
+        {"source", p.source},    {"predicted_seconds", p.predicted_seconds},
+        {"baseline", baseline},  {"best_seconds", best_s_ > 0 ? json(best_s_) : json(nullptr)},
+        {"elapsed_s", elapsed()}};
     if (m.ok) {
         line["runtime_seconds"] = m.min_s;
         line["median_seconds"] = m.median_s;
@@ -476,7 +473,8 @@ void Autotuner::fine_tune(int batch) {
             logp);
         return;
     }
-    fs::copy_file(out / "weights.sxw", dir_ / "tuned.sxw.tmp", fs::copy_options::overwrite_existing);
+    fs::copy_file(out / "weights.sxw", dir_ / "tuned.sxw.tmp",
+                  fs::copy_options::overwrite_existing);
     fs::rename(dir_ / "tuned.sxw.tmp", dir_ / "tuned.sxw");
     std::string acc;
     try {
@@ -508,7 +506,8 @@ AutotuneSummary Autotuner::run() {
             size_t c1 = std::min(picked.size(), c0 + chunk);
             std::vector<Proposal> chunk_props(picked.begin() + long(c0), picked.begin() + long(c1));
             std::vector<fs::path> dirs;
-            for (const Proposal &p : chunk_props) dirs.push_back(dir_ / "build" / p.hash);
+            for (const Proposal &p : chunk_props)
+                dirs.push_back(dir_ / "build" / p.hash);
             std::vector<Measured> results = build_all(chunk_props, dirs);
             for (size_t i = c0; i < c1; i++) {
                 Measured &m = results[i - c0];
@@ -545,7 +544,8 @@ AutotuneSummary Autotuner::run() {
     s.best_schedule_header = (dir_ / "best.schedule.h").string();
     if (best_s_ == 0)
         throw UserError("no schedule could be measured; see the build and benchmark errors above "
-                        "and the logs in " + dir_.string());
+                        "and the logs in " +
+                        dir_.string());
     return s;
 }
 
@@ -558,9 +558,8 @@ AutotuneSummary run_autotune(const AutotuneOptions &opt) {
     return t.run();
 }
 
-std::vector<RemeasuredSchedule> remeasure_schedules(const AutotuneOptions &opt,
-                                                    const std::vector<std::string> &files,
-                                                    int rounds) {
+std::vector<RemeasuredSchedule>
+remeasure_schedules(const AutotuneOptions &opt, const std::vector<std::string> &files, int rounds) {
     Autotuner t(opt);
     return t.remeasure(files, rounds);
 }

@@ -71,7 +71,7 @@ struct AutotuneSummary {
     int failures = 0;
     double baseline_seconds = 0; ///< the untuned schedule (batch 0's search result)
     double best_seconds = 0;
-    bool verified = false; ///< both from the final interleaved re-timing
+    bool verified = false;            ///< both from the final interleaved re-timing
     std::string best_schedule_header; ///< path of best.schedule.h
 };
 
@@ -89,8 +89,7 @@ struct RemeasuredSchedule {
 /** Builds each ScheduleText file for the pipeline of `opt`, then benchmarks them interleaved
  * (A B C A B C ...) for `rounds` rounds, so that slow drifts of a shared machine affect all
  * alike. Writes opt.work_dir/remeasure.json. */
-std::vector<RemeasuredSchedule> remeasure_schedules(const AutotuneOptions &opt,
-                                                    const std::vector<std::string> &files,
-                                                    int rounds);
+std::vector<RemeasuredSchedule>
+remeasure_schedules(const AutotuneOptions &opt, const std::vector<std::string> &files, int rounds);
 
 } // namespace sextant

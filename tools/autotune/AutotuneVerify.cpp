@@ -50,7 +50,8 @@ void Autotuner::write_report() {
     rep["measurements_to_within_5pct"] = within;
     if (verified_best_s_ > 0) {
         rep["verified_best_seconds"] = verified_best_s_;
-        rep["verified_baseline_seconds"] = verified_base_s_ > 0 ? json(verified_base_s_) : json(nullptr);
+        rep["verified_baseline_seconds"] =
+            verified_base_s_ > 0 ? json(verified_base_s_) : json(nullptr);
         rep["verified_best_hash"] = best_hash_;
     }
     write_text(dir_ / "report.json", rep.dump(1) + "\n");
@@ -62,7 +63,8 @@ void Autotuner::write_report() {
     if (baseline_s_ > 0) md << "- untuned Sextant schedule: " << fmt_ms(baseline_s_) << "\n";
     if (best_s_ > 0) {
         md << "- best measured: " << fmt_ms(best_s_) << " (best.schedule.h)";
-        if (baseline_s_ > 0) md << ", " << std::to_string(baseline_s_ / best_s_).substr(0, 4) << "x faster";
+        if (baseline_s_ > 0)
+            md << ", " << std::to_string(baseline_s_ / best_s_).substr(0, 4) << "x faster";
         md << "\n- measurements to come within 5% of the best: " << within << "\n";
     }
     if (verified_best_s_ > 0) {
@@ -170,7 +172,8 @@ void Autotuner::verify_best() {
     }
     std::string base_hash;
     for (const json &m : read_json_lines(dir_ / "measurements.jsonl"))
-        if (m.value("baseline", false) && m.contains("runtime_seconds")) base_hash = m.value("hash", "");
+        if (m.value("baseline", false) && m.contains("runtime_seconds"))
+            base_hash = m.value("hash", "");
     if (!base_hash.empty() && std::find(names.begin(), names.end(), base_hash) == names.end()) {
         Proposal p;
         p.text = read_text(dir_ / "schedules" / (base_hash + ".txt"));

@@ -97,6 +97,5 @@ private:
     double verified_best_s_ = 0, verified_base_s_ = 0; ///< from verify_best(), 0 if not run
 };
 
-
 } // namespace autotune_detail
 } // namespace sextant

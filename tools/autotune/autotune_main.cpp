@@ -12,7 +12,8 @@ using namespace sextant;
 
 namespace {
 
-const char *kUsage = R"(usage: sextant-autotune --generator BIN -g NAME --dir DIR [options] [PARAM=VALUE ...]
+const char *kUsage =
+    R"(usage: sextant-autotune --generator BIN -g NAME --dir DIR [options] [PARAM=VALUE ...]
 
 Measures candidate schedules of generator NAME in BIN (a Halide 14 generator binary) in batches,
 fine-tunes the cost model on them, and keeps the fastest. PARAM=VALUE arguments are the
@@ -84,43 +85,69 @@ int main(int argc, char **argv) {
                 std::string v = next();
                 char *end = nullptr;
                 long x = std::strtol(v.c_str(), &end, 10);
-                if (v.empty() || *end || x < lo) usage_error(a + " " + v + ": expected an integer >= " + std::to_string(lo));
+                if (v.empty() || *end || x < lo)
+                    usage_error(a + " " + v + ": expected an integer >= " + std::to_string(lo));
                 return int(x);
             };
             auto next_double = [&]() {
                 std::string v = next();
                 char *end = nullptr;
                 double x = std::strtod(v.c_str(), &end);
-                if (v.empty() || *end || !(x > 0)) usage_error(a + " " + v + ": expected a positive number");
+                if (v.empty() || *end || !(x > 0))
+                    usage_error(a + " " + v + ": expected a positive number");
                 return x;
             };
             if (a == "-h" || a == "--help") {
                 std::printf("%s", kUsage);
                 return 0;
-            } else if (a == "--generator") opt.generator = next();
-            else if (a == "-g") opt.generator_name = next();
-            else if (a == "--dir") opt.work_dir = next();
-            else if (a == "--target") opt.target = next();
-            else if (a == "--machine-params") opt.machine_params = next();
-            else if (a == "--batches") opt.batches = next_int(1);
-            else if (a == "--minutes") opt.time_budget_s = next_double() * 60;
-            else if (a == "--candidates") opt.candidates_per_batch = next_int(1);
-            else if (a == "--select") opt.select = next();
-            else if (a == "--measure") opt.measure_per_batch = next_int(1);
-            else if (a == "--explore") opt.explore_per_batch = next_int(0);
-            else if (a == "--jobs") opt.jobs = next_int(1);
-            else if (a == "--repeats") opt.repeats = next_int(1);
-            else if (a == "--run-budget" || a == "--min-time") opt.run_budget_s = next_double();
-            else if (a == "--max-runs") opt.max_runs = next_int(1);
-            else if (a == "--beam") opt.beam_size = next_int(1);
-            else if (a == "--passes") opt.num_passes = next_int(1);
-            else if (a == "--candidate-beam") opt.candidate_beam_size = next_int(1);
-            else if (a == "--weights") opt.weights = next();
-            else if (a == "--epochs") epochs = next_int(0);
-            else if (a == "--plugin") opt.plugin = next();
-            else if (a == "--trainer") opt.trainer = next();
-            else if (a == "--time-exe") opt.time_exe = next();
-            else if (a == "--quiet") opt.quiet = true;
+            } else if (a == "--generator")
+                opt.generator = next();
+            else if (a == "-g")
+                opt.generator_name = next();
+            else if (a == "--dir")
+                opt.work_dir = next();
+            else if (a == "--target")
+                opt.target = next();
+            else if (a == "--machine-params")
+                opt.machine_params = next();
+            else if (a == "--batches")
+                opt.batches = next_int(1);
+            else if (a == "--minutes")
+                opt.time_budget_s = next_double() * 60;
+            else if (a == "--candidates")
+                opt.candidates_per_batch = next_int(1);
+            else if (a == "--select")
+                opt.select = next();
+            else if (a == "--measure")
+                opt.measure_per_batch = next_int(1);
+            else if (a == "--explore")
+                opt.explore_per_batch = next_int(0);
+            else if (a == "--jobs")
+                opt.jobs = next_int(1);
+            else if (a == "--repeats")
+                opt.repeats = next_int(1);
+            else if (a == "--run-budget" || a == "--min-time")
+                opt.run_budget_s = next_double();
+            else if (a == "--max-runs")
+                opt.max_runs = next_int(1);
+            else if (a == "--beam")
+                opt.beam_size = next_int(1);
+            else if (a == "--passes")
+                opt.num_passes = next_int(1);
+            else if (a == "--candidate-beam")
+                opt.candidate_beam_size = next_int(1);
+            else if (a == "--weights")
+                opt.weights = next();
+            else if (a == "--epochs")
+                epochs = next_int(0);
+            else if (a == "--plugin")
+                opt.plugin = next();
+            else if (a == "--trainer")
+                opt.trainer = next();
+            else if (a == "--time-exe")
+                opt.time_exe = next();
+            else if (a == "--quiet")
+                opt.quiet = true;
             else if (a == "--remeasure") {
                 std::string list = next();
                 size_t p0 = 0;
@@ -130,9 +157,12 @@ int main(int argc, char **argv) {
                     if (c > p0) remeasure.push_back(list.substr(p0, c - p0));
                     p0 = c + 1;
                 }
-            } else if (a == "--rounds") rounds = next_int(1);
-            else if (a == "--final-top") opt.final_top = next_int(0);
-            else if (a == "--final-rounds") opt.final_rounds = next_int(1);
+            } else if (a == "--rounds")
+                rounds = next_int(1);
+            else if (a == "--final-top")
+                opt.final_top = next_int(0);
+            else if (a == "--final-rounds")
+                opt.final_rounds = next_int(1);
             else if (a.rfind("-", 0) != 0 && a.find('=') != std::string::npos)
                 opt.generator_args.push_back(a);
             else
@@ -149,8 +179,8 @@ int main(int argc, char **argv) {
                 if (!x.error.empty())
                     std::printf("%s: FAILED %s\n", x.file.c_str(), x.error.c_str());
                 else
-                    std::printf("%s: min %.4f ms, median %.4f ms over %zu rounds\n",
-                                x.file.c_str(), x.min_s * 1e3, x.median_s * 1e3, x.runs_s.size());
+                    std::printf("%s: min %.4f ms, median %.4f ms over %zu rounds\n", x.file.c_str(),
+                                x.min_s * 1e3, x.median_s * 1e3, x.runs_s.size());
             }
             return 0;
         }
