@@ -33,10 +33,11 @@ int fused_parallel_loops(const PipelineDag &dag, const Decisions &d, int func, i
 
 namespace {
 
-/** The fused loop's name: the parallel loops' names, outermost first, joined. */
-std::string fused_name(const Stage &s, const StageSched &ss, const StageNest &n, int count) {
+/** The name of loops first..last-1 of `n` fused: their names, outermost first, joined. */
+std::string fused_name(const Stage &s, const StageSched &ss, const StageNest &n, int first,
+                       int last) {
     std::string name;
-    for (int i = 0; i < count; i++) {
+    for (int i = first; i < last; i++) {
         const ConcreteLoop &l = n.order[size_t(i)];
         name += loop_var_name(s, ss, l.stage_loop, l.outer_part, l.band_part) + "_";
     }
@@ -52,7 +53,7 @@ std::vector<Directive> make_directives(const PipelineDag &dag, const Decisions &
         const Stage &s = dag.funcs[size_t(func)].stages[size_t(stage)];
         const StageSched &ss = d[size_t(func)].stages[size_t(stage)];
         const int fused = fused_parallel_loops(dag, d, func, stage);
-        if (level < fused) return fused_name(s, ss, n, fused);
+        if (level < fused) return fused_name(s, ss, n, 0, fused);
         const ConcreteLoop &l = n.order[size_t(level)];
         return loop_var_name(s, ss, l.stage_loop, l.outer_part, l.band_part);
     };
@@ -159,26 +160,20 @@ std::vector<Directive> make_directives(const PipelineDag &dag, const Decisions &
             }
             const int fused = fused_parallel_loops(dag, d, f.id, int(si));
             if (fused >= 2) {
-                // Innermost first: (y_o, c) then (x_o, y_o_c_par) ...
+                // Order x_o, y_o, c (outermost first): fuse(c, y_o, y_o_c_par), then
+                // fuse(y_o_c_par, x_o, x_o_y_o_c_par).
                 std::string inner_name;
                 for (int p = fused - 1; p >= 1; p--) {
                     const ConcreteLoop &in = n.order[size_t(p)], &ou = n.order[size_t(p - 1)];
                     Directive fu{Directive::Kind::Fuse, f.id, int(si), {}};
-                    const std::string in_name =
-                        p == fused - 1
-                            ? loop_var_name(s, ss, in.stage_loop, in.outer_part, in.band_part)
-                            : inner_name;
-                    std::string joined;
-                    for (int i = p - 1; i < fused; i++) {
-                        const ConcreteLoop &l = n.order[size_t(i)];
-                        joined +=
-                            loop_var_name(s, ss, l.stage_loop, l.outer_part, l.band_part) + "_";
-                    }
-                    inner_name = joined + "par";
                     fu.vars = {
-                        {in_name, false},
+                        {p == fused - 1
+                             ? loop_var_name(s, ss, in.stage_loop, in.outer_part, in.band_part)
+                             : inner_name,
+                         false},
                         {loop_var_name(s, ss, ou.stage_loop, ou.outer_part, ou.band_part), false},
-                        {inner_name, false}};
+                        {fused_name(s, ss, n, p - 1, fused), false}};
+                    inner_name = fu.vars[2].name;
                     out.push_back(fu);
                 }
                 out.push_back({Directive::Kind::Parallel, f.id, int(si), {{inner_name, false}}});
