@@ -206,21 +206,21 @@ std::vector<FuncSched> SearchSpace::placements(const State &s, int func,
     // sites (with sliding windows only in pure stages).
     // Above large_pipeline_funcs Funcs, a loop that already holds large_max_funcs_per_site
     // Funcs takes no more (SearchSpaceOptions).
-    std::vector<int> held; // Funcs computed at each level of the anchor's stage
+    const int site_cap = large(opt) ? opt.large_max_funcs_per_site : 0;
+    std::vector<int> held; // with a cap: Funcs computed at each level of the anchor's stage
     auto offer = [&](int anchor, int stage, int last) {
         if (!s.nests[anchor]) return;
         const StageNest &cn = s.nests[anchor]->stages[size_t(stage)];
-        held.assign(cn.order.size(), 0);
-        if (large(opt) && opt.large_max_funcs_per_site > 0)
+        if (site_cap > 0) {
+            held.assign(cn.order.size(), 0);
             for (const FuncSched &g : s.decisions)
                 if (g.placement == Placement::At && g.at_func == anchor && g.at_stage == stage &&
                     g.at_level >= 0 && g.at_level < int(held.size()))
                     held[size_t(g.at_level)]++;
+        }
         for (int level = 0; level < int(cn.order.size()) && level <= last; level++) {
             if (cn.order[level].vectorized) break;
-            if (large(opt) && opt.large_max_funcs_per_site > 0 &&
-                held[size_t(level)] >= opt.large_max_funcs_per_site)
-                continue;
+            if (site_cap > 0 && held[size_t(level)] >= site_cap) continue;
             if (detail::strided_tail_hazard(dag_, s, func, anchor, stage, level)) continue;
             FuncSched at{Placement::At, anchor, level, -1, {}};
             at.at_stage = stage;

@@ -440,19 +440,13 @@ TEST_CASE("in a large pipeline a loop holds at most large_max_funcs_per_site Fun
     SearchSpace space(dag);
     FuncSched c;
     c.placement = Placement::Root;
-    StageSched cs;
-    cs.loops = {{LoopMode::Split, 16}};
-    cs.vector_width = 8;
-    c.stages = {cs};
+    c.stages = {test::sched({{LoopMode::Split, 16}}, 8, 0)};
     StatePtr s = space.make_child(*space.initial_state(), c);
     FuncSched p2;
     p2.placement = Placement::At;
     p2.at_func = 3;
     p2.at_level = 0;
-    StageSched ps;
-    ps.loops = {{LoopMode::Inner, 0}};
-    ps.vector_width = 8;
-    p2.stages = {ps};
+    p2.stages = {test::sched({{LoopMode::Inner, 0}}, 8, 0)};
     s = space.make_child(*s, p2);
     REQUIRE(space.order()[size_t(s->num_decided)] == 1); // P1 next
     auto beside_p2 = [&](int cap) {

@@ -327,19 +327,12 @@ TEST_CASE("a parallel prefix of two loops is fused into one parallel loop", "[se
     auto decisions = [&](int p_level, int p_store) {
         Decisions d(2);
         d[1].placement = Placement::Root;
-        StageSched c;
-        c.loops = {{LoopMode::Split, 16}, {LoopMode::Split, 8}};
-        c.vector_width = 8;
-        c.parallel = 2;
-        d[1].stages = {c};
+        d[1].stages = {test::sched({{LoopMode::Split, 16}, {LoopMode::Split, 8}}, 8, 2)};
         d[0].placement = Placement::At;
         d[0].at_func = 1;
         d[0].at_level = p_level;
         d[0].store_level = p_store;
-        StageSched p;
-        p.loops = {{LoopMode::Inner, 0}, {LoopMode::Inner, 0}};
-        p.vector_width = 8;
-        d[0].stages = {p};
+        d[0].stages = {test::sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
         return d;
     };
     auto find = [](const std::vector<Directive> &ds, Directive::Kind k, int func) {
