@@ -256,7 +256,7 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
     set(ScheduleFeature::unroll, sn.unroll);
     double unroll_outer = 1;
     for (const ConcreteLoop &c : sn.order)
-        if (c.unrolled) unroll_outer = double(c.extent);
+        if (c.unrolled) unroll_outer *= double(c.extent);
     set(ScheduleFeature::unroll_outer_extent, unroll_outer);
     set(ScheduleFeature::innermost_extent, double(inner_extent));
     int64_t pure0 = 1;
@@ -317,11 +317,10 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
         int j = nl - 1;
         if (block) {
             inner_iters = double(sn.order[nl - 1].extent);
-            j = nl - 2;
-            if (j >= 0 && sn.order[j].unrolled) {
+            // The unrolled loops just outside it are one block too.
+            for (j = nl - 2; j >= 0 && sn.order[j].unrolled; j--) {
                 inner_iters *= double(sn.order[j].extent);
-                if (depends_on(sn.order[j].stage_loop)) copies = double(sn.order[j].extent);
-                j--;
+                if (depends_on(sn.order[j].stage_loop)) copies *= double(sn.order[j].extent);
             }
         }
         for (; j >= 0; j--) {

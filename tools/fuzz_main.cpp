@@ -8,7 +8,9 @@
 //                     [--sliding N]  (targeted: per pipeline, up to N of the search's 32
 //                                     candidates that store a Func outside its compute level)
 //                     [--targeted KIND N]  (likewise for KIND: sliding, band (a three-level
-//                                     split) or reduction_split (a split RVar))
+//                                     split), reduction_split (a split RVar), sliding_update
+//                                     (storage outside the compute level in an update's nest)
+//                                     or register_tile (several loops unrolled))
 #include "measure/Runner.h"
 #include "plugin/Autoscheduler.h"
 #include "plugin/dag/Errors.h"
@@ -55,7 +57,13 @@ bool uses_construct(const std::string &text, const std::string &kind) {
     if (kind == "band") return std::regex_search(text, std::regex(":split[0-9]+/"));
     // RVar names carry a '$' (Halide's "r$x"); pure vars do not.
     if (kind == "reduction_split") return std::regex_search(text, std::regex("\\$[a-z0-9]+:split"));
-    throw std::runtime_error("unknown construct '" + kind + "' (sliding, band, reduction_split)");
+    // Storage outside the compute level inside a consumer's update stage.
+    if (kind == "sliding_update")
+        return std::regex_search(text, std::regex(" update [0-9]+ store "));
+    // Two or more loops unrolled outside the vector loop.
+    if (kind == "register_tile") return std::regex_search(text, std::regex("unroll_outer [0-9]+"));
+    throw std::runtime_error("unknown construct '" + kind +
+                             "' (sliding, band, reduction_split, sliding_update, register_tile)");
 }
 
 double load_float(const uint8_t *p, int bits) {
@@ -316,7 +324,8 @@ int main(int argc, char **argv) {
                 std::fprintf(stderr,
                              "usage: sextant-fuzz --from A --to B [--seeds 3] [--beam 8] "
                              "[--passes 2] [--jobs 2] [--quiet] [--replay S.txt] [--sliding N]\n"
-                             "       [--targeted sliding|band|reduction_split N]\n");
+                             "       [--targeted sliding|band|reduction_split|sliding_update|"
+                             "register_tile N]\n");
                 return 2;
             }
         } catch (const std::exception &e) { // std::stoi, an unknown construct

@@ -17,10 +17,11 @@ int fused_parallel_loops(const PipelineDag &dag, const Decisions &d, int func, i
     const StageSched &ss = fs.stages[size_t(stage)];
     const int p = ss.parallel;
     if (p < 2) return 0;
-    if (ss.unroll_outer) {
-        // Never fuse a loop that is unrolled (the one outside the vector loop).
+    if (ss.unroll_outer > 0) {
+        // Never fuse a loop that is unrolled (those just outside the vector loop).
         const Stage &s = dag.funcs[size_t(func)].stages[size_t(stage)];
-        if (int(make_stage_nest(s, ss, s.full_loop_box()).order.size()) - 2 < p) return 0;
+        const int loops = int(make_stage_nest(s, ss, s.full_loop_box()).order.size());
+        if (loops - 1 - ss.unroll_outer < p) return 0;
     }
     for (size_t g = 0; g < d.size(); g++) {
         const FuncSched &gs = d[g];
@@ -148,8 +149,8 @@ std::vector<Directive> make_directives(const PipelineDag &dag, const Decisions &
                 u.tail = inner_tail;
                 out.push_back(u);
             }
-            if (ss.unroll_outer && n.order.size() >= 2) {
-                const ConcreteLoop &l = n.order[n.order.size() - 2];
+            for (const ConcreteLoop &l : n.order) {
+                if (!l.unrolled) continue;
                 Directive u{Directive::Kind::Unroll,
                             f.id,
                             int(si),

@@ -144,7 +144,8 @@ StageNest make_stage_nest(const Stage &s, const StageSched &sched, const Box64 &
     n.vector_width = sched.vector_width;
     n.unroll = sched.unroll;
     if (!n.order.empty() && sched.vector_width > 1) n.order.back().vectorized = true;
-    if (sched.unroll_outer && n.order.size() >= 2) n.order[n.order.size() - 2].unrolled = true;
+    for (int u = 1; u <= sched.unroll_outer && u < int(n.order.size()); u++)
+        n.order[n.order.size() - 1 - size_t(u)].unrolled = true;
     for (int p = 0; p < sched.parallel && p < int(n.order.size()); p++) {
         n.order[p].parallel = true;
         n.parallel_tasks *= n.order[p].extent;
@@ -325,6 +326,7 @@ std::vector<std::string> schedule_constructs(const PipelineDag &dag, const Decis
         // split.
         for (size_t si = 0; si < fs.stages.size(); si++) {
             if (fused_parallel_loops(dag, d, int(f), int(si)) >= 2) add("fused_parallel");
+            if (fs.stages[si].unroll_outer >= 2) add("register_tile");
             for (size_t i = 0; i < fs.stages[si].loops.size(); i++) {
                 const LoopTiling &t = fs.stages[si].loops[i];
                 if (t.mode != LoopMode::Split) continue;
@@ -336,6 +338,7 @@ std::vector<std::string> schedule_constructs(const PipelineDag &dag, const Decis
         if (fs.placement != Placement::At) continue;
         if (fs.store_level >= 0 && fs.store_level < fs.at_level) {
             add("sliding");
+            if (fs.at_stage > 0) add("sliding_update");
             // Over the inner part of a split: storage per tile, computed per row of it.
             const Stage &cs = dag.stage(fs.at_func, fs.at_stage);
             const StageSched &sched = d[size_t(fs.at_func)].stages[size_t(fs.at_stage)];

@@ -21,7 +21,7 @@ struct ConcreteLoop {
     int64_t span = 1;        // points of the stage loop covered by one iteration
     bool parallel = false;
     bool vectorized = false; // the innermost loop; iterations are vectors of `vector_width`
-    bool unrolled = false;   // fully unrolled (StageSched::unroll_outer)
+    bool unrolled = false;   // fully unrolled (one of StageSched::unroll_outer's loops)
     bool band_part = false;  // the middle part of a split with a band (LoopTiling::band)
 };
 

@@ -96,9 +96,11 @@ struct StageSched {
     int vector_width = 1; // lanes of the innermost loop; 1 = scalar
     int unroll = 1;       // vectors (or scalars) unrolled in the innermost loop
     int parallel = 0;     // number of outermost loops of the final order marked parallel
-    /** Fully unroll the loop just outside the innermost one (the inner part of a split, at
-     * most 8 iterations): register blocking — loads invariant in it are shared. */
-    bool unroll_outer = false;
+    /** How many loops just outside the innermost one are fully unrolled, innermost first: 1 is
+     * the inner part of a short split (register blocking: loads invariant in it are shared);
+     * more is a register tile, every pure loop of a small constant-size realization unrolled
+     * with the reductions outside (matmul's accumulator block, conv's 16c x 3x x 4y). */
+    int unroll_outer = 0;
     bool operator==(const StageSched &o) const {
         return loops == o.loops && vector_width == o.vector_width && unroll == o.unroll &&
                parallel == o.parallel && unroll_outer == o.unroll_outer;

@@ -60,7 +60,8 @@ std::string to_schedule_text(const PipelineDag &dag, const Decisions &d) {
             }
             o << " vector " << ss.vector_width << " unroll " << ss.unroll << " parallel "
               << ss.parallel;
-            if (ss.unroll_outer) o << " unroll_outer";
+            if (ss.unroll_outer == 1) o << " unroll_outer";
+            if (ss.unroll_outer > 1) o << " unroll_outer " << ss.unroll_outer;
             o << "\n";
         }
     }
@@ -269,7 +270,16 @@ Decisions parse_schedule_text(const PipelineDag &dag, const std::string &text) {
             std::string extra;
             if (ls >> extra) {
                 if (extra != "unroll_outer") bad("unexpected '" + extra + "'");
-                ss.unroll_outer = true;
+                ss.unroll_outer = 1;
+                int loops = 0;
+                if (ls >> loops) {
+                    if (loops < 1 || loops >= int(ss.loops.size()))
+                        bad("unroll_outer needs 1 to " + std::to_string(ss.loops.size() - 1) +
+                            " loops");
+                    ss.unroll_outer = loops;
+                }
+                ls.clear(); // a failed read of the count consumed nothing
+                if (ls >> extra) bad("unexpected '" + extra + "'");
             }
             fs.stages.push_back(ss);
         } else {

@@ -14,7 +14,9 @@
 // of B points, bands and tiles of T (multi-level; B a multiple of T). An update may split its
 // outermost RVar (splitT), the others then `middle`. A Func computed inside an update stage of
 // its consumer says which: `func T at S 0 update 1`; one whose constant-size buffer lives on
-// the stack ends with `stack`: `func g at f 1 stack`. Levels (`at S 1`) count the consumer's
+// the stack ends with `stack`: `func g at f 1 stack`. A stage line may end with `unroll_outer`
+// (the loop just outside the innermost one fully unrolled) or `unroll_outer N` (the N loops
+// outside it: a register tile). Levels (`at S 1`) count the consumer's
 // loops outermost first, as make_stage_nest orders them.
 #pragma once
 

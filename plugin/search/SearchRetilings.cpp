@@ -30,7 +30,7 @@ std::vector<SearchSpace::Retiling> SearchSpace::retilings(const State &s, int fu
     // Not a register-blocked stage (the new loop would change what is unrolled). A parallel
     // stage (at root) gets its parallel loops chosen again for the new order.
     const StageSched &old = cs.stages[size_t(stage)];
-    if (old.unroll_outer) return out;
+    if (old.unroll_outer > 0) return out;
     const Stage &st = dag_.stage(c, stage);
     const StageNest &cn = s.nests[size_t(c)]->stages[size_t(stage)];
     const int vec_loop =
@@ -226,7 +226,7 @@ std::vector<SearchSpace::Retiling> SearchSpace::retilings(const State &s, int fu
             if (a * b > budget || (a == 1 && b == 1)) continue;
             StageSched sched = old;
             sched.unroll = 1;
-            sched.unroll_outer = false;
+            sched.unroll_outer = 0;
             for (size_t i = 0; i < st.loops.size(); i++)
                 if (!st.loops[i].is_rvar && st.loops[i].func_dim >= 0 &&
                     cn.loop_box[i].extent() > 1)

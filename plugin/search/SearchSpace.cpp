@@ -30,7 +30,7 @@ uint64_t hash_sched(const FuncSched &fs) {
         for (const LoopTiling &t : s.loops)
             h = hash_mix(hash_mix(h, uint64_t(t.mode) * 1000003 + t.tile), uint64_t(t.band));
         h = hash_mix(h, uint64_t(s.vector_width) * 7919 + s.unroll * 31 + s.parallel +
-                            (s.unroll_outer ? 1000003 : 0));
+                            uint64_t(s.unroll_outer) * 1000003);
     }
     return h;
 }
@@ -173,11 +173,9 @@ double SearchSpace::stage_copies(const State &s, int func, int stage) const {
     const StageSched &sc = g.stages[size_t(stage)];
     double copies = std::max(1, sc.unroll);
     const FuncNest *n = s.nests[func].get();
-    if (sc.unroll_outer && n && size_t(stage) < n->stages.size()) {
-        const auto &order = n->stages[size_t(stage)].order;
-        if (order.size() >= 2)
-            copies *= double(std::max<int64_t>(1, order[order.size() - 2].extent));
-    }
+    if (sc.unroll_outer > 0 && n && size_t(stage) < n->stages.size())
+        for (const ConcreteLoop &l : n->stages[size_t(stage)].order)
+            if (l.unrolled) copies *= double(std::max<int64_t>(1, l.extent));
     return copies;
 }
 
@@ -203,7 +201,7 @@ std::vector<FuncSched> SearchSpace::placements(const State &s, int func,
     std::vector<StageRef> cons = effective_consumers(dag_, s.decisions, func);
     if (cons.empty()) return out;
     // The loops of `anchor`'s stage `stage`, outermost first, up to `last`, as compute_at
-    // sites (with sliding windows only in pure stages).
+    // sites (with sliding windows of Funcs without updates).
     // Above large_pipeline_funcs Funcs, a loop that already holds large_max_funcs_per_site
     // Funcs takes no more (SearchSpaceOptions).
     const int site_cap = large(opt) ? opt.large_max_funcs_per_site : 0;
@@ -230,8 +228,9 @@ std::vector<FuncSched> SearchSpace::placements(const State &s, int func,
             // not above large_pipeline_funcs Funcs). Not over the outer part of a split (its last,
             // ShiftInwards, tile moves backwards), nor for a Func with updates: Halide 14's
             // sliding window / storage folding computed wrong results there (sextant-fuzz
-            // seeds 89 and 116, session 5).
-            if (stage > 0 || f.stages.size() > 1) continue;
+            // seeds 89 and 116, session 5; upstream halide/Halide#7909). Inside an update
+            // stage's nest only with SearchSpaceOptions::slide_in_updates.
+            if (f.stages.size() > 1 || (stage > 0 && !opt.slide_in_updates)) continue;
             for (int store = level - 1; store >= 0 && store >= level - 2; store--) {
                 const ConcreteLoop &between = cn.order[store + 1];
                 const bool split =
@@ -249,7 +248,9 @@ std::vector<FuncSched> SearchSpace::placements(const State &s, int func,
                 if (!region_slides_along(dag_, s.decisions, s.nests, func, anchor, stage, level,
                                          store + 1))
                     break;
-                out.push_back({Placement::At, anchor, level, store, {}});
+                FuncSched slid{Placement::At, anchor, level, store, {}};
+                slid.at_stage = stage;
+                out.push_back(slid);
             }
         }
     };
@@ -488,6 +489,24 @@ void SearchSpace::children(const State &s, const SearchSpaceOptions &opt,
         const int others = opt.coarse ? opt.tilings_other_stages_coarse : opt.tilings_other_stages;
         for (size_t i = 0; i < per_stage.size(); i++)
             if (i != main_stage) detail::thin(&per_stage[i], size_t(std::max(1, others)));
+        // Register tiles: a reduction's constant-size realization in a consumer's tile, with
+        // its pure loops outside the vector loop unrolled (SearchSpaceOptions::register_tiles).
+        // A loop count Halide could not see as constant would stop the build ("Can only
+        // unroll for loops over a constant extent"), so only for constant_size buffers.
+        if (opt.register_tiles && p.placement == Placement::At && placed.constant_size &&
+            !placed.sliding && dag_.funcs[func].stages.size() > 1) {
+            for (size_t i = 0; i < per_stage.size(); i++) {
+                const Box64 box = stage_loop_box(f.stages[i], region);
+                const size_t n = per_stage[i].size();
+                for (size_t t = 0; t < n; t++) {
+                    StageSched tiled = per_stage[i][t];
+                    const int loops = register_tile_loops(f.stages[i], tiled, box);
+                    if (loops == 0 || loops == tiled.unroll_outer) continue;
+                    tiled.unroll_outer = loops;
+                    per_stage[i].push_back(tiled);
+                }
+            }
+        }
         // The combinations, in lexicographic order (the last stage varies fastest), evenly
         // thinned: combination k is picked by its mixed-radix digits, never materializing the
         // whole product (which grows as tilings^stages).

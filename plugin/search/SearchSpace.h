@@ -98,10 +98,20 @@ struct SearchSpaceOptions {
      * hand schedule of that kind with 64 x 32 output tiles ran 10.5 ms
      * (bench/schedules/nl_means_per_offset.txt; docs/BENCHMARKS.md, session 10). */
     bool reduction_outside = true;
+    /** Register tiles: every stage of a Func with a reduction, computed per tile of a
+     * consumer in a constant-size buffer, is also offered with all the pure loops just
+     * outside its vector loop fully unrolled (up to the first RVar, outer part or loop of
+     * one point), when their accumulator vectors fit three quarters of the register file:
+     * conv's 16c x 8x x 3y accumulator block with the reduction outside, matmul's y rows of
+     * a 32 x 12 tile. StageSched::unroll_outer counts the loops. */
+    bool register_tiles = true;
     /** Sliding windows over the inner part of a split (storage at the tile's loop, compute
      * per row of the tile, as Adams2019's box_blur slides `rows` down 16-row bands). Never
      * over the outer part of a split; not above walk_up_max_funcs Funcs. */
     bool slide_in_split_tiles = true;
+    /** Sliding windows inside an update stage's nest: storage one or two serial loops out
+     * from the compute level, both loops of the consumer's update stage. */
+    bool slide_in_updates = true;
     /** Tiling combinations of the Func per re-tiled consumer: combos_per_placement over this. */
     int retile_combos_divisor = 4;
     /** Children over a limit kept per parent (of each kind) in case none is under it. */
@@ -172,6 +182,11 @@ public:
      * only if no child of `s` is under them (at most max_fallback_children of them). */
     void children(const State &s, const SearchSpaceOptions &opt,
                   const std::function<void(StatePtr)> &emit) const;
+
+    /** Loops of `sc` just outside its vector loop that a register tile unrolls (0: none):
+     * pure, serial, not an outer or band part, at least 2 iterations over `box`, their
+     * vectors (x unroll) within the register budget. */
+    int register_tile_loops(const Stage &s, const StageSched &sc, const Box64 &box) const;
 
     /** Tilings of stage `s` for a realization with loop box `box`, at most
      * opt.tilings_per_stage (coarse: tilings_per_stage_coarse) of them. */

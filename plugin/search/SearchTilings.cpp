@@ -176,7 +176,7 @@ std::vector<StageSched> SearchSpace::tilings(const Stage &s, const Box64 &box, b
                                            o2.extent >= 2 && o2.extent <= 8;
                         if (short_split && int(n.order.size()) - 2 >= sc.parallel) {
                             StageSched blocked = sc;
-                            blocked.unroll_outer = true;
+                            blocked.unroll_outer = 1;
                             out.push_back(blocked);
                         }
                     }
@@ -196,6 +196,30 @@ std::vector<StageSched> SearchSpace::tilings(const Stage &s, const Box64 &box, b
     }
     detail::thin(&out, size_t(std::max(1, cap)));
     return out;
+}
+
+int SearchSpace::register_tile_loops(const Stage &s, const StageSched &sc, const Box64 &box) const {
+    if (sc.vector_width <= 1) return 0;
+    const StageNest n = make_stage_nest(s, sc, box);
+    const int nl = int(n.order.size());
+    if (nl < 2 || !n.order.back().vectorized) return 0;
+    const FuncNode &f = dag_.funcs[size_t(s.func)];
+    const int native = std::max(1, dag_.machine.vector_bits / 8 / std::max(1, f.bytes_per_point));
+    const int registers = dag_.machine.vector_bits >= 512 ? 32 : 16;
+    // Accumulator vectors: three quarters of the register file, as the register blocks and the
+    // featurizer's accumulates_in_registers assume.
+    const double budget = registers * 3 / 4;
+    double vectors = double(sc.unroll) * double((sc.vector_width + native - 1) / native);
+    int loops = 0;
+    for (int j = nl - 2; j >= 0; j--) {
+        const ConcreteLoop &l = n.order[size_t(j)];
+        if (s.loops[size_t(l.stage_loop)].is_rvar || l.outer_part || l.band_part || l.parallel ||
+            l.extent < 2 || vectors * double(l.extent) > budget)
+            break;
+        vectors *= double(l.extent);
+        loops++;
+    }
+    return loops;
 }
 
 size_t SearchSpace::TilingKeyHash::operator()(const TilingKey &k) const {

@@ -159,6 +159,35 @@ inline PipelineDag stencil_2d() {
     return dag;
 }
 
+/** in -> F(x, y, c) = in(x, y, c) * 2, the output over X x Y x C points (x innermost).
+ * 2 cores, AVX2, 1 MiB cache. */
+inline PipelineDag scale_3d(int64_t X, int64_t Y, int64_t C) {
+    PipelineDag dag;
+    dag.machine = avx2_machine(2);
+    const Box64 b = {{0, X - 1}, {0, Y - 1}, {0, C - 1}};
+    dag.inputs.push_back(input(b));
+    FuncNode f = func(0, "F", b);
+    f.is_output = true;
+    Stage s;
+    s.func = 0;
+    s.name = "F";
+    s.loops = {pure_loop("x", 0, 0, X - 1), pure_loop("y", 1, 0, Y - 1),
+               pure_loop("c", 2, 0, C - 1)};
+    s.ops.at(OpKind::Mul, TypeClass::F32) = 1;
+    s.ops.at(OpKind::InputLoad, TypeClass::F32) = 1;
+    std::vector<JacobianEntry> identity;
+    for (int d = 0; d < 3; d++)
+        for (int l = 0; l < 3; l++)
+            identity.push_back({d == l ? 1 : 0, 1, true});
+    s.loads = {simple_load(ProducerKind::Input, 0, 1, 3, identity)};
+    f.stages.push_back(s);
+    dag.funcs.push_back(f);
+    dag.outputs = {0};
+    dag.edges.push_back(offset_edge(0, 0, ProducerKind::Input, 0, {0, 0, 0}, {0, 0, 0}, 1));
+    dag.link();
+    return dag;
+}
+
 /** A 2-D chain with a transpose and a reduction:
  *   T(x, y) = in(y, x)                      (transpose, bounds 128 x 64)
  *   S(x) = 0; S(x) += T(x, r), r in [0, 64) (a reduction over y)

@@ -391,3 +391,20 @@ TEST_CASE("index clamps: free in a partitioned loop, per point in a short one, h
     // clamp then runs once per row of each of the 8 column blocks.
     CHECK(ops(true, block) == Approx(1 + 2 + 8 * 34.0 * 2 / 272));
 }
+
+TEST_CASE("a register tile's unrolled loops multiply into unroll_outer_extent", "[features]") {
+    // F over 8 x 3 x 4, one vector of x by y by c. Unrolling y and c makes one block of 12
+    // copies, each loading its own vector of the input: still 12 vector loads in all.
+    PipelineDag dag = test::scale_3d(8, 3, 4);
+    Decisions d(1);
+    d[0].placement = Placement::Root;
+    d[0].stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
+    Featurizer fz(dag);
+    for (int loops : {0, 1, 2}) {
+        d[0].stages[0].unroll_outer = loops;
+        Nests n = build_all_nests(dag, d);
+        ScheduleRow r = fz.schedule_features(d, n, 0, 0);
+        CHECK(at(r, F::unroll_outer_extent) == (loops == 0 ? 1 : loops == 1 ? 3 : 12));
+        CHECK(at(r, F::dense_load_executions) == 12);
+    }
+}

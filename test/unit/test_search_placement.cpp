@@ -359,6 +359,38 @@ TEST_CASE("a reduction is offered per register block of its consumer", "[search]
         CHECK(k->decisions[1] == c);
 }
 
+TEST_CASE("a reduction computed per block is offered with its block loops unrolled", "[search]") {
+    // As above: P per block of C (one vector of x by b rows). With the reduction r outside,
+    // P's update runs r, y (b rows), x (the vector): unroll_outer 1 unrolls the whole y loop,
+    // b accumulator vectors; P's pure stage likewise. Only in a constant-size block.
+    PipelineDag dag = reduction_dag(false);
+    SearchSpace space(dag);
+    const FuncSched c = root_c({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}});
+    auto tiles = [&](const SearchSpaceOptions &opt) {
+        StatePtr s = space.make_child(*space.initial_state(), c);
+        std::vector<StatePtr> kids;
+        space.children(*s, opt, &kids);
+        std::set<int64_t> rows;
+        for (const StatePtr &k : kids) {
+            const FuncSched &p = k->decisions[0];
+            if (p.placement != Placement::At || p.stages[1].unroll_outer == 0) continue;
+            const StageNest &sn = k->nests[0]->stages[1];
+            const ConcreteLoop &y = sn.order[sn.order.size() - 2];
+            if (p.stages[1].loops[size_t(y.stage_loop)].mode != LoopMode::Inner) continue;
+            CHECK(k->nests[0]->constant_size);
+            CHECK(y.unrolled);
+            CHECK(dag.stage(0, 1).loops[size_t(sn.order[0].stage_loop)].is_rvar);
+            CHECK(parse_schedule_text(dag, to_schedule_text(dag, k->decisions)) == k->decisions);
+            rows.insert(y.extent);
+        }
+        return rows;
+    };
+    CHECK(tiles({}) == std::set<int64_t>{2, 3, 4, 6, 8});
+    SearchSpaceOptions off;
+    off.register_tiles = false;
+    CHECK(tiles(off).empty());
+}
+
 TEST_CASE("a producer of a reduction is offered per iteration of it", "[search]") {
     // P's update was tiled with r innermost and y outside (per row), before Q was decided.
     // The re-tiling moves r outside and y inside: Q is computed once per r over the whole
@@ -399,6 +431,41 @@ TEST_CASE("a producer of a reduction is offered per iteration of it", "[search]"
     space.children(*s, off, &kids);
     for (const StatePtr &k : kids)
         CHECK(!(k->decisions[1].stages[1].loops[0] == LoopTiling{LoopMode::Outer, 0}));
+}
+
+TEST_CASE("a window may slide inside an update stage's nest", "[search]") {
+    // P.update reads Q(x + r, y) over loops y (outer), x, r: Q computed per x and stored per
+    // y slides along x, each x needing one new column of Q.
+    PipelineDag dag = reduction_dag(true);
+    SearchSpace space(dag);
+    const FuncSched c = root_c({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}});
+    FuncSched p;
+    p.placement = Placement::Root;
+    p.stages = {
+        test::sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0),
+        test::sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}, {LoopMode::Outer, 0}}, 1, 0)};
+    auto stores = [&](const SearchSpaceOptions &opt) {
+        StatePtr s = space.make_child(*space.make_child(*space.initial_state(), c), p);
+        std::vector<StatePtr> kids;
+        space.children(*s, opt, &kids);
+        std::set<std::pair<int, int>> out; // (compute level, store level)
+        for (const StatePtr &k : kids) {
+            const FuncSched &q = k->decisions[0];
+            if (q.placement != Placement::At || q.store_level < 0 || !(k->decisions[1] == p))
+                continue;
+            CHECK(q.at_stage == 1);
+            CHECK(k->nests[0]->sliding);
+            CHECK(parse_schedule_text(dag, to_schedule_text(dag, k->decisions)) == k->decisions);
+            CHECK(schedule_constructs(dag, k->decisions) ==
+                  std::vector<std::string>{"sliding", "sliding_update", "in_update"});
+            out.insert({q.at_level, q.store_level});
+        }
+        return out;
+    };
+    CHECK(stores({}) == std::set<std::pair<int, int>>{{1, 0}});
+    SearchSpaceOptions off;
+    off.slide_in_updates = false;
+    CHECK(stores(off).empty());
 }
 
 TEST_CASE("storage goes outside a loop only if the Func's region slides along it", "[search]") {
