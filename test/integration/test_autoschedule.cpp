@@ -136,6 +136,48 @@ sextant::Params fast_params() {
     return p;
 }
 
+Built conv_block() {
+    ImageParam in(Float(32), 3, "cb_in"), w(Float(32), 2, "cb_w");
+    Var c("c"), x("x"), y("y");
+    RDom r(0, 8, "r");
+    Func conv("conv"), out("out");
+    conv(c, x, y) = 0.f;
+    conv(c, x, y) += in(r, x + 1, y) * w(c, r) + in(r, x, y + 1);
+    out(c, x, y) = max(conv(c, x, y), 0.f);
+    out.set_estimate(c, 0, 32).set_estimate(x, 0, 20).set_estimate(y, 0, 10);
+    return {{out}, {in, w}};
+}
+
+/** f(x, y) read by g's update at x + r; g the output, or read by one. */
+Built update_stencil(bool g_is_output) {
+    ImageParam in(Float(32), 2, "us_in");
+    Var x("x"), y("y");
+    RDom r(0, 5, "r");
+    Func f("f"), g("g"), out("out");
+    f(x, y) = in(x, y) * 2.f + 1.f;
+    g(x, y) = 0.f;
+    g(x, y) += f(x + r, y) * cast<float>(r + 1);
+    out(x, y) = g(x, y) * 0.5f;
+    Func last = g_is_output ? g : out;
+    last.set_estimate(x, 0, 100).set_estimate(y, 0, 20);
+    return {{last}, {in}};
+}
+
+/** Checks `make`'s pipeline scheduled by replaying `text` against the reference. */
+void check_replay(const std::function<Built()> &make, const std::vector<std::vector<int>> &sizes,
+                  const std::string &text) {
+    const std::string path = "replay.schedule.txt";
+    {
+        std::ofstream f(path);
+        f << text;
+    }
+    sextant::Params p = fast_params();
+    p.schedule_file = path;
+    std::string replayed;
+    check_pipeline(make, sizes, p, &replayed);
+    CHECK(std::regex_replace(replayed, std::regex("\\$[0-9]+"), "") == text);
+}
+
 } // namespace
 
 TEST_CASE("separable blur schedules and matches the reference", "[e2e]") {
@@ -242,4 +284,49 @@ TEST_CASE("a constant-size tile buffer goes on the stack and computes the same",
     });
     CHECK(at_tile == 1);
     CHECK(at_strip > 0);
+}
+
+TEST_CASE("a register tile unrolls a reduction's block and computes the same", "[e2e][tile]") {
+    // conv per 8c x 4x x 2y block of out (x's 18 points leave a tail), its update with the
+    // reduction outside and the block's y and x unrolled around the vector of c.
+    const std::string text =
+        "sextant-schedule 1\n"
+        "func out root\n"
+        "  stage 0 loops c:split8 x:split4 y:split2 vector 8 unroll 1 parallel 1\n"
+        "func conv at out 2\n"
+        "  stage 0 loops c:inner x:inner y:inner vector 8 unroll 1 parallel 0 unroll_outer 2\n"
+        "  stage 1 loops r$x:outer c:inner x:inner y:inner vector 8 unroll 1 parallel 0 "
+        "unroll_outer 2\n";
+    check_replay(conv_block, {{32, 18, 10}}, text);
+}
+
+TEST_CASE("a window slides inside an update stage's nest and computes the same", "[e2e][sliding]") {
+    // f is read by g's update along x + r: computed per x of the update, stored per row (y),
+    // so each x computes one new column. Over a whole x loop, and over the inner part of a
+    // split of it: RoundUp where g is read by out, GuardWithIf where g is the output.
+    const std::string head = "sextant-schedule 1\n"
+                             "func out root\n"
+                             "  stage 0 loops x:split32 y:split8 vector 8 unroll 1 parallel 1\n"
+                             "func g at out 1\n"
+                             "  stage 0 loops x:inner y:inner vector 8 unroll 1 parallel 0\n";
+    const std::string f_stage = "  stage 0 loops x:inner y:inner vector 1 unroll 1 parallel 0\n";
+    auto read = [] { return update_stencil(false); };
+    auto output = [] { return update_stencil(true); };
+    check_replay(read, {{100, 20}},
+                 head +
+                     "  stage 1 loops r$x:inner x:inner y:outer vector 1 unroll 1 parallel 0\n"
+                     "func f at g 1 update 1 store 0\n" +
+                     f_stage);
+    check_replay(read, {{100, 20}},
+                 head +
+                     "  stage 1 loops r$x:inner x:split4 y:outer vector 1 unroll 1 parallel 0\n"
+                     "func f at g 2 update 1 store 1\n" +
+                     f_stage);
+    check_replay(output, {{102, 20}},
+                 "sextant-schedule 1\n"
+                 "func g root\n"
+                 "  stage 0 loops x:inner y:split8 vector 8 unroll 1 parallel 1\n"
+                 "  stage 1 loops r$x:inner x:split4 y:split2 vector 1 unroll 1 parallel 1\n"
+                 "func f at g 3 update 1 store 2\n" +
+                     f_stage);
 }
