@@ -99,7 +99,7 @@ struct StageSched {
     /** How many loops just outside the innermost one are fully unrolled, innermost first: 1 is
      * the inner part of a short split (register blocking: loads invariant in it are shared);
      * more is a register tile, every pure loop of a small constant-size realization unrolled
-     * with the reductions outside (matmul's accumulator block, conv's 16c x 3x x 4y). */
+     * with the reductions outside (matmul's accumulator block, conv_relu's 16c x 8x x 3y). */
     int unroll_outer = 0;
     bool operator==(const StageSched &o) const {
         return loops == o.loops && vector_width == o.vector_width && unroll == o.unroll &&

@@ -474,10 +474,11 @@ void SearchSpace::children(const State &s, const SearchSpaceOptions &opt,
         }
         bool may_par = p.placement == Placement::Root;
         std::vector<std::vector<StageSched>> per_stage;
+        std::vector<Box64> boxes; // each stage's loops over one realization
         size_t main_stage = 0;
         double most = -1;
         for (const Stage &st : f.stages) {
-            Box64 box = stage_loop_box(st, region);
+            const Box64 &box = boxes.emplace_back(stage_loop_box(st, region));
             per_stage.push_back(cached_tilings(st, box, may_par, opt));
             double work = double(box_volume(box)) * double(st.ops.total() + 1);
             if (work > most) {
@@ -490,23 +491,14 @@ void SearchSpace::children(const State &s, const SearchSpaceOptions &opt,
         for (size_t i = 0; i < per_stage.size(); i++)
             if (i != main_stage) detail::thin(&per_stage[i], size_t(std::max(1, others)));
         // Register tiles: a reduction's constant-size realization in a consumer's tile, with
-        // its pure loops outside the vector loop unrolled (SearchSpaceOptions::register_tiles).
-        // A loop count Halide could not see as constant would stop the build ("Can only
-        // unroll for loops over a constant extent"), so only for constant_size buffers.
-        if (opt.register_tiles && p.placement == Placement::At && placed.constant_size &&
-            !placed.sliding && dag_.funcs[func].stages.size() > 1) {
-            for (size_t i = 0; i < per_stage.size(); i++) {
-                const Box64 box = stage_loop_box(f.stages[i], region);
-                const size_t n = per_stage[i].size();
-                for (size_t t = 0; t < n; t++) {
-                    StageSched tiled = per_stage[i][t];
-                    const int loops = register_tile_loops(f.stages[i], tiled, box);
-                    if (loops == 0 || loops == tiled.unroll_outer) continue;
-                    tiled.unroll_outer = loops;
-                    per_stage[i].push_back(tiled);
-                }
-            }
-        }
+        // its pure loops outside the vector loop unrolled (SearchSpaceOptions::register_tiles),
+        // offered as a twin of each combination below, so that the combinations offered
+        // without it stay the same (added to the per-stage lists, they shifted the thinning:
+        // bench depthwise_separable_conv's pick lost its 1x1 block, 5.7 ms vs 1.8). A loop
+        // count Halide could not see as constant would stop the build ("Can only unroll for
+        // loops over a constant extent"), so only for constant_size buffers.
+        const bool tiles = opt.register_tiles && p.placement == Placement::At &&
+                           placed.constant_size && !placed.sliding && f.stages.size() > 1;
         // The combinations, in lexicographic order (the last stage varies fastest), evenly
         // thinned: combination k is picked by its mixed-radix digits, never materializing the
         // whole product (which grows as tilings^stages).
@@ -530,6 +522,15 @@ void SearchSpace::children(const State &s, const SearchSpaceOptions &opt,
                 index /= n;
             }
             offer_child(make_child(parent, p, &placed));
+            if (!tiles) continue;
+            bool tiled = false;
+            for (size_t i = 0; i < p.stages.size(); i++) {
+                const int loops = register_tile_loops(f.stages[i], p.stages[i], boxes[i]);
+                if (loops == 0 || loops == p.stages[i].unroll_outer) continue;
+                p.stages[i].unroll_outer = loops;
+                tiled = true;
+            }
+            if (tiled) offer_child(make_child(parent, p, &placed));
         }
     };
     const int combo_cap = opt.coarse ? opt.combos_per_placement_coarse : opt.combos_per_placement;
