@@ -72,13 +72,4 @@ const char *cost_term_name(CostTerm t) {
     return n[int(t)];
 }
 
-const char *cost_term_doc(CostTerm t) {
-    static const char *n[] = {
-#define SEXTANT_X(name, doc) doc,
-        SEXTANT_COST_TERMS(SEXTANT_X)
-#undef SEXTANT_X
-    };
-    return n[int(t)];
-}
-
 } // namespace sextant

@@ -70,6 +70,5 @@ constexpr double kThreadArenaFaultSeconds = 12e-6;
 double allocator_seconds(const AllocatorEstimate &e);
 
 const char *cost_term_name(CostTerm t);
-const char *cost_term_doc(CostTerm t);
 
 } // namespace sextant

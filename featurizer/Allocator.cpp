@@ -106,7 +106,6 @@ AllocatorEstimate estimate_allocator(const PipelineDag &dag, const Decisions &d,
         e.root_heap_bytes + largest_group + kTrimThresholdBytes > e.trim_threshold_bytes;
     for (size_t g = 0; g < n; g++) {
         if (!nests[g] || dag.funcs[g].is_output) continue;
-        const FuncNest &fn = *nests[g];
         AllocatorBuffer b{int(g), bytes[g], allocs[g], 0};
         const double pages = std::ceil(bytes[g] / kPageBytes);
         if (bytes[g] == 0) {

@@ -97,6 +97,7 @@ public:
     /** How many table entries have had their algorithm side computed so far (for tests). */
     int64_t stage_computations() const { return stage_computations_; }
 
+    /** The input transform of every feature, here and in training (TorchModel.cpp). */
     static double log1p_pos(double v) { return v > 0 ? std::log1p(v) : 0.0; }
 
 private:

@@ -31,10 +31,6 @@ struct Inputs {
     torch::Tensor terms;     // [N, K]
 };
 
-double log1p_pos(double x) {
-    return std::log1p(x > 0 ? x : 0.0);
-}
-
 } // namespace
 
 struct TorchCostModel::Impl {
@@ -179,7 +175,7 @@ struct TorchCostModel::Impl {
                                        " has " + std::to_string(row.size()) +
                                        " features, expected " + std::to_string(A));
             for (int k = 0; k < A; k++)
-                a[u * size_t(A) + size_t(k)] = log1p_pos(row[size_t(k)]);
+                a[u * size_t(A) + size_t(k)] = InferenceNet::log1p_pos(row[size_t(k)]);
         }
         in.schedule = torch::empty({int64_t(N), S}, torch::kDouble);
         in.terms = torch::empty({int64_t(N), K}, torch::kDouble);
@@ -188,7 +184,7 @@ struct TorchCostModel::Impl {
         for (size_t r = 0; r < N; r++) {
             const ScheduleRow &row = batch.schedule[r];
             for (int k = 0; k < S; k++)
-                s[r * S + k] = log1p_pos(row[size_t(k)]);
+                s[r * S + k] = InferenceNet::log1p_pos(row[size_t(k)]);
             TermRow terms = cost_terms(row, cfg.parallelism, cfg.llc_bytes);
             for (int k = 0; k < K; k++)
                 tm[r * K + k] = terms[size_t(k)];
@@ -268,7 +264,7 @@ void TorchCostModel::fit_normalization(const std::vector<const TrainingSample *>
     for (const TrainingSample *s : samples) {
         for (const ScheduleRow &row : s->schedule) {
             for (int k = 0; k < S; k++) {
-                double v = log1p_pos(row[size_t(k)]);
+                double v = InferenceNet::log1p_pos(row[size_t(k)]);
                 sum[size_t(k)] += v;
                 sum2[size_t(k)] += v * v;
             }

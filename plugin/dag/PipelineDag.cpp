@@ -143,13 +143,6 @@ int PipelineDag::find_func(const std::string &name) const {
     return -1;
 }
 
-int PipelineDag::num_stages() const {
-    int n = 0;
-    for (const FuncNode &f : funcs)
-        n += int(f.stages.size());
-    return n;
-}
-
 void PipelineDag::link() {
     for (FuncNode &f : funcs) {
         f.edges_out.clear();

@@ -188,7 +188,6 @@ struct PipelineDag {
 
     int find_func(const std::string &name) const; // -1 if none
     const Stage &stage(int func, int index) const { return funcs[func].stages[index]; }
-    int num_stages() const;
     /** Recomputes FuncNode::consumers and edges_out from edges. */
     void link();
 };
