@@ -7,6 +7,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <regex>
@@ -129,6 +130,11 @@ Built normalize_by_scalar() {
     return {{out}, {in}};
 }
 
+/** A file for a test to write, outside the source tree. */
+std::string scratch_path(const std::string &name) {
+    return (std::filesystem::temp_directory_path() / ("sextant_test_" + name)).string();
+}
+
 sextant::Params fast_params() {
     sextant::Params p;
     p.beam_size = 8;
@@ -166,7 +172,7 @@ Built update_stencil(bool g_is_output) {
 /** Checks `make`'s pipeline scheduled by replaying `text` against the reference. */
 void check_replay(const std::function<Built()> &make, const std::vector<std::vector<int>> &sizes,
                   const std::string &text) {
-    const std::string path = "replay.schedule.txt";
+    const std::string path = scratch_path("replay.schedule.txt");
     {
         std::ofstream f(path);
         f << text;
@@ -244,7 +250,7 @@ TEST_CASE("a constant-size tile buffer goes on the stack and computes the same",
                              "  stage 0 loops x:split128 y:split32 vector 8 unroll 1 parallel 1\n"
                              "func bx at by 1 stack\n"
                              "  stage 0 loops x:inner y:inner vector 8 unroll 1 parallel 0\n";
-    const std::string path = "stack_tile.schedule.txt";
+    const std::string path = scratch_path("stack_tile.schedule.txt");
     {
         std::ofstream f(path);
         f << text;
