@@ -77,6 +77,16 @@ FuncSched root_c(std::vector<LoopTiling> loops, int unroll = 1) {
     c.stages = {s};
     return c;
 }
+/** P (Func 1 of reduction_dag(true)) at root, its update with r innermost and y outside: per
+ * row, r inside x. */
+FuncSched root_p_per_row() {
+    FuncSched p;
+    p.placement = Placement::Root;
+    p.stages = {
+        test::sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0),
+        test::sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}, {LoopMode::Outer, 0}}, 1, 0)};
+    return p;
+}
 /** Every child of the state that decides the first Funcs of the search order as `decided`. */
 std::vector<StatePtr> children_after(const SearchSpace &space,
                                      std::initializer_list<FuncSched> decided) {
@@ -398,11 +408,7 @@ TEST_CASE("a producer of a reduction is offered per iteration of it", "[search]"
     PipelineDag dag = reduction_dag(true);
     SearchSpace space(dag);
     const FuncSched c = root_c({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}});
-    FuncSched p;
-    p.placement = Placement::Root;
-    p.stages = {
-        test::sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0),
-        test::sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}, {LoopMode::Outer, 0}}, 1, 0)};
+    const FuncSched p = root_p_per_row();
     int offered = 0;
     for (const StatePtr &k : children_after(space, {c, p})) {
         const FuncSched &kp = k->decisions[1];
@@ -439,11 +445,7 @@ TEST_CASE("a window may slide inside an update stage's nest", "[search]") {
     PipelineDag dag = reduction_dag(true);
     SearchSpace space(dag);
     const FuncSched c = root_c({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}});
-    FuncSched p;
-    p.placement = Placement::Root;
-    p.stages = {
-        test::sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0),
-        test::sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}, {LoopMode::Outer, 0}}, 1, 0)};
+    const FuncSched p = root_p_per_row();
     auto stores = [&](const SearchSpaceOptions &opt) {
         StatePtr s = space.make_child(*space.make_child(*space.initial_state(), c), p);
         std::vector<StatePtr> kids;
