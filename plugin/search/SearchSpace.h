@@ -98,7 +98,7 @@ struct SearchSpaceOptions {
      * hand schedule of that kind with 64 x 32 output tiles ran 10.5 ms
      * (bench/schedules/nl_means_per_offset.txt; docs/BENCHMARKS.md, session 10). */
     bool reduction_outside = true;
-    /** Register tiles: every stage of a Func with a reduction, computed per tile of a
+    /** Register tiles: every update stage of a Func with a reduction, computed per tile of a
      * consumer in a constant-size buffer, is also offered with all the pure loops just
      * outside its vector loop fully unrolled (up to the first RVar, outer part or loop of
      * one point), when their accumulator vectors fit three quarters of the register file;
