@@ -47,8 +47,8 @@ static void pair_bench(size_t bytes, bool do_touch, int bufs) {
     long iters = (256l << 20) / (long)(bytes * bufs);
     if (iters < 200) iters = 200;
     if (iters > 20000) iters = 20000;
-    // warm-up (also lets glibc adapt its thresholds once)
-    for (int w = 0; w < 20; w++) {
+    // one iteration of a parallel loop's body: allocate, (touch,) free in reverse
+    auto cycle = [&] {
         for (int i = 0; i < bufs; i++)
             ps[i] = (char *)malloc(bytes);
         if (do_touch)
@@ -56,18 +56,14 @@ static void pair_bench(size_t bytes, bool do_touch, int bufs) {
                 touch(ps[i], bytes);
         for (int i = bufs - 1; i >= 0; i--)
             free(ps[i]);
-    }
+    };
+    // warm-up (also lets glibc adapt its thresholds once)
+    for (int w = 0; w < 20; w++)
+        cycle();
     long f0 = thread_minflt();
     double t0 = now_ns();
-    for (long it = 0; it < iters; it++) {
-        for (int i = 0; i < bufs; i++)
-            ps[i] = (char *)malloc(bytes);
-        if (do_touch)
-            for (int i = 0; i < bufs; i++)
-                touch(ps[i], bytes);
-        for (int i = bufs - 1; i >= 0; i--)
-            free(ps[i]);
-    }
+    for (long it = 0; it < iters; it++)
+        cycle();
     double t1 = now_ns();
     long f1 = thread_minflt();
     // reference: same touches on memory that stays mapped (no malloc, no faults)

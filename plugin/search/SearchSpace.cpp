@@ -499,6 +499,12 @@ void SearchSpace::children(const State &s, const SearchSpaceOptions &opt,
         // loops over a constant extent"), so only for constant_size buffers.
         const bool tiles = opt.register_tiles && p.placement == Placement::At &&
                            placed.constant_size && !placed.sliding && f.stages.size() > 1;
+        // Loops each tiling of an update stage would unroll (register_tile_loops), once per
+        // tiling rather than once per combination that uses it.
+        std::vector<std::vector<int>> tile_loops(per_stage.size());
+        for (size_t i = 1; tiles && i < per_stage.size(); i++)
+            for (const StageSched &t : per_stage[i])
+                tile_loops[i].push_back(register_tile_loops(f.stages[i], t, boxes[i]));
         // The combinations, in lexicographic order (the last stage varies fastest), evenly
         // thinned: combination k is picked by its mixed-radix digits, never materializing the
         // whole product (which grows as tilings^stages).
@@ -516,9 +522,11 @@ void SearchSpace::children(const State &s, const SearchSpaceOptions &opt,
             unsigned __int128 index =
                 picks == uint64_t(total) ? k : (unsigned __int128)(double(k) * step);
             p.stages.assign(per_stage.size(), StageSched{});
+            std::vector<size_t> picked(per_stage.size());
             for (size_t i = per_stage.size(); i-- > 0;) {
                 const size_t n = per_stage[i].size();
-                p.stages[i] = per_stage[i][size_t(index % n)];
+                picked[i] = size_t(index % n);
+                p.stages[i] = per_stage[i][picked[i]];
                 index /= n;
             }
             offer_child(make_child(parent, p, &placed));
@@ -529,7 +537,7 @@ void SearchSpace::children(const State &s, const SearchSpaceOptions &opt,
             // minutes on it (killed); without that one tile it compiled in 6 s and matched.
             bool tiled = false;
             for (size_t i = 1; i < p.stages.size(); i++) {
-                const int loops = register_tile_loops(f.stages[i], p.stages[i], boxes[i]);
+                const int loops = tile_loops[i][picked[i]];
                 if (loops == 0 || loops == p.stages[i].unroll_outer) continue;
                 p.stages[i].unroll_outer = loops;
                 tiled = true;
