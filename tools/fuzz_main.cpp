@@ -11,6 +11,7 @@
 //                                     split), reduction_split (a split RVar), sliding_update
 //                                     (storage outside the compute level in an update's nest)
 //                                     or register_tile (several loops unrolled))
+//                     [--schedule-timeout S]  (per schedule: search, compile and run; 600 s)
 #include "measure/Runner.h"
 #include "plugin/Autoscheduler.h"
 #include "plugin/dag/Errors.h"
@@ -49,6 +50,9 @@ struct Options {
     int sliding = 0;
     /** What the targeted mode looks for in a candidate's ScheduleText. */
     std::string kind = "sliding";
+    /** Seconds one schedule may take (search, compile, run) before it is a counted timeout; a
+     * hang in LLVM would otherwise stall the whole queue. <= 0: no limit. */
+    double schedule_timeout_s = 600;
 };
 
 /** Whether a candidate's ScheduleText uses the construct the targeted mode looks for. */
@@ -178,6 +182,7 @@ void run_schedule_isolated(uint64_t seed, const Options &opt, const sextant::Par
     std::fflush(stdout);
     sextant::ChildOptions co;
     co.keep_stderr = true;
+    co.timeout_s = opt.schedule_timeout_s;
     sextant::RunResult res = sextant::Child::function(
                                  [&](int fd, int) {
                                      dup2(fd, 1);
@@ -190,7 +195,11 @@ void run_schedule_isolated(uint64_t seed, const Options &opt, const sextant::Par
     const bool reported = res.output.find("\nok ") != std::string::npos ||
                           res.output.find("\nfail ") != std::string::npos ||
                           res.output.rfind("fail ", 0) == 0;
-    if (!res.ok() && !reported) std::printf("fail compile/run: %s\n", res.message.c_str());
+    if (res.timed_out)
+        std::printf("fail timeout: schedule took over %g s (search, compile or run)\n",
+                    opt.schedule_timeout_s);
+    else if (!res.ok() && !reported)
+        std::printf("fail compile/run: %s\n", res.message.c_str());
     std::fflush(stdout);
 }
 
@@ -314,6 +323,8 @@ int main(int argc, char **argv) {
                 opt.replay = next();
             else if (a == "--verbose")
                 opt.verbose = true;
+            else if (a == "--schedule-timeout")
+                opt.schedule_timeout_s = std::stod(next());
             else if (a == "--sliding")
                 opt.sliding = std::stoi(next());
             else if (a == "--targeted") {
@@ -325,7 +336,7 @@ int main(int argc, char **argv) {
                              "usage: sextant-fuzz --from A --to B [--seeds 3] [--beam 8] "
                              "[--passes 2] [--jobs 2] [--quiet] [--replay S.txt] [--sliding N]\n"
                              "       [--targeted sliding|band|reduction_split|sliding_update|"
-                             "register_tile N]\n");
+                             "register_tile N] [--schedule-timeout S]\n");
                 return 2;
             }
         } catch (const std::exception &e) { // std::stoi, an unknown construct
