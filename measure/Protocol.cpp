@@ -3,8 +3,12 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstdint>
+#include <cstdlib>
 #include <sstream>
+#include <thread>
 
 namespace sextant {
 
@@ -64,7 +68,69 @@ bool attempt(const Subject &s, const ProtocolOptions &opt, TimedRuns &t, Failure
     return false;
 }
 
+/** The slowdown before a timed process: probes, and while slow waits and probes again, within
+ * the options' limits. 1 when the check is off. */
+double settle(const ProtocolOptions &opt) {
+    if (!opt.speed || opt.slow_threshold <= 0) return 1;
+    double s = opt.speed->slowdown();
+    for (double waited = 0; s > 1 + opt.slow_threshold && waited < opt.slow_max_wait_s;
+         waited += std::max(opt.slow_wait_s, 0.01)) {
+        std::this_thread::sleep_for(std::chrono::duration<double>(opt.slow_wait_s));
+        s = opt.speed->slowdown();
+    }
+    return s;
+}
+
+/** How far over its thresholds an attempt was: <= 1 is undisturbed. */
+double disturbance(const TimedRuns &t, double slowdown, const ProtocolOptions &opt) {
+    double d = opt.busy_threshold > 0 ? t.busy_fraction / opt.busy_threshold
+                                      : (t.busy_fraction > 0 ? 2 : 0);
+    if (opt.speed && opt.slow_threshold > 0) d = std::max(d, (slowdown - 1) / opt.slow_threshold);
+    return d;
+}
+
 } // namespace
+
+double probe_machine_speed() {
+    // Touched once, so that the probe never counts page faults.
+    static std::vector<uint64_t> buffer(size_t(8) << 17, 1); // 8 MiB
+    static std::mutex mu;
+    std::lock_guard<std::mutex> lock(mu);
+    double best = 0;
+    for (int rep = 0; rep < 3; rep++) {
+        auto t0 = std::chrono::steady_clock::now();
+        uint64_t h = 0x9e3779b97f4a7c15ull;
+        for (int i = 0; i < 1000000; i++) {
+            h ^= h >> 31;
+            h *= 0xbf58476d1ce4e5b9ull;
+            h += uint64_t(i);
+        }
+        for (uint64_t &v : buffer)
+            v = v * 3 + (h & 7);
+        volatile uint64_t sink = h + buffer[size_t(h % buffer.size())];
+        (void)sink;
+        double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (rep == 0 || s < best) best = s;
+    }
+    return best;
+}
+
+double MachineSpeed::slowdown() {
+    double t = probe_();
+    std::lock_guard<std::mutex> lock(mu_);
+    if (fastest_ <= 0 || t < fastest_) fastest_ = t;
+    return t > 0 ? t / fastest_ : 1;
+}
+
+std::shared_ptr<MachineSpeed> default_machine_speed() {
+    // Off where timings are not meant to mean anything (the test suite runs tests side by side,
+    // and would wait on itself).
+    static std::shared_ptr<MachineSpeed> s =
+        std::getenv("SX_SPEED_CHECK") && std::string(std::getenv("SX_SPEED_CHECK")) == "0"
+            ? nullptr
+            : std::make_shared<MachineSpeed>(probe_machine_speed);
+    return s;
+}
 
 bool allocator_env(const std::string &name) {
     return name.rfind("MALLOC_", 0) == 0 || name == "GLIBC_TUNABLES";
@@ -124,28 +190,45 @@ double SubjectResult::nivcsw_per_run() const {
 double SubjectResult::busy_fraction() const {
     return median_over_rounds(rounds, [](const TimedRuns &t) { return t.busy_fraction; });
 }
+double SubjectResult::slowdown() const {
+    double m = 1;
+    for (double s : slowdowns)
+        m = std::max(m, s);
+    return m;
+}
 
 bool measure_round(const Subject &s, const ProtocolOptions &opt, SubjectResult &into) {
     if (into.label.empty()) into.label = s.label;
     bool have = false;
     TimedRuns kept;
+    double kept_slowdown = 1, kept_disturbance = 0;
     for (int a = 0; a <= std::max(0, opt.busy_retries); a++) {
         TimedRuns t;
         FailureKind kind = FailureKind::None;
         std::string error;
+        const double before = settle(opt);
         into.processes++;
-        if (a > 0) into.busy_retries++;
         if (!attempt(s, opt, t, kind, error)) {
             into.kind = kind;
             into.error = error;
             return false;
         }
-        if (!have || t.busy_fraction < kept.busy_fraction) kept = t;
+        const double after = opt.speed && opt.slow_threshold > 0 ? opt.speed->slowdown() : 1;
+        const double slowdown = std::max(before, after);
+        const double d = disturbance(t, slowdown, opt);
+        if (!have || d < kept_disturbance) {
+            kept = t;
+            kept_slowdown = slowdown;
+            kept_disturbance = d;
+        }
         have = true;
-        if (t.busy_fraction <= opt.busy_threshold) break;
+        if (d <= 1 || a == std::max(0, opt.busy_retries)) break;
+        into.busy_retries++;
+        if (t.busy_fraction <= opt.busy_threshold) into.slow_retries++;
     }
-    if (kept.busy_fraction > opt.busy_threshold) into.busy_rounds++;
+    if (kept_disturbance > 1) into.busy_rounds++;
     into.rounds.push_back(std::move(kept));
+    into.slowdowns.push_back(kept_slowdown);
     return true;
 }
 

@@ -3,7 +3,10 @@
 // agree) and prints one JSON line. The protocol runs subjects in rounds — round r starts each
 // subject once, in a new process, in an order rotated by r, so that compared schedules share
 // the machine's slow drifts — retries a process whose threads spent too much of the timed span
-// waiting for a CPU (the machine was busy), and summarizes each subject over its rounds.
+// waiting for a CPU (the machine was busy) or that ran while the whole machine was slower than
+// it has been (a VM whose host is loaded: the process's own run-queue delay does not show it;
+// a fixed workload timed in the parent around each process does), and summarizes each
+// subject over its rounds.
 // Timed processes get the default allocator: MALLOC_* and GLIBC_TUNABLES are removed from
 // their environment unless the subject sets them. No Halide (Runner.h, TimingLoop.h).
 #pragma once
@@ -13,10 +16,34 @@
 
 #include <functional>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 namespace sextant {
+
+/** A fixed single-threaded workload — integer mixing in registers and a read-modify-write
+ * pass over 8 MiB — best of three; about 5-10 ms here. Slower than usual means this
+ * machine is slower than usual now, whatever the cause (another tenant, the host). */
+double probe_machine_speed();
+
+/** How much slower the machine is now than at its fastest so far, by a probe. Thread-safe. */
+class MachineSpeed {
+public:
+    explicit MachineSpeed(std::function<double()> probe) : probe_(std::move(probe)) {}
+    /** Probes once: probe time / fastest probe time so far (1 for the fastest). */
+    double slowdown();
+
+private:
+    std::function<double()> probe_;
+    double fastest_ = 0;
+    std::mutex mu_;
+};
+
+/** The process-wide MachineSpeed with probe_machine_speed; null (no check) when the environment
+ * has SX_SPEED_CHECK=0. */
+std::shared_ptr<MachineSpeed> default_machine_speed();
 
 struct ProtocolOptions {
     int rounds = 1; ///< fresh timed processes per subject (interleaved across subjects)
@@ -24,6 +51,15 @@ struct ProtocolOptions {
      * least busy attempt is kept; a round still busy after them is counted (busy_rounds). */
     int busy_retries = 2;
     double busy_threshold = 0.10;
+    /** Machine-speed check: `speed` is probed before and after each timed process; a process
+     * is "slow" (retried like a busy one, within busy_retries) when the larger slowdown of the
+     * two exceeds 1 + slow_threshold. Null or slow_threshold <= 0: off. */
+    std::shared_ptr<MachineSpeed> speed = default_machine_speed();
+    double slow_threshold = 0.08;
+    /** Before a timed process starts, while the probe says slow, wait this long and probe
+     * again, for at most slow_max_wait_s in all (then time it anyway). */
+    double slow_wait_s = 2;
+    double slow_max_wait_s = 30;
     double timeout_s = 300; ///< per timed process
 };
 
@@ -41,10 +77,14 @@ struct Subject {
 /** One subject over the rounds. */
 struct SubjectResult {
     std::string label;
-    std::vector<TimedRuns> rounds;        ///< one accepted measurement per finished round
-    int processes = 0;                    ///< timed processes started, retries included
-    int busy_retries = 0;                 ///< of which retries because the machine was busy
-    int busy_rounds = 0;                  ///< accepted rounds still over the busy threshold
+    std::vector<TimedRuns> rounds; ///< one accepted measurement per finished round
+    int processes = 0;             ///< timed processes started, retries included
+    int busy_retries = 0;          ///< of which retries because the machine was busy
+    int busy_rounds = 0;           ///< accepted rounds still busy or slow
+    int slow_retries = 0;          ///< of busy_retries, those for a slow machine
+    /** Per accepted round, the machine's slowdown around it (probe / fastest probe; 1 when the
+     * check is off), in round order. */
+    std::vector<double> slowdowns;
     FailureKind kind = FailureKind::None; ///< the first failure; later rounds are skipped
     std::string error;
 
@@ -61,6 +101,7 @@ struct SubjectResult {
     double nvcsw_per_run() const;
     double nivcsw_per_run() const;
     double busy_fraction() const;
+    double slowdown() const; ///< the largest of slowdowns (1 with none)
 };
 
 /** True for the variables that change glibc malloc's behaviour (MALLOC_*, GLIBC_TUNABLES). */

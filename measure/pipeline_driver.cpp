@@ -399,6 +399,7 @@ const char *kUsage =
     "  --time [options] SPEC...       time with the protocol: fresh processes, interleaved\n"
     "      --rounds R (1) --variant NAME[:K=V,...] (repeatable; default: 'default')\n"
     "      --busy-threshold F (0.1) --busy-retries N (2) --timeout S (300) --log FILE\n"
+    "      --slow-threshold F (0.08; 0 = no machine-speed check) --slow-max-wait S (30)\n"
     "  --time-one SPEC                one timed process\n"
     "  rule options (--time, --time-one): --max-runs N (20; --reps is the same)\n"
     "      --min-runs N (3) --tolerance F (0.03) --budget S (2) --min-run-time S (0)\n"
@@ -466,6 +467,10 @@ int main(int argc, char **argv) {
             popt.busy_threshold = number();
         } else if (a == "--busy-retries") {
             popt.busy_retries = std::max(0, int(number()));
+        } else if (a == "--slow-threshold") {
+            popt.slow_threshold = number();
+        } else if (a == "--slow-max-wait") {
+            popt.slow_max_wait_s = number();
         } else if (a == "--timeout") {
             popt.timeout_s = number();
         } else if (a == "--variant") {
@@ -560,7 +565,9 @@ int main(int argc, char **argv) {
                           {"nivcsw_per_run", r.nivcsw_per_run()},
                           {"busy_fraction", r.busy_fraction()},
                           {"busy_retries", r.busy_retries},
-                          {"busy_rounds", r.busy_rounds}});
+                          {"busy_rounds", r.busy_rounds},
+                          {"slow_retries", r.slow_retries},
+                          {"round_slowdown", r.slowdowns}});
             } else {
                 failed++;
             }

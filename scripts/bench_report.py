@@ -17,7 +17,7 @@ TRAP_OFF = "trap_off"
 # Copied from each timing line into a row (suffix _trap_off for the trap-off variant).
 TIMING_FIELDS = ["min_ms", "median_ms", "samples", "rounds", "round_spread", "minflt_per_run",
                  "nvcsw_per_run", "nivcsw_per_run", "busy_fraction", "busy_rounds",
-                 "converged_rounds"]
+                 "converged_rounds", "slow_retries", "round_slowdown"]
 
 
 def read(path, default=None):

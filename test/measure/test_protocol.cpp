@@ -43,7 +43,18 @@ ProtocolOptions options(int rounds) {
     o.timeout_s = 20;
     o.busy_threshold = 0.5;
     o.busy_retries = 2;
+    o.speed = nullptr; // the machine-speed check has its own cases, with a scripted probe
     return o;
+}
+
+/** A probe that returns the scripted times in order (the last one forever after). */
+std::shared_ptr<MachineSpeed> scripted(std::vector<double> times) {
+    auto i = std::make_shared<size_t>(0);
+    return std::make_shared<MachineSpeed>([times, i]() {
+        double t = times[std::min(*i, times.size() - 1)];
+        ++*i;
+        return t;
+    });
 }
 
 } // namespace
@@ -91,6 +102,77 @@ TEST_CASE("a process on a busy machine is retried, the least busy attempt kept",
     CHECK(always.busy_retries == 4);
     CHECK(always.busy_rounds == 2);
     CHECK(always.rounds.size() == 2);
+}
+
+TEST_CASE("a process timed while the whole machine was slow is retried", "[protocol]") {
+    std::string counter = temp_path("counter");
+    ProtocolOptions o = options(1);
+    o.slow_wait_s = 0;
+    o.slow_max_wait_s = 0;
+    // Probes before and after each process: fast, then slow after the first process (the
+    // machine slowed down while it ran), then fast around the retry.
+    o.speed = scripted({1.0, 1.5, 1.0, 1.02});
+    SubjectResult r = measure_interleaved({fake("x", {"--counter", counter})}, o)[0];
+    CHECK(r.ok());
+    CHECK(r.processes == 2);
+    CHECK(r.busy_retries == 1);
+    CHECK(r.slow_retries == 1);
+    CHECK(r.busy_rounds == 0);
+    REQUIRE(r.slowdowns.size() == 1);
+    CHECK(r.slowdowns[0] == Approx(1.02));
+    CHECK(r.slowdown() == Approx(1.02));
+
+    // Slow throughout: retried, then kept (the least slow attempt) and counted.
+    o.speed = scripted({1.0, 1.3, 1.2, 1.25});
+    o.busy_retries = 1;
+    SubjectResult slow = measure_interleaved({fake("y", {"--counter", counter + "y"})}, o)[0];
+    CHECK(slow.ok());
+    CHECK(slow.processes == 2);
+    CHECK(slow.busy_rounds == 1);
+    CHECK(slow.slowdowns.at(0) == Approx(1.25));
+}
+
+TEST_CASE("a slow machine is waited for before a process starts", "[protocol]") {
+    std::string counter = temp_path("counter");
+    ProtocolOptions o = options(1);
+    o.slow_wait_s = 0.01;
+    o.slow_max_wait_s = 1;
+    auto calls = std::make_shared<int>(0);
+    const std::vector<double> times = {1.0, 1.0, 2.0, 2.0, 1.0, 1.0};
+    o.speed = std::make_shared<MachineSpeed>(
+        [times, calls]() { return times[size_t(std::min(int(times.size()) - 1, (*calls)++))]; });
+    // a: fast before and after. b: slow before it starts (two probes), so it waits until the
+    // probe is fast again, then runs once, needing no retry.
+    std::vector<SubjectResult> rs = measure_interleaved(
+        {fake("a", {"--counter", counter}), fake("b", {"--counter", counter + "b"})}, o);
+    CHECK(*calls == 6);
+    for (const SubjectResult &r : rs) {
+        CHECK(r.ok());
+        CHECK(r.processes == 1);
+        CHECK(r.busy_retries == 0);
+        CHECK(r.slowdowns.at(0) == Approx(1.0));
+    }
+
+    // A slow machine that does not recover within slow_max_wait_s is timed anyway.
+    *calls = 0;
+    o.speed = std::make_shared<MachineSpeed>([calls]() { return (*calls)++ == 0 ? 1.0 : 3.0; });
+    o.slow_max_wait_s = 0.05;
+    o.busy_retries = 0;
+    CHECK(o.speed->slowdown() == 1.0); // the baseline; every probe after it is 3x slower
+    SubjectResult slow = measure_interleaved({fake("c", {"--counter", counter + "c"})}, o)[0];
+    CHECK(*calls >= 4); // probed, waited and probed again before starting, once after
+    CHECK(slow.ok());
+    CHECK(slow.busy_rounds == 1);
+    CHECK(slow.slowdowns.at(0) == Approx(3.0));
+}
+
+TEST_CASE("the machine-speed probe times a fixed workload", "[protocol]") {
+    double p = probe_machine_speed();
+    CHECK(p > 0);
+    CHECK(p < 1);
+    MachineSpeed m(probe_machine_speed);
+    CHECK(m.slowdown() == 1.0); // the first probe is the fastest so far
+    CHECK(m.slowdown() >= 1.0);
 }
 
 TEST_CASE("failures are typed and drop the subject from later rounds", "[protocol]") {
