@@ -73,7 +73,7 @@ struct Params {
     static Params parse(const std::map<std::string, std::string> &env);
     /** parse() over the process environment. */
     static Params from_environment();
-    /** One line per option with its value (for debug output). */
+    /** The options that shape the search, as one line of key=value pairs (debug output). */
     std::string describe() const;
 };
 

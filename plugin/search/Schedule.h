@@ -7,8 +7,10 @@
 // (a pure loop may have a band part between them; the outermost RVar may be split, its inner
 // part then runs with the middle RVars). The loop order is: outer group, band group, inner
 // group (each outermost storage dim first), with middle RVars just outside the innermost loop;
-// the innermost loop may be vectorized and unrolled; a prefix of the order may be parallel.
-// See docs/SEARCH.md.
+// the innermost loop may be vectorized and unrolled, and the N loops just outside it fully
+// unrolled (`unroll_outer`: a register tile); a prefix of the order may be parallel (a prefix of
+// several loops is fused into one parallel loop where no Func is computed between them). See
+// docs/SEARCH.md.
 #pragma once
 
 #include <array>
