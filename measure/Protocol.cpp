@@ -190,12 +190,6 @@ double SubjectResult::nivcsw_per_run() const {
 double SubjectResult::busy_fraction() const {
     return median_over_rounds(rounds, [](const TimedRuns &t) { return t.busy_fraction; });
 }
-double SubjectResult::slowdown() const {
-    double m = 1;
-    for (double s : slowdowns)
-        m = std::max(m, s);
-    return m;
-}
 
 bool measure_round(const Subject &s, const ProtocolOptions &opt, SubjectResult &into) {
     if (into.label.empty()) into.label = s.label;

@@ -101,7 +101,6 @@ struct SubjectResult {
     double nvcsw_per_run() const;
     double nivcsw_per_run() const;
     double busy_fraction() const;
-    double slowdown() const; ///< the largest of slowdowns (1 with none)
 };
 
 /** True for the variables that change glibc malloc's behaviour (MALLOC_*, GLIBC_TUNABLES). */
