@@ -190,13 +190,6 @@ Featurizer::Featurizer(const PipelineDag &dag) : dag_(dag) {
     }
 }
 
-int Featurizer::m_native_lanes(const FuncNode &f) const {
-    int lanes = 1;
-    for (TypeClass t : f.value_types)
-        lanes = std::max(lanes, dag_.machine.natural_vector_lanes(t));
-    return lanes;
-}
-
 ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests, int func,
                                           int stage) const {
     ScheduleRow r{};
@@ -246,7 +239,7 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
     set(ScheduleFeature::vector_points, vector_points);
     set(ScheduleFeature::scalar_points, total - vector_points);
     set(ScheduleFeature::num_vectors,
-        vw > 1 ? total / vw * std::ceil(double(vw) / m_native_lanes(f)) : 0);
+        vw > 1 ? total / vw * std::ceil(double(vw) / dag_.machine.natural_vector_lanes(f)) : 0);
     double waste = 0;
     if (vw > 1) {
         int64_t padded = (inner_extent + vw - 1) / vw * vw;
@@ -308,7 +301,8 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
     const int nl = int(sn.order.size());
     const bool block = vw > 1 && nl > 0 && sn.order[nl - 1].extent <= int64_t(vw) * sn.unroll;
     // Hardware vectors per vector of `vw` lanes (vw may be a multiple of the natural width).
-    const double pieces = vw > 1 ? std::ceil(double(vw) / m_native_lanes(f)) : 1.0;
+    const double pieces =
+        vw > 1 ? std::ceil(double(vw) / dag_.machine.natural_vector_lanes(f)) : 1.0;
     /** Executions of an access site (one per iteration of the loops it depends on, times its
      * copies in an unrolled block), given which stage loops its address depends on. */
     auto sites_of = [&](const std::function<bool(int)> &depends_on, double count) {

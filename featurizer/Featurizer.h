@@ -44,8 +44,6 @@ public:
                                   int stage) const;
 
 private:
-    /** Natural SIMD lanes of the Func's (narrowest) type on the target. */
-    int m_native_lanes(const FuncNode &f) const;
     const PipelineDag &dag_;
     std::vector<int> stage_base_;
     std::vector<std::vector<float>> algorithm_;

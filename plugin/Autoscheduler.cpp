@@ -3,6 +3,7 @@
 #include "costmodel/CostModel.h"
 #include "costmodel/CostTerms.h"
 #include "costmodel/ModelEvaluator.h"
+#include "plugin/ModelChoice.h"
 #include "plugin/dag/DagJson.h"
 #include "plugin/halide/DagBuilder.h"
 #include "plugin/halide/ScheduleApplier.h"
@@ -10,14 +11,7 @@
 #include "plugin/search/Directives.h"
 #include "plugin/search/ScheduleText.h"
 
-#ifdef SEXTANT_HAVE_TORCH
-#include "costmodel/TrainableCostModel.h"
-#endif
-
-#include <dlfcn.h>
-
 #include <chrono>
-
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -39,78 +33,6 @@ void write_file(const std::string &path, const std::string &text) {
     std::ofstream out(path);
     if (!out) throw UserError("cannot write '" + path + "'");
     out << text;
-}
-
-/** The shipped weights: installed beside the plugin's share/ directory, else the source tree's. */
-std::string default_weights_path() {
-    Dl_info info;
-    if (dladdr(reinterpret_cast<void *>(&default_weights_path), &info) && info.dli_fname) {
-        std::string so = info.dli_fname;
-        std::string dir = so.substr(0, so.find_last_of('/') + 1);
-        std::string installed = dir + SEXTANT_INSTALLED_WEIGHTS_RELATIVE;
-        if (std::ifstream(installed).good()) return installed;
-    }
-    return SEXTANT_SOURCE_WEIGHTS;
-}
-
-#ifdef SEXTANT_LEARNED_MODULE
-/** The plugin's learned model: libsextant_learned_model.so beside the plugin, loaded on first
- * use (and never unloaded: the models it makes live in it). */
-std::unique_ptr<CostModel> load_learned_module(const std::string &weights, int parallelism,
-                                               double llc_bytes) {
-    using Loader = CostModel *(*)(const char *, int, double, int, char *, size_t);
-    static Loader loader = nullptr;
-    if (!loader) {
-        Dl_info info;
-        std::string dir;
-        if (dladdr(reinterpret_cast<void *>(&default_weights_path), &info) && info.dli_fname) {
-            std::string so = info.dli_fname;
-            dir = so.substr(0, so.find_last_of('/') + 1);
-        }
-        std::string module = dir + SEXTANT_LEARNED_MODULE;
-        void *h = dlopen(module.c_str(), RTLD_NOW | RTLD_LOCAL);
-        if (!h) {
-            const char *why = dlerror();
-            throw UserError("cannot load the learned cost model module '" + module +
-                            "': " + (why ? why : "unknown error") +
-                            ". Install it beside the plugin, or set "
-                            "SEXTANT_COST_MODEL=analytical.");
-        }
-        loader = reinterpret_cast<Loader>(dlsym(h, "sextant_load_learned_model"));
-        if (!loader)
-            throw UserError("'" + module +
-                            "' has no sextant_load_learned_model: not a Sextant "
-                            "learned-model module of this version");
-    }
-    char error[2048] = {0};
-    CostModel *m = loader(weights.c_str(), parallelism, llc_bytes, 1, error, sizeof(error));
-    if (!m) throw UserError(error);
-    return std::unique_ptr<CostModel>(m);
-}
-#endif
-
-std::unique_ptr<CostModel> make_model(const Params &p, const MachineInfo &m) {
-    if (p.cost_model == "analytical")
-        return std::make_unique<AnalyticalModel>(m.parallelism, double(m.last_level_cache_bytes));
-    std::string path = p.weights.empty() ? default_weights_path() : p.weights;
-    if (!path.empty() && path.back() == '/') path += "sextant.sxw";
-    if (std::ifstream(path + "/sextant.sxw").good()) path += "/sextant.sxw";
-#if defined(SEXTANT_HAVE_TORCH) || defined(SEXTANT_LEARNED_MODULE)
-    if (!std::ifstream(path).good()) {
-        throw UserError("no learned weights at '" + path +
-                        "'. Train some with sextant-train and point SEXTANT_WEIGHTS (or "
-                        "HL_WEIGHTS_DIR) at them, or set SEXTANT_COST_MODEL=analytical to use "
-                        "the analytical model.");
-    }
-#endif
-#if defined(SEXTANT_HAVE_TORCH)
-    return load_torch_cost_model(path, m.parallelism, double(m.last_level_cache_bytes), 1);
-#elif defined(SEXTANT_LEARNED_MODULE)
-    return load_learned_module(path, m.parallelism, double(m.last_level_cache_bytes));
-#else
-    throw UserError("SEXTANT_COST_MODEL=learned, but this Sextant was built without LibTorch "
-                    "(SEXTANT_WITH_TORCH=OFF); set SEXTANT_COST_MODEL=analytical.");
-#endif
 }
 
 std::string featurization_json(const PipelineDag &dag, const ModelEvaluator &eval, const State &s,
@@ -232,7 +154,8 @@ AutoscheduleResult autoschedule_impl(const std::vector<Halide::Internal::Functio
     if (!params.dump_dag_path.empty()) write_file(params.dump_dag_path, dag_to_json(dag).dump(1));
 
     progress.phase = "loading the cost model";
-    std::unique_ptr<CostModel> model = make_model(params, dag.machine);
+    std::unique_ptr<CostModel> model =
+        make_cost_model(params.cost_model, params.weights, dag.machine);
     ModelEvaluator eval(dag, *model);
     SearchSpace space(dag);
     AutoscheduleResult r;

@@ -1,7 +1,7 @@
 // PipelineSpec helpers: names, canonical ranges, structural hash, description.
 #include "random_pipelines/PipelineSpec.h"
 
-#include "random_pipelines/Rng.h"
+#include "support/Rng.h"
 
 #include <cmath>
 #include <cstring>

@@ -10,7 +10,7 @@
 
 #include "random_pipelines/Options.h"
 #include "random_pipelines/PipelineSpec.h"
-#include "random_pipelines/Rng.h"
+#include "support/Rng.h"
 
 #include <functional>
 #include <string>

@@ -3,7 +3,7 @@
 
 #include "random_pipelines/Builder.h"
 #include "random_pipelines/Planner.h"
-#include "random_pipelines/Rng.h"
+#include "support/Rng.h"
 
 #include <algorithm>
 #include <chrono>

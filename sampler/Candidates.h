@@ -1,7 +1,14 @@
-// Candidates: the distinct schedules the sampler measures for one pipeline — the beam-search
-// best, the greedy one, then greedy searches with random dropout under successive seeds,
-// deduplicated by ScheduleText hash. Deterministic: the same DAG and options give the same
-// list in the same order (so a resumed run asks for the same schedules). No Halide.
+// Candidates: the distinct schedules the sampler measures for one pipeline
+// (plugin/search/Candidates.h: the beam-search best, the greedy one, then searches with random
+// dropout under successive seeds, deduplicated by ScheduleText), scored with the model it is
+// told to use. Deterministic: the same DAG and options give the same list in the same order
+// (so a resumed run asks for the same schedules). No Halide.
+//
+// The sampler's defaults for CandidateSearchOptions are the plugin's beam 32 / 5 passes for
+// the first ("beam") candidate, so the data holds the schedules the plugin picks (about 2 s of
+// search per default-sized random pipeline, amortized over `count` measurements; beam 8 / 2
+// passes takes 0.2 s but often gives a 2-5x slower schedule, see docs/SAMPLING.md), then
+// greedy searches with random dropout (beam 1, as Adams2019's autotuning loop samples).
 #pragma once
 
 #include "plugin/dag/PipelineDag.h"
@@ -12,26 +19,13 @@
 
 namespace sextant {
 
-/** Which searches make the candidates (plugin/search/Candidates.h): the sampler's defaults are
- * the plugin's beam 32 / 5 passes for the first ("beam") candidate, so the data holds the
- * schedules the plugin picks (about 2 s of search per default-sized random pipeline, amortized
- * over `count` measurements; beam 8 / 2 passes takes 0.2 s but often gives a 2-5x slower
- * schedule, see docs/SAMPLING.md), then greedy searches with random dropout (beam 1, as
- * Adams2019's autotuning loop samples). */
-using CandidateOptions = CandidateSearchOptions;
-
-struct Candidate {
-    std::string source; ///< "beam", "greedy" or "dropout:<percent>:<seed>"
-    std::string text;   ///< ScheduleText
-    std::string hash;   ///< schedule_hash(text)
-};
-
 /** Up to opt.count distinct candidates for `dag`, scored with the analytical cost model, or
  * with the learned model of `weights` if given (then every source is prefixed "learned:").
  * Data whose schedules only one model chose teaches a model nothing about the schedules the
  * other would pick; sampling with the current weights adds exactly those (on-policy data).
  * Searches that find no schedule are skipped. */
-std::vector<Candidate> make_candidates(const PipelineDag &dag, const CandidateOptions &opt,
-                                       const std::string &weights = "");
+std::vector<SearchCandidate> make_candidates(const PipelineDag &dag,
+                                             const CandidateSearchOptions &opt,
+                                             const std::string &weights = "");
 
 } // namespace sextant

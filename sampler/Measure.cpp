@@ -124,7 +124,7 @@ void compile_child(const MeasureSpec &spec, const std::string &dir, int fd) {
 }
 
 void candidates_child(const RandomWorkload &w, const std::string &target_string,
-                      const MachineInfo &machine, const CandidateOptions &opt,
+                      const MachineInfo &machine, const CandidateSearchOptions &opt,
                       const std::string &weights, int fd) {
     nlohmann::json out;
     try {
@@ -132,7 +132,7 @@ void candidates_child(const RandomWorkload &w, const std::string &target_string,
         rp::RandomPipeline p = rp::make_random_pipeline(w.seed, w.options);
         PipelineDag dag = build_pipeline_dag(output_functions(p), target, machine);
         nlohmann::json list = nlohmann::json::array();
-        for (const Candidate &c : make_candidates(dag, opt, weights))
+        for (const SearchCandidate &c : make_candidates(dag, opt, weights))
             list.push_back({{"source", c.source}, {"text", c.text}, {"hash", c.hash}});
         out["candidates"] = list;
     } catch (const std::exception &e) {
@@ -348,7 +348,7 @@ std::vector<std::pair<int64_t, Measurement>> MeasurePool::wait() {
 }
 
 CandidateResult candidates_for(const RandomWorkload &w, const std::string &target,
-                               const MachineInfo &machine, const CandidateOptions &opt,
+                               const MachineInfo &machine, const CandidateSearchOptions &opt,
                                double timeout_s, const std::string &weights) {
     ChildOptions co;
     co.timeout_s = timeout_s;

@@ -110,14 +110,14 @@ private:
 };
 
 struct CandidateResult {
-    std::vector<Candidate> candidates;
+    std::vector<SearchCandidate> candidates;
     std::optional<std::string> error; ///< why the child gave none (pipeline/DAG/search failed)
     double wall_s = 0;
 };
 
 /** Builds the pipeline and its DAG in a child and returns make_candidates(dag, opt, weights). */
 CandidateResult candidates_for(const RandomWorkload &w, const std::string &target,
-                               const MachineInfo &machine, const CandidateOptions &opt,
+                               const MachineInfo &machine, const CandidateSearchOptions &opt,
                                double timeout_s, const std::string &weights = "");
 
 } // namespace sextant

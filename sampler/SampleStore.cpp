@@ -198,17 +198,6 @@ private:
 
 } // namespace
 
-std::string schedule_hash(const std::string &text) {
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (unsigned char c : text) {
-        h ^= c;
-        h *= 0x100000001b3ull;
-    }
-    char buf[17];
-    std::snprintf(buf, sizeof buf, "%016llx", (unsigned long long)h);
-    return buf;
-}
-
 SampleStore::SampleStore(const std::string &path) : path_(path) {
     int rc =
         sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);

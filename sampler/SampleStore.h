@@ -9,6 +9,8 @@
 // writer at a time; readers never block the writer).
 #pragma once
 
+#include "plugin/search/ScheduleText.h" // schedule_hash
+
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -58,9 +60,6 @@ struct StoreCounts {
     int64_t records = 0;
     int64_t failed = 0; ///< records with an error
 };
-
-/** 16 lower-case hex digits of a stable 64-bit FNV-1a hash of `text`. */
-std::string schedule_hash(const std::string &text);
 
 class SampleStore {
 public:

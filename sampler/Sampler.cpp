@@ -39,7 +39,7 @@ struct Job {
     uint64_t seed;
     RandomWorkload workload;
     int64_t workload_id;
-    Candidate candidate;
+    SearchCandidate candidate;
 };
 
 class SamplerRun {
@@ -86,7 +86,7 @@ private:
     uint64_t seed_;
     std::string target_, machine_str_;
     MachineInfo machine_;
-    CandidateOptions candidates_;
+    CandidateSearchOptions candidates_;
     TimingSetup setup_;
     bool own_work_dir_ = false;
     int threads_ = 1;
@@ -152,7 +152,7 @@ void SamplerRun::prepare_next() {
     }
     int64_t wid = existing ? existing->id : store_.upsert_workload(w);
     int queued = 0;
-    for (const Candidate &c : cands.candidates) {
+    for (const SearchCandidate &c : cands.candidates) {
         if (queued >= opt_.per_pipeline - have) break;
         if (store_.has_record(wid, c.hash)) {
             sum_.skipped++;
@@ -194,7 +194,7 @@ void SamplerRun::start_jobs() {
 void SamplerRun::finish(int64_t tag, const Measurement &m) {
     Job job = in_flight_.at(tag);
     in_flight_.erase(tag);
-    const Candidate &c = job.candidate;
+    const SearchCandidate &c = job.candidate;
     SampleRecord r;
     r.workload_id = job.workload_id;
     r.schedule_text = c.text;

@@ -24,12 +24,12 @@ struct SamplerOptions {
      * span is run again, up to busy_retries times (measure/Protocol.h). */
     double busy_threshold = 0.10;
     int busy_retries = 2;
-    double timeout_s = 60;         ///< per benchmark child (running time only)
-    double search_timeout_s = 300; ///< per candidate-search child
-    int jobs = 1;                  ///< benchmark children at once (compiles overlap)
-    int threads = 0;               ///< HL_NUM_THREADS of benchmarks; <= 0: parallelism
-    int parallelism = 0;           ///< MachineInfo cores; <= 0: all online CPUs
-    CandidateOptions candidates;   ///< count is set from per_pipeline
+    double timeout_s = 60;             ///< per benchmark child (running time only)
+    double search_timeout_s = 300;     ///< per candidate-search child
+    int jobs = 1;                      ///< benchmark children at once (compiles overlap)
+    int threads = 0;                   ///< HL_NUM_THREADS of benchmarks; <= 0: parallelism
+    int parallelism = 0;               ///< MachineInfo cores; <= 0: all online CPUs
+    CandidateSearchOptions candidates; ///< count is set from per_pipeline
     /** If set, the candidate searches use the learned model with these weights (sources
      * "learned:..."); at most per_pipeline - (records already stored) are measured, so a
      * second pass over the same seeds with a larger per_pipeline adds on-policy schedules. */

@@ -131,10 +131,13 @@ Box64 Stage::full_loop_box() const {
     return b;
 }
 
-int MachineInfo::natural_vector_lanes(TypeClass t) const {
-    int bits = type_class_bytes(t) * 8;
-    if (t == TypeClass::Bool) bits = 8;
-    return std::max(1, vector_bits / bits);
+int MachineInfo::natural_vector_lanes(const FuncNode &f) const {
+    int lanes = 1;
+    for (TypeClass t : f.value_types) {
+        const int bits = t == TypeClass::Bool ? 8 : type_class_bytes(t) * 8;
+        lanes = std::max(lanes, vector_bits / bits);
+    }
+    return lanes;
 }
 
 int PipelineDag::find_func(const std::string &name) const {

@@ -175,7 +175,9 @@ struct MachineInfo {
     int64_t last_level_cache_bytes = 16 * 1024 * 1024;
     double balance = 40;
     int vector_bits = 256; // natural SIMD width of the target
-    int natural_vector_lanes(TypeClass t) const;
+    /** SIMD lanes of one vector register for the Func's narrowest value type on the target
+     * (the search caps the widths it offers separately: SearchSpace::vector_lanes). */
+    int natural_vector_lanes(const FuncNode &f) const;
 };
 
 struct PipelineDag {

@@ -1,5 +1,7 @@
 #include "BeamSearch.h"
 
+#include "support/Rng.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -8,13 +10,6 @@
 #include <sstream>
 
 namespace sextant {
-
-uint64_t Rng::next() {
-    uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
 
 namespace {
 
@@ -170,8 +165,11 @@ StatePtr beam_search(const SearchSpace &space, StateEvaluator &eval, const BeamS
     const int passes = beam_size == 1 ? 1 : std::max(1, opt.num_passes);
     const int steps = int(space.order().size());
     const double budget = opt.memory_bytes > 0 ? opt.memory_bytes : 1e300;
-    Rng rng(opt.seed);
-    Rng pick_rng(opt.seed ^ 0x5bd1e995ULL); // for the reservoir pick, apart from dropout's draws
+    // Seeds are spread by the golden gamma: SplitMix64 streams whose states differ by a
+    // multiple of it are the same stream shifted.
+    Rng rng(opt.seed * kGoldenGamma + 1);
+    // For the reservoir pick, apart from dropout's draws.
+    Rng pick_rng((opt.seed ^ 0x5bd1e995ULL) * kGoldenGamma + 1);
     StatePtr best;
     // Placement-prefix hashes allowed at each depth (empty set = anything goes).
     std::vector<std::set<uint64_t>> allowed(steps + 1);

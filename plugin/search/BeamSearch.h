@@ -81,17 +81,6 @@ struct SearchStats {
     int pass = 0, step = 0, func = -1;
 };
 
-class Rng {
-public:
-    explicit Rng(uint64_t seed) : state_(seed * 0x9e3779b97f4a7c15ULL + 1) {}
-    uint64_t next();
-    /** Uniform in [0, n). */
-    uint64_t below(uint64_t n) { return next() % n; }
-
-private:
-    uint64_t state_;
-};
-
 /** Runs the search; returns the best complete state (null only if a step had no legal child,
  * which is a bug in SearchSpace). `stats` may be null; `log` (may be empty) gets progress.
  * Pass a `stats` to know where the search was if it throws. */

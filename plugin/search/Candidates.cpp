@@ -48,6 +48,7 @@ search_candidates(const PipelineDag &dag, const SearchSpace &space,
         if (!c.state) continue;
         c.text = to_schedule_text(dag, c.state->decisions);
         if (!seen.insert(c.text).second) continue;
+        c.hash = schedule_hash(c.text);
         out.push_back(std::move(c));
     }
     return out;

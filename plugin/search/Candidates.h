@@ -29,10 +29,17 @@ struct CandidateSearchOptions {
     int max_attempts_factor = 4;
 };
 
+/** One schedule of a pipeline: what the plugin writes out with SEXTANT_CANDIDATES, what the
+ * sampler measures and stores. */
 struct SearchCandidate {
-    std::string source; ///< "beam", "greedy" or "dropout:<percent>:<seed>"
-    std::string text;   ///< ScheduleText
-    StatePtr state;     ///< the complete state; state->cost is its predicted seconds
+    /** "beam", "greedy" or "dropout:<percent>:<seed>"; the sampler prefixes "learned:" to
+     * those its learned model found. */
+    std::string source;
+    std::string text; ///< ScheduleText
+    std::string hash; ///< schedule_hash(text)
+    /** The complete state (state->cost: its predicted seconds); null once it has crossed a
+     * process boundary as text. */
+    StatePtr state;
 };
 
 /** Up to opt.count distinct candidates. `make_evaluator` gives a fresh evaluator per search

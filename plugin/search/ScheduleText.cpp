@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <map>
 #include <sstream>
 #include <vector>
@@ -295,6 +296,17 @@ Decisions parse_schedule_text(const PipelineDag &dag, const std::string &text) {
             throw UserError("schedule text lacks stages of Func '" + f.name + "'");
     }
     return d;
+}
+
+std::string schedule_hash(const std::string &text) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (unsigned char c : text) {
+        h ^= c;
+        h *= 0x100000001b3ull;
+    }
+    char buf[17];
+    std::snprintf(buf, sizeof buf, "%016llx", (unsigned long long)h);
+    return buf;
 }
 
 } // namespace sextant

@@ -32,4 +32,8 @@ std::string to_schedule_text(const PipelineDag &dag, const Decisions &d);
 /** Throws UserError naming the line if the text does not fit `dag`. */
 Decisions parse_schedule_text(const PipelineDag &dag, const std::string &text);
 
+/** A schedule's identity in samples and autotuning directories: 16 lower-case hex digits of
+ * the FNV-1a-64 hash of its text. */
+std::string schedule_hash(const std::string &text);
+
 } // namespace sextant

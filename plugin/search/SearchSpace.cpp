@@ -1,5 +1,6 @@
 #include "SearchSpace.h"
 #include "SearchSpaceDetail.h"
+#include "support/Rng.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,11 +10,7 @@
 namespace sextant {
 
 uint64_t hash_mix(uint64_t h, uint64_t v) {
-    // splitmix64 finalizer over the combination.
-    uint64_t z = h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
+    return splitmix64_finalize(h ^ (v + kGoldenGamma + (h << 6) + (h >> 2)));
 }
 
 uint64_t placement_key(const FuncSched &fs) {

@@ -212,6 +212,8 @@ private:
     /** split_tail() of every (func, stage, loop), computed once. */
     std::vector<std::vector<std::vector<Tail>>> tails_;
 
+    /** The widest vector the search offers the Func (MachineInfo::natural_vector_lanes, at
+     * most 32). */
     int vector_lanes(int func) const;
     /** How many outermost loops of `n` run in parallel: until there are 8 tasks per core, or
      * a loop that may not (an RVar, a dimension with a loop-carried dependence). */

@@ -8,11 +8,9 @@
 namespace sextant {
 
 int SearchSpace::vector_lanes(int func) const {
-    // Halide's natural width for the Func's narrowest value type.
-    int lanes = 1;
-    for (TypeClass t : dag_.funcs[func].value_types)
-        lanes = std::max(lanes, dag_.machine.natural_vector_lanes(t));
-    return std::min(lanes, 32);
+    // One register of the Func's narrowest type, at most 32 lanes (8-bit Funcs on AVX-512
+    // would have 64): the widest vector the search offers.
+    return std::min(dag_.machine.natural_vector_lanes(dag_.funcs[func]), 32);
 }
 
 int SearchSpace::parallel_loops(const Stage &s, const StageNest &n, int vector_width) const {

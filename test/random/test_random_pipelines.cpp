@@ -2,7 +2,7 @@
 // schedule), estimates, value ranges, hand-checked values and stage-kind coverage.
 #include "random_pipelines/Planner.h"
 #include "random_pipelines/RandomPipeline.h"
-#include "random_pipelines/Rng.h"
+#include "support/Rng.h"
 
 #include <catch2/catch.hpp>
 
@@ -53,10 +53,10 @@ bool buffer_in_range(const Halide::Buffer<> &b, ElemType type, double lo, double
 } // namespace
 
 TEST_CASE("Rng is SplitMix64 and reproducible", "[random]") {
-    Rng r(0);
+    sextant::Rng r(0);
     CHECK(r.next() == 0xe220a8397b1dcdafull); // published first SplitMix64 output for seed 0
     CHECK(r.next() == 0x6e789e6aa1b965f4ull);
-    Rng a(7), b(7);
+    sextant::Rng a(7), b(7);
     for (int i = 0; i < 100; i++) {
         int64_t x = a.uniform(-3, 9);
         CHECK(x == b.uniform(-3, 9));

@@ -1,0 +1,26 @@
+// ModelChoice: the one place that turns a cost-model choice ("analytical", or "learned" with a
+// weights path) into a CostModel, for the plugin, the sampler and the tools alike. How learned
+// weights are loaded depends on the program and is chosen when it is linked, not by macros
+// (costmodel/LearnedModel.h).
+#pragma once
+
+#include "costmodel/LearnedModel.h"
+#include "plugin/dag/PipelineDag.h"
+
+#include <memory>
+#include <string>
+
+namespace sextant {
+
+/** The shipped weights: installed beside the share/ directory of the binary holding this code,
+ * else the source tree's weights/sextant.sxw. */
+std::string default_weights_path();
+
+/** `name` "analytical" gives the analytical model; anything else (Params checks it is
+ * "learned") the learned model of `weights`: a file, or a directory holding sextant.sxw;
+ * empty means default_weights_path(). Throws UserError when the weights are missing or bad,
+ * or when the program has no learned model. */
+std::unique_ptr<CostModel> make_cost_model(const std::string &name, const std::string &weights,
+                                           const MachineInfo &machine);
+
+} // namespace sextant
