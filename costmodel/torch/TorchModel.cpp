@@ -2,8 +2,8 @@
 #include "TorchModel.h"
 
 #include "InferenceNet.h"
-#include "WeightsFile.h"
 #include "costmodel/CostTerms.h"
+#include "costmodel/WeightsFile.h"
 #include "plugin/dag/Errors.h"
 
 #include <torch/optim/adam.h>

@@ -4,8 +4,8 @@
 // Works through the Torch-free TrainableCostModel interface. See docs/COSTMODEL.md.
 #pragma once
 
+#include "costmodel/Metrics.h"
 #include "costmodel/TrainableCostModel.h"
-#include "costmodel/torch/Metrics.h"
 
 #include <cstdint>
 #include <string>

@@ -2,8 +2,8 @@
 // reference measured in the same run) per batch and per candidate state, on synthetic rows
 // with realistic feature values. Usage: sextant-model-bench [--rows-per-state N]
 // [--threads N] [--weights FILE] [--sizes 1,32,512,4096]
+#include "costmodel/SyntheticData.h"
 #include "costmodel/TrainableCostModel.h"
-#include "costmodel/torch/SyntheticData.h"
 
 #include <chrono>
 #include <cstdio>

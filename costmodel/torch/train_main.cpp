@@ -1,7 +1,7 @@
 // sextant-train: trains the learned cost model on measured samples (JSON lines) and writes
 // weights, a report and a scatter plot. A thin main over Trainer; see docs/COSTMODEL.md.
+#include "costmodel/SyntheticData.h"
 #include "costmodel/TrainableCostModel.h"
-#include "costmodel/torch/SyntheticData.h"
 #include "costmodel/torch/Trainer.h"
 #include "plugin/dag/Errors.h"
 

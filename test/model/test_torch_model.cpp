@@ -1,7 +1,7 @@
 // TorchCostModel: forward pass vs a hand computation, batching, the inference cache.
 #include "costmodel/CostTerms.h"
+#include "costmodel/SyntheticData.h"
 #include "costmodel/torch/InferenceNet.h"
-#include "costmodel/torch/SyntheticData.h"
 #include "costmodel/torch/TorchModel.h"
 
 #include <catch2/catch.hpp>

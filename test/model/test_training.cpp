@@ -1,6 +1,6 @@
 // Training: samples I/O, ranking metrics, learning a known runtime function, resuming.
-#include "costmodel/torch/Metrics.h"
-#include "costmodel/torch/SyntheticData.h"
+#include "costmodel/Metrics.h"
+#include "costmodel/SyntheticData.h"
 #include "costmodel/torch/TorchModel.h"
 #include "costmodel/torch/Trainer.h"
 #include "plugin/dag/Errors.h"

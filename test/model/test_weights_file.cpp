@@ -1,6 +1,6 @@
 // Weights file: round trip, and the errors for missing, truncated, corrupt and mismatched files.
 #include "costmodel/CostTerms.h"
-#include "costmodel/torch/SyntheticData.h"
+#include "costmodel/SyntheticData.h"
 #include "costmodel/torch/TorchModel.h"
 #include "plugin/dag/Errors.h"
 
