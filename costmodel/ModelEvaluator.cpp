@@ -51,20 +51,4 @@ void ModelEvaluator::evaluate(const std::vector<State *> &states) {
     }
 }
 
-FeatureBatch ModelEvaluator::featurize_all(const State &s) const {
-    FeatureBatch b;
-    b.algorithm = &featurizer_.algorithm_table();
-    b.num_states = 1;
-    for (const FuncNode &f : dag_.funcs) {
-        if (!s.nests[f.id]) continue;
-        for (size_t st = 0; st < f.stages.size(); st++) {
-            b.schedule.push_back(
-                featurizer_.schedule_features(s.decisions, s.nests, f.id, int(st)));
-            b.stage_ids.push_back(featurizer_.stage_id(f.id, int(st)));
-            b.state_index.push_back(0);
-        }
-    }
-    return b;
-}
-
 } // namespace sextant

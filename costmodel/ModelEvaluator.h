@@ -12,8 +12,6 @@ class ModelEvaluator : public StateEvaluator {
 public:
     ModelEvaluator(const PipelineDag &dag, CostModel &model);
     void evaluate(const std::vector<State *> &states) override;
-    /** Featurizes every decided stage of a complete state (for -e featurization). */
-    FeatureBatch featurize_all(const State &s) const;
     const Featurizer &featurizer() const { return featurizer_; }
 
     /** Time spent so far (seconds) and stage rows featurized. */

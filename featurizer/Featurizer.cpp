@@ -190,6 +190,21 @@ Featurizer::Featurizer(const PipelineDag &dag) : dag_(dag) {
     }
 }
 
+FeatureBatch Featurizer::featurize_schedule(const Decisions &d, const Nests &nests) const {
+    FeatureBatch b;
+    b.algorithm = &algorithm_;
+    b.num_states = 1;
+    for (const FuncNode &f : dag_.funcs) {
+        if (!nests[size_t(f.id)]) continue; // inlined
+        for (size_t st = 0; st < f.stages.size(); st++) {
+            b.schedule.push_back(schedule_features(d, nests, f.id, int(st)));
+            b.stage_ids.push_back(stage_id(f.id, int(st)));
+            b.state_index.push_back(0);
+        }
+    }
+    return b;
+}
+
 ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests, int func,
                                           int stage) const {
     ScheduleRow r{};

@@ -39,6 +39,10 @@ public:
     int stage_id(int func, int stage) const { return stage_base_[func] + stage; }
     const std::vector<std::vector<float>> &algorithm_table() const { return algorithm_; }
 
+    /** Every stage of one complete schedule (inlined Funcs have no rows), as a batch of one
+     * state: what the plugin writes as the featurization and the training export stores. */
+    FeatureBatch featurize_schedule(const Decisions &d, const Nests &nests) const;
+
     /** Schedule features of one stage of a non-inlined, decided Func. */
     ScheduleRow schedule_features(const Decisions &d, const Nests &nests, int func,
                                   int stage) const;

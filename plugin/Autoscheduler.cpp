@@ -37,7 +37,7 @@ void write_file(const std::string &path, const std::string &text) {
 
 std::string featurization_json(const PipelineDag &dag, const ModelEvaluator &eval, const State &s,
                                CostModel &model) {
-    FeatureBatch b = eval.featurize_all(s);
+    FeatureBatch b = eval.featurizer().featurize_schedule(s.decisions, s.nests);
     std::vector<double> costs = model.predict_stages(b);
     nlohmann::json j;
     j["schema_version"] = kFeatureSchemaVersion;
@@ -163,12 +163,7 @@ AutoscheduleResult autoschedule_impl(const std::vector<Halide::Internal::Functio
     StatePtr best;
     if (!params.schedule_file.empty()) {
         progress.phase = "replaying " + params.schedule_file;
-        best = space.initial_state();
-        best->decisions = parse_schedule_text(dag, read_file(params.schedule_file));
-        best->nests = build_all_nests(dag, best->decisions);
-        best->num_decided = int(space.order().size());
-        for (int f = 0; f < int(dag.funcs.size()); f++)
-            best->dirty.push_back(f);
+        best = space.replay(read_file(params.schedule_file));
         std::vector<State *> one = {best.get()};
         eval.evaluate(one);
         log("replaying " + params.schedule_file);

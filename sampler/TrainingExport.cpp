@@ -3,8 +3,7 @@
 #include "featurizer/Featurizer.h"
 #include "measure/Runner.h"
 #include "plugin/halide/DagBuilder.h"
-#include "plugin/search/LoopNest.h"
-#include "plugin/search/ScheduleText.h"
+#include "plugin/search/SearchSpace.h"
 #include "random_pipelines/RandomPipeline.h"
 #include "sampler/RandomWorkload.h"
 
@@ -37,6 +36,7 @@ std::vector<TrainingSample> workload_training_samples(const WorkloadInfo &w,
     PipelineDag dag =
         build_pipeline_dag(outs, Halide::Target(w.target), parse_machine_string(w.machine));
     Featurizer featurizer(dag);
+    SearchSpace space(dag);
     std::vector<TrainingSample> out;
     // A schedule that timed out is slower than anything of its pipeline that finished; it is
     // exported with a censored runtime, twice the slowest finished one, so that the model
@@ -52,19 +52,8 @@ std::vector<TrainingSample> workload_training_samples(const WorkloadInfo &w,
             continue;
         }
         try {
-            Decisions d = parse_schedule_text(dag, r.schedule_text);
-            Nests nests = build_all_nests(dag, d);
-            FeatureBatch b;
-            b.algorithm = &featurizer.algorithm_table();
-            b.num_states = 1;
-            for (const FuncNode &f : dag.funcs) {
-                if (!nests[f.id]) continue; // inlined
-                for (size_t st = 0; st < f.stages.size(); st++) {
-                    b.schedule.push_back(featurizer.schedule_features(d, nests, f.id, int(st)));
-                    b.stage_ids.push_back(featurizer.stage_id(f.id, int(st)));
-                    b.state_index.push_back(0);
-                }
-            }
+            StatePtr s = space.replay(r.schedule_text);
+            FeatureBatch b = featurizer.featurize_schedule(s->decisions, s->nests);
             out.push_back(make_training_sample(w.identity, b, 0,
                                                censored ? 2 * slowest_ok : *r.runtime_min_s));
             if (censored) stats.censored_records++;

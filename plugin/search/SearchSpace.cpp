@@ -1,4 +1,5 @@
 #include "SearchSpace.h"
+#include "ScheduleText.h"
 #include "SearchSpaceDetail.h"
 #include "support/Rng.h"
 
@@ -55,6 +56,16 @@ StatePtr SearchSpace::initial_state() const {
     s->func_cost.assign(dag_.funcs.size(), 0.0);
     for (const FuncNode &f : dag_.funcs)
         if (f.is_input_wrapper) s->decisions[f.id].placement = Placement::Inline;
+    return s;
+}
+
+StatePtr SearchSpace::replay(const std::string &schedule_text) const {
+    StatePtr s = initial_state();
+    s->decisions = parse_schedule_text(dag_, schedule_text);
+    s->nests = build_all_nests(dag_, s->decisions);
+    s->num_decided = int(order_.size());
+    for (const FuncNode &f : dag_.funcs)
+        s->dirty.push_back(f.id);
     return s;
 }
 

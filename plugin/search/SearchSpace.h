@@ -174,6 +174,11 @@ public:
     /** Funcs in decision order: consumers before producers, input wrappers skipped. */
     const std::vector<int> &order() const { return order_; }
     StatePtr initial_state() const;
+    /** The complete state a ScheduleText describes (decisions and their nests), every Func
+     * dirty so that an evaluator scores all of it: the one replay path of the plugin
+     * (SEXTANT_SCHEDULE_FILE), the training export and the tests. Throws UserError if the text
+     * does not fit the DAG. */
+    StatePtr replay(const std::string &schedule_text) const;
     bool is_complete(const State &s) const { return s.num_decided == int(order_.size()); }
 
     /** Appends all legal children of `s` (one more Func decided) to `out`. */
