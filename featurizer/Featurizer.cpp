@@ -49,8 +49,6 @@ struct EffLoad {
     }
 };
 
-/** Walks the loads of `s`, where d(s's loop i)/d(root stage loop j) = dloop[i * K + j], K the
- * root stage's loop count. Accumulates arithmetic ops per point into *ops. */
 /** The clamps of one index of a load, seen from a non-inlined stage: `count` min/max per
  * point, moving with the root stage loops j where `moves[j]`. */
 struct IndexClamp {
@@ -59,6 +57,8 @@ struct IndexClamp {
     bool likely;
 };
 
+/** Walks the loads of `s`, where d(s's loop i)/d(root stage loop j) = dloop[i * K + j], K the
+ * root stage's loop count. Accumulates arithmetic ops per point into *ops. */
 void collect_loads(const PipelineDag &dag, const Decisions &d, const Stage &s,
                    const std::vector<double> &dloop, int K, double mult, std::vector<EffLoad> *out,
                    std::vector<IndexClamp> *clamps, double *ops, int root_func,
@@ -205,122 +205,60 @@ FeatureBatch Featurizer::featurize_schedule(const Decisions &d, const Nests &nes
     return b;
 }
 
-ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests, int func,
-                                          int stage) const {
-    ScheduleRow r{};
-    auto set = [&](ScheduleFeature f, double v) { r[int(f)] = v; };
-    auto get = [&](ScheduleFeature f) { return r[int(f)]; };
-    const FuncNode &f = dag_.funcs[func];
-    const Stage &s = f.stages[stage];
-    const FuncNest &fn = *nests[func];
-    const StageNest &sn = fn.stages[stage];
-    const MachineInfo &m = dag_.machine;
+namespace {
 
-    double realizations = fn.realizations;
-    double points = double(box_volume(sn.loop_box));
-    double total = realizations * points;
-    // With a sliding window, each point is computed once per storage realization.
+/** What the parts of schedule_features share about one stage of one schedule: its nest, how
+ * many points it computes, and how its innermost loops run (vectors, an unrolled block). */
+struct StageView {
+    const PipelineDag &dag;
+    const Decisions &d;
+    const Nests &nests;
+    int func, stage;
+    const FuncNode &f;
+    const Stage &s;
+    const FuncNest &fn;
+    const StageNest &sn;
+    int K;  ///< the stage's loops
+    int nl; ///< loops of its order
+    double realizations, points, total;
+    /** With a sliding window each point is computed once per storage realization: the
+     * fraction of the nest's points that are computed. */
     double slide = 1.0;
-    if (fn.sliding && total > 0) {
-        double slid =
-            fn.store_realizations * double(box_volume(stage_loop_box(s, fn.store_region)));
-        slide = std::min(1.0, slid / total);
-        total *= slide;
-        points *= slide;
+    int vw;
+    int64_t inner_extent;
+    /** A vector loop no longer than width x unroll is no loop at all but one block of
+     * vectors, which accesses hoist past. */
+    bool block;
+    /** Hardware vectors per vector of `vw` lanes (vw may be a multiple of the natural width). */
+    double pieces;
+
+    StageView(const PipelineDag &dag_, const Decisions &d_, const Nests &nests_, int func_,
+              int stage_)
+        : dag(dag_), d(d_), nests(nests_), func(func_), stage(stage_), f(dag.funcs[func]),
+          s(f.stages[stage]), fn(*nests[func]), sn(fn.stages[stage]), K(int(s.loops.size())),
+          nl(int(sn.order.size())) {
+        realizations = fn.realizations;
+        points = double(box_volume(sn.loop_box));
+        total = realizations * points;
+        if (fn.sliding && total > 0) {
+            double slid =
+                fn.store_realizations * double(box_volume(stage_loop_box(s, fn.store_region)));
+            slide = std::min(1.0, slid / total);
+            total *= slide;
+            points *= slide;
+        }
+        vw = sn.vector_width;
+        inner_extent = sn.order.empty() ? 1 : sn.order.back().extent;
+        block = vw > 1 && nl > 0 && sn.order[nl - 1].extent <= int64_t(vw) * sn.unroll;
+        pieces = vw > 1 ? std::ceil(double(vw) / dag.machine.natural_vector_lanes(f)) : 1.0;
     }
-    double min_points = double(s.points());
-    set(ScheduleFeature::realizations, realizations);
-    set(ScheduleFeature::points_per_realization, points);
-    set(ScheduleFeature::total_points, total);
-    set(ScheduleFeature::min_points, min_points);
-    set(ScheduleFeature::recompute_ratio, min_points > 0 ? total / min_points : 1);
 
-    // The vector loop is the innermost loop of the order.
-    int vloop = sn.order.empty() ? -1 : sn.order.back().stage_loop;
-    const int K = int(s.loops.size());
-    std::vector<double> dloop(size_t(K) * K, 0.0);
-    for (int i = 0; i < K; i++)
-        dloop[size_t(i) * K + i] = 1.0;
-    std::vector<EffLoad> loads;
-    double ops = 0;
-    std::vector<IndexClamp> clamps;
-    collect_loads(dag_, d, s, dloop, K, 1.0, &loads, &clamps, &ops, s.func,
-                  std::vector<bool>(size_t(K), false));
-
-    int vw = sn.vector_width;
-    int64_t inner_extent = sn.order.empty() ? 1 : sn.order.back().extent;
-    double vector_points = vw > 1 ? total : 0;
-    set(ScheduleFeature::vector_width, vw);
-    set(ScheduleFeature::vector_points, vector_points);
-    set(ScheduleFeature::scalar_points, total - vector_points);
-    set(ScheduleFeature::num_vectors,
-        vw > 1 ? total / vw * std::ceil(double(vw) / dag_.machine.natural_vector_lanes(f)) : 0);
-    double waste = 0;
-    if (vw > 1) {
-        int64_t padded = (inner_extent + vw - 1) / vw * vw;
-        waste = double(padded - inner_extent) / double(padded);
-    }
-    set(ScheduleFeature::vector_tail_waste, waste);
-    set(ScheduleFeature::unroll, sn.unroll);
-    double unroll_outer = 1;
-    for (const ConcreteLoop &c : sn.order)
-        if (c.unrolled) unroll_outer *= double(c.extent);
-    set(ScheduleFeature::unroll_outer_extent, unroll_outer);
-    set(ScheduleFeature::innermost_extent, double(inner_extent));
-    int64_t pure0 = 1;
-    if (!fn.region.empty()) pure0 = fn.region[0].extent();
-    set(ScheduleFeature::innermost_pure_extent, double(pure0));
-    double inner_iters = total / std::max<double>(1.0, double(inner_extent));
-    set(ScheduleFeature::inner_loop_iterations, inner_iters);
-
-    // Parallelism.
-    double tasks = double(sn.parallel_tasks);
-    int P = std::max(1, m.parallelism);
-    set(ScheduleFeature::parallel_tasks, tasks);
-    set(ScheduleFeature::inside_parallel, fn.inside_parallel ? 1 : 0);
-    set(ScheduleFeature::parallel_launches, tasks > 1 ? realizations : 0);
-    double idle;
-    if (fn.inside_parallel) {
-        idle = 0;
-    } else if (tasks > 1) {
-        double rounds = std::ceil(tasks / P);
-        idle = 1.0 - tasks / (rounds * P);
-    } else {
-        idle = double(P - 1) / P;
-    }
-    set(ScheduleFeature::idle_core_fraction, idle);
-    double false_sharing = 0;
-    if (tasks > 1) {
-        // The innermost parallel loop: if a task covers less than a cache line of dim 0.
-        int last_par = -1;
-        for (size_t i = 0; i < sn.order.size(); i++)
-            if (sn.order[i].parallel) last_par = int(i);
-        const ConcreteLoop &pl = sn.order[last_par];
-        if (s.loops[pl.stage_loop].func_dim == 0 && pl.span * f.bytes_per_point < 64)
-            false_sharing = 1;
-    }
-    set(ScheduleFeature::false_sharing, false_sharing);
-
-    // Memory.
-    // Every stage writes the Func's one buffer; only the pure stage allocates it.
-    double alloc_bytes = fn.alloc_points * f.bytes_per_point;
-    double allocations = stage == 0 ? fn.store_realizations : 0;
-    set(ScheduleFeature::bytes_per_point, f.bytes_per_point);
-    set(ScheduleFeature::allocation_bytes, alloc_bytes);
-    set(ScheduleFeature::num_allocations, allocations);
-
-    // Hoisting: an access whose address does not change with the innermost loops of the order
-    // is executed once per iteration of the innermost loop it depends on (LLVM hoists it, or
-    // the unrolled copies share it). A vector loop no longer than width x unroll is no loop at
-    // all but one block of vectors, which accesses hoist past.
-    const int nl = int(sn.order.size());
-    const bool block = vw > 1 && nl > 0 && sn.order[nl - 1].extent <= int64_t(vw) * sn.unroll;
-    // Hardware vectors per vector of `vw` lanes (vw may be a multiple of the natural width).
-    const double pieces =
-        vw > 1 ? std::ceil(double(vw) / dag_.machine.natural_vector_lanes(f)) : 1.0;
-    /** Executions of an access site (one per iteration of the loops it depends on, times its
-     * copies in an unrolled block), given which stage loops its address depends on. */
-    auto sites_of = [&](const std::function<bool(int)> &depends_on, double count) {
+    /** Hoisting: an access whose address does not change with the innermost loops of the
+     * order is executed once per iteration of the innermost loop it depends on (LLVM hoists
+     * it, or the unrolled copies share it). Executions of an access site (one per iteration of
+     * the loops it depends on, times its copies in an unrolled block), given which stage loops
+     * its address depends on. */
+    double sites_of(const std::function<bool(int)> &depends_on, double count) const {
         double inner_iters = 1; // points covered by the inner loops the access is invariant in
         double copies = 1;      // distinct copies in an unrolled block
         int j = nl - 1;
@@ -337,54 +275,142 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
             inner_iters *= double(sn.order[j].extent);
         }
         return total / std::max(1.0, inner_iters) * count * copies;
-    };
+    }
+};
 
-    // Index clamps (DagBuilder's Load::clamps). One that moves with the innermost loop is work
-    // per point, unless it is a `likely` boundary clamp and that loop is long and whole: Halide's
-    // loop partitioning then runs the loop's steady state without it (the interior access the
-    // Jacobian already describes). Any other is hoisted out of the loops it does not move
-    // with, like a load's address.
-    const double native = vw > 1 ? total / vw * pieces : total; // vectors (or points) executed
-    const int index_bytes = 4;                                  // Int(32) index arithmetic
+void set(ScheduleRow &r, ScheduleFeature f, double v) {
+    r[int(f)] = v;
+}
+
+/** Points computed, and the vector and unrolled shape of the innermost loops. */
+void point_and_vector_features(const StageView &v, ScheduleRow &r) {
+    const double min_points = double(v.s.points());
+    set(r, ScheduleFeature::realizations, v.realizations);
+    set(r, ScheduleFeature::points_per_realization, v.points);
+    set(r, ScheduleFeature::total_points, v.total);
+    set(r, ScheduleFeature::min_points, min_points);
+    set(r, ScheduleFeature::recompute_ratio, min_points > 0 ? v.total / min_points : 1);
+
+    const int vw = v.vw;
+    const double vector_points = vw > 1 ? v.total : 0;
+    set(r, ScheduleFeature::vector_width, vw);
+    set(r, ScheduleFeature::vector_points, vector_points);
+    set(r, ScheduleFeature::scalar_points, v.total - vector_points);
+    set(r, ScheduleFeature::num_vectors,
+        vw > 1 ? v.total / vw * std::ceil(double(vw) / v.dag.machine.natural_vector_lanes(v.f))
+               : 0);
+    double waste = 0;
+    if (vw > 1) {
+        int64_t padded = (v.inner_extent + vw - 1) / vw * vw;
+        waste = double(padded - v.inner_extent) / double(padded);
+    }
+    set(r, ScheduleFeature::vector_tail_waste, waste);
+    set(r, ScheduleFeature::unroll, v.sn.unroll);
+    double unroll_outer = 1;
+    for (const ConcreteLoop &c : v.sn.order)
+        if (c.unrolled) unroll_outer *= double(c.extent);
+    set(r, ScheduleFeature::unroll_outer_extent, unroll_outer);
+    set(r, ScheduleFeature::innermost_extent, double(v.inner_extent));
+    int64_t pure0 = 1;
+    if (!v.fn.region.empty()) pure0 = v.fn.region[0].extent();
+    set(r, ScheduleFeature::innermost_pure_extent, double(pure0));
+    set(r, ScheduleFeature::inner_loop_iterations,
+        v.total / std::max<double>(1.0, double(v.inner_extent)));
+}
+
+/** Parallel tasks, idle cores, false sharing. */
+void parallel_features(const StageView &v, ScheduleRow &r) {
+    const double tasks = double(v.sn.parallel_tasks);
+    const int P = std::max(1, v.dag.machine.parallelism);
+    set(r, ScheduleFeature::parallel_tasks, tasks);
+    set(r, ScheduleFeature::inside_parallel, v.fn.inside_parallel ? 1 : 0);
+    set(r, ScheduleFeature::parallel_launches, tasks > 1 ? v.realizations : 0);
+    double idle;
+    if (v.fn.inside_parallel) {
+        idle = 0;
+    } else if (tasks > 1) {
+        double rounds = std::ceil(tasks / P);
+        idle = 1.0 - tasks / (rounds * P);
+    } else {
+        idle = double(P - 1) / P;
+    }
+    set(r, ScheduleFeature::idle_core_fraction, idle);
+    double false_sharing = 0;
+    if (tasks > 1) {
+        // The innermost parallel loop: if a task covers less than a cache line of dim 0.
+        int last_par = -1;
+        for (size_t i = 0; i < v.sn.order.size(); i++)
+            if (v.sn.order[i].parallel) last_par = int(i);
+        const ConcreteLoop &pl = v.sn.order[last_par];
+        if (v.s.loops[pl.stage_loop].func_dim == 0 && pl.span * v.f.bytes_per_point < 64)
+            false_sharing = 1;
+    }
+    set(r, ScheduleFeature::false_sharing, false_sharing);
+}
+
+/** Arithmetic per point: the stage's own and its inlined Funcs' (`ops`), plus the index
+ * clamps (DagBuilder's Load::clamps). One that moves with the innermost loop is work per
+ * point, unless it is a `likely` boundary clamp and that loop is long and whole: Halide's
+ * loop partitioning then runs the loop's steady state without it (the interior access the
+ * Jacobian already describes). Any other is hoisted out of the loops it does not move with,
+ * like a load's address. Returns whether a clamp moving with the vector loop stays in its
+ * body. */
+bool op_features(const StageView &v, const std::vector<IndexClamp> &clamps, double ops,
+                 ScheduleRow &r) {
+    const int nl = v.nl, vw = v.vw;
+    const double native = vw > 1 ? v.total / vw * v.pieces : v.total; // vectors (or points)
+    const int index_bytes = 4;                                        // Int(32) index arithmetic
     const double index_wide =
-        std::max(1.0, double(index_bytes) / double(std::max(1, f.bytes_per_point)));
+        std::max(1.0, double(index_bytes) / double(std::max(1, v.f.bytes_per_point)));
     // Only a whole loop is credited: in the inner part of a split the clamp stayed (bench
     // nl_means with repeat_edge inlined into `diff`, a 128-point split of x inside the patch
     // sums: 90 ms vs 34 ms with repeat_edge at root, both priced ~50 ms with the credit).
-    const bool whole_inner =
-        nl > 0 &&
-        d[size_t(func)].stages[size_t(stage)].loops[size_t(sn.order[nl - 1].stage_loop)].mode !=
-            LoopMode::Split;
-    const bool long_inner = whole_inner && inner_extent >= 4 * std::max(vw, 4);
-    bool inner_clamp_kept = false; // a clamp moving with the vector loop stays in its body
+    const bool whole_inner = nl > 0 && v.d[size_t(v.func)]
+                                               .stages[size_t(v.stage)]
+                                               .loops[size_t(v.sn.order[nl - 1].stage_loop)]
+                                               .mode != LoopMode::Split;
+    const bool long_inner = whole_inner && v.inner_extent >= 4 * std::max(vw, 4);
+    bool inner_clamp_kept = false;
     for (const IndexClamp &c : clamps) {
-        const bool moves_inner = nl > 0 && c.moves[size_t(sn.order[nl - 1].stage_loop)];
+        const bool moves_inner = nl > 0 && c.moves[size_t(v.sn.order[nl - 1].stage_loop)];
         if (moves_inner) {
             const bool partitioned = c.likely && long_inner;
             inner_clamp_kept |= !partitioned;
             if (!partitioned) ops += c.count * index_wide;
         } else if (native > 0) {
             auto moves = [&](int loop) { return bool(c.moves[size_t(loop)]); };
-            ops += sites_of(moves, c.count) / native;
+            ops += v.sites_of(moves, c.count) / native;
         }
     }
-    set(ScheduleFeature::ops_per_point, ops);
-    set(ScheduleFeature::total_ops, ops * total);
+    set(r, ScheduleFeature::ops_per_point, ops);
+    set(r, ScheduleFeature::total_ops, ops * v.total);
+    return inner_clamp_kept;
+}
 
+/** Loads by kind and how often each executes, and the bytes stored. */
+void access_features(const StageView &v, const std::vector<EffLoad> &loads, bool inner_clamp_kept,
+                     ScheduleRow &r) {
+    const StageNest &sn = v.sn;
+    const int nl = v.nl, vw = v.vw, K = v.K;
+    const double total = v.total, pieces = v.pieces;
+    // The vector loop is the innermost loop of the order.
+    const int vloop = sn.order.empty() ? -1 : sn.order.back().stage_loop;
     // An update's accumulator is promoted to registers when its whole realization is a small
     // constant-size buffer (computed in a tile): LLVM unrolls the short loops over it and
     // keeps it in registers across every RVar loop, whatever the order of pure and RVar loops
     // (matmul's 16x8 tile with k outermost: no load or store of the accumulator per k).
     // Budget: three quarters of the vector register file (16 registers; 32 with AVX-512).
+    const MachineInfo &m = v.dag.machine;
     const double vector_bytes = m.vector_bits / 8.0;
     const double register_file_bytes = vector_bytes * (m.vector_bits >= 512 ? 32 : 16) * 0.75;
     const bool accumulates_in_registers =
-        fn.stages.size() > 1 && d[func].placement == Placement::At &&
-        fn.alloc_points * f.bytes_per_point <= register_file_bytes;
+        v.fn.stages.size() > 1 && v.d[v.func].placement == Placement::At &&
+        v.fn.alloc_points * v.f.bytes_per_point <= register_file_bytes;
     // Points of this stage excluding its RVar loops: accumulator accesses when promoted.
     double rvar_iters = 1;
     for (int i = 0; i < K; i++)
-        if (s.loops[i].is_rvar) rvar_iters *= double(std::max<int64_t>(1, sn.loop_box[i].extent()));
+        if (v.s.loops[i].is_rvar)
+            rvar_iters *= double(std::max<int64_t>(1, sn.loop_box[i].extent()));
     const double pure_points = total / rvar_iters;
     double lpp = 0, dense = 0, strided = 0, bcast = 0;
     double dense_exec = 0, gather_exec = 0, bcast_exec = 0;
@@ -401,8 +427,8 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
             bool want = k == 0 ? 1.0 : 0.0;
             if (std::isnan(st) || st != want) unit = false;
         }
-        // A clamped index that stays in the vector loop's body (see the index clamps above)
-        // makes the lanes' addresses a clamp of a ramp: a gather, not a dense load.
+        // A clamped index that stays in the vector loop's body (see op_features) makes the
+        // lanes' addresses a clamp of a ramp: a gather, not a dense load.
         if (vloop >= 0 && inner_clamp_kept && l.clamp_moves[size_t(vloop)]) unit = false;
         if (vw <= 1 || zero) {
             bcast += zero && vw > 1 ? l.count : 0;
@@ -428,10 +454,10 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
         // Otherwise the accumulator is loaded and stored by every reduction step that runs
         // inside its pure loops.
         auto depends = [&](int loop) {
-            return l.depends_on(loop) || (l.self && s.loops[loop].is_rvar);
+            return l.depends_on(loop) || (l.self && v.s.loops[loop].is_rvar);
         };
-        double sites = sites_of(depends, l.count);
-        if (block) {
+        double sites = v.sites_of(depends, l.count);
+        if (v.block) {
             // Each site is one block: its vectors (if the address moves with the lanes).
             double vectors = std::ceil(double(sn.order[nl - 1].extent) / vw);
             if (!depends_on_vector)
@@ -451,27 +477,42 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
             dense_exec += sites;
         }
     }
-    set(ScheduleFeature::dense_load_executions, dense_exec);
-    set(ScheduleFeature::gather_lane_executions, gather_exec);
-    set(ScheduleFeature::broadcast_load_executions, bcast_exec);
-    set(ScheduleFeature::loads_per_point, lpp);
-    set(ScheduleFeature::dense_loads_per_vector, dense);
-    set(ScheduleFeature::strided_loads_per_vector, strided);
-    set(ScheduleFeature::broadcast_loads_per_vector, bcast);
+    set(r, ScheduleFeature::dense_load_executions, dense_exec);
+    set(r, ScheduleFeature::gather_lane_executions, gather_exec);
+    set(r, ScheduleFeature::broadcast_load_executions, bcast_exec);
+    set(r, ScheduleFeature::loads_per_point, lpp);
+    set(r, ScheduleFeature::dense_loads_per_vector, dense);
+    set(r, ScheduleFeature::strided_loads_per_vector, strided);
+    set(r, ScheduleFeature::broadcast_loads_per_vector, bcast);
     // The store to f(pure vars) moves only with the pure loops: an update accumulating over
     // inner RVar loops stores once per pure point (the value stays in a register).
     double stored_points = total;
-    if (stage > 0 && accumulates_in_registers) {
+    if (v.stage > 0 && accumulates_in_registers) {
         stored_points = std::min(total, pure_points);
-    } else if (stage > 0) {
-        auto pure = [&](int loop) { return s.loops[loop].func_dim >= 0 || s.loops[loop].is_rvar; };
-        double sites = sites_of(pure, 1.0);
-        double lanes = block ? double(sn.order[nl - 1].extent) : 1.0;
+    } else if (v.stage > 0) {
+        auto pure = [&](int loop) {
+            return v.s.loops[loop].func_dim >= 0 || v.s.loops[loop].is_rvar;
+        };
+        double sites = v.sites_of(pure, 1.0);
+        double lanes = v.block ? double(sn.order[nl - 1].extent) : 1.0;
         stored_points = std::min(total, sites * lanes);
     }
-    set(ScheduleFeature::bytes_written, stored_points * f.bytes_per_point);
+    set(r, ScheduleFeature::bytes_written, stored_points * v.f.bytes_per_point);
+}
 
-    // Footprints per distinct producer.
+/** The buffer the stage's Func allocates, what it reads per distinct producer, its working
+ * sets and the bytes from memory. */
+void memory_features(const StageView &v, const std::vector<EffLoad> &loads, ScheduleRow &r) {
+    const PipelineDag &dag = v.dag;
+    const MachineInfo &m = dag.machine;
+    const StageNest &sn = v.sn;
+    const int P = std::max(1, m.parallelism);
+    // Every stage writes the Func's one buffer; only the pure stage allocates it.
+    const double alloc_bytes = v.fn.alloc_points * v.f.bytes_per_point;
+    set(r, ScheduleFeature::bytes_per_point, v.f.bytes_per_point);
+    set(r, ScheduleFeature::allocation_bytes, alloc_bytes);
+    set(r, ScheduleFeature::num_allocations, v.stage == 0 ? v.fn.store_realizations : 0);
+
     double read_real = 0, read_total = 0, read_local = 0, read_root = 0, root_bytes = 0;
     double ws_inner = 0;
     Box64 inner_box =
@@ -482,12 +523,12 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
         std::pair<ProducerKind, int> key{l.kind, l.producer};
         if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
         seen.push_back(key);
-        int bpp = producer_bytes(dag_, l.kind, l.producer);
+        int bpp = producer_bytes(dag, l.kind, l.producer);
         Box64 fp;
-        required_region(dag_, d, {func, stage}, sn.loop_box, l.kind, l.producer, &fp);
-        double bytes = double(box_volume(fp)) * bpp * slide;
+        required_region(dag, v.d, {v.func, v.stage}, sn.loop_box, l.kind, l.producer, &fp);
+        double bytes = double(box_volume(fp)) * bpp * v.slide;
         Box64 fpi;
-        required_region(dag_, d, {func, stage}, inner_box, l.kind, l.producer, &fpi);
+        required_region(dag, v.d, {v.func, v.stage}, inner_box, l.kind, l.producer, &fpi);
         ws_inner += double(box_volume(fpi)) * bpp;
         read_total += bytes;
         // A Func computed at a loop (inside this Func, or beside it in a tile of the Func
@@ -495,33 +536,56 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
         // holds that buffer, not the whole footprint (a sliding window's few rows), and its
         // reads come from cache when the buffer fits this core's share of the last-level
         // cache. A Root Func or an input is read from memory as before.
-        const bool at = l.kind == ProducerKind::Func && d[l.producer].placement == Placement::At &&
-                        nests[l.producer];
+        const bool at = l.kind == ProducerKind::Func &&
+                        v.d[l.producer].placement == Placement::At && v.nests[l.producer];
         const double producer_buffer =
-            at ? nests[l.producer]->alloc_points * dag_.funcs[l.producer].bytes_per_point : 0;
+            at ? v.nests[l.producer]->alloc_points * dag.funcs[l.producer].bytes_per_point : 0;
         const bool local = at && producer_buffer * P <= double(m.last_level_cache_bytes);
         read_real += at ? std::min(bytes, producer_buffer) : bytes;
         if (local) {
-            read_local += bytes * realizations;
+            read_local += bytes * v.realizations;
         } else {
-            read_root += bytes * realizations;
-            root_bytes += double(box_volume(producer_bounds(dag_, l.kind, l.producer))) * bpp;
+            read_root += bytes * v.realizations;
+            root_bytes += double(box_volume(producer_bounds(dag, l.kind, l.producer))) * bpp;
         }
     }
     double ws_real = read_real + alloc_bytes;
-    set(ScheduleFeature::bytes_read_per_realization, read_real);
-    set(ScheduleFeature::total_bytes_read, read_total * realizations);
-    set(ScheduleFeature::bytes_read_local, read_local);
-    set(ScheduleFeature::bytes_read_root, read_root);
-    set(ScheduleFeature::root_producer_bytes, root_bytes);
-    set(ScheduleFeature::working_set_inner, ws_inner);
-    set(ScheduleFeature::working_set_realization, ws_real);
+    set(r, ScheduleFeature::bytes_read_per_realization, read_real);
+    set(r, ScheduleFeature::total_bytes_read, read_total * v.realizations);
+    set(r, ScheduleFeature::bytes_read_local, read_local);
+    set(r, ScheduleFeature::bytes_read_root, read_root);
+    set(r, ScheduleFeature::root_producer_bytes, root_bytes);
+    set(r, ScheduleFeature::working_set_inner, ws_inner);
+    set(r, ScheduleFeature::working_set_realization, ws_real);
     double dram = read_root;
-    if (ws_real * (fn.inside_parallel ? P : 1) <= double(m.last_level_cache_bytes))
+    if (ws_real * (v.fn.inside_parallel ? P : 1) <= double(m.last_level_cache_bytes))
         dram = std::min(read_root, root_bytes);
-    set(ScheduleFeature::dram_bytes, dram);
-    set(ScheduleFeature::page_faults, stage == 0 ? page_faults_per_run(dag_, d, nests, func) : 0);
-    (void)get;
+    set(r, ScheduleFeature::dram_bytes, dram);
+    set(r, ScheduleFeature::page_faults,
+        v.stage == 0 ? page_faults_per_run(dag, v.d, v.nests, v.func) : 0);
+}
+
+} // namespace
+
+ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests, int func,
+                                          int stage) const {
+    const StageView v(dag_, d, nests, func, stage);
+    ScheduleRow r{};
+    point_and_vector_features(v, r);
+    parallel_features(v, r);
+    // The stage's loads through inlined Funcs, with their index clamps and arithmetic.
+    const int K = v.K;
+    std::vector<double> dloop(size_t(K) * K, 0.0);
+    for (int i = 0; i < K; i++)
+        dloop[size_t(i) * K + i] = 1.0;
+    std::vector<EffLoad> loads;
+    double ops = 0;
+    std::vector<IndexClamp> clamps;
+    collect_loads(dag_, d, v.s, dloop, K, 1.0, &loads, &clamps, &ops, v.s.func,
+                  std::vector<bool>(size_t(K), false));
+    const bool inner_clamp_kept = op_features(v, clamps, ops, r);
+    access_features(v, loads, inner_clamp_kept, r);
+    memory_features(v, loads, r);
     return r;
 }
 
