@@ -67,6 +67,23 @@ struct InputSpec {
 };
 
 /** A scalar parameter: Int32 or Float32, with the value runs use (also its estimate). */
+/** A Pointwise stage's operation: StageSpec::ints[0]. Binary ones (two producers) a, b;
+ * unary ones (one producer) a. The values are part of a plan's identity (its structural hash,
+ * `describe`): never renumber them. */
+enum class PointwiseOp : int {
+    Add = 0,           ///< a + b
+    Subtract = 1,      ///< a - b
+    Multiply = 2,      ///< a * b (scaled down for floats, clamped operands for integers)
+    AbsDifference = 3, ///< |a - b|
+    Average = 4,       ///< (a + b) / 2
+    SelectLarger = 5,  ///< a > b ? a - b : b
+    Affine = 10,       ///< a * scale + offset (two scalar params)
+    Square = 11,       ///< a * a (scaled)
+    Wavy = 12,         ///< sqrt(|a|) and sin(a) for floats, 3a / 2 for integers
+    Halve = 13,        ///< a / 2 - 1 (a / 2 + 1 for integers)
+    Invert = 14,       ///< the type's top value - a
+};
+
 struct ScalarSpec {
     std::string name;
     ElemType type = ElemType::Int32;

@@ -75,11 +75,11 @@ bool Planner::add_pointwise(StageSpec &s) {
     }
     if (b >= 0) {
         s.producers.push_back(b);
-        s.ints = {int(rng_.uniform(0, 5))};
+        s.ints = {int(rng_.uniform(int(PointwiseOp::Add), int(PointwiseOp::SelectLarger)))};
     } else {
-        int op = int(rng_.uniform(10, 14));
+        const int op = int(rng_.uniform(int(PointwiseOp::Affine), int(PointwiseOp::Invert)));
         s.ints = {op};
-        if (op == 10) {
+        if (PointwiseOp(op) == PointwiseOp::Affine) {
             if (is_float(s.type)) {
                 s.scalars = {
                     add_scalar(ElemType::Float32, 0.25 * double(rng_.uniform(1, 12)), "scale"),
