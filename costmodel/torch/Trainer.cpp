@@ -54,14 +54,8 @@ void write_text_atomically(const fs::path &path, const std::string &text) {
     fs::rename(tmp, path);
 }
 
-struct Split {
-    std::vector<const TrainingSample *> validation;
-    std::map<std::string, std::vector<const TrainingSample *>> train; // by pipeline
-    int train_samples = 0;
-};
-
-RankingMetrics evaluate(TrainableCostModel &model, const std::vector<const TrainingSample *> &s,
-                        double tie, std::vector<double> *predicted_out = nullptr) {
+RankingMetrics evaluate(CostModel &model, const std::vector<const TrainingSample *> &s, double tie,
+                        std::vector<double> *predicted_out = nullptr) {
     std::vector<double> pred = predict_samples(model, s);
     std::vector<std::string> pipe;
     std::vector<double> meas;
@@ -108,16 +102,28 @@ std::string metrics_json(const RankingMetrics &m) {
     return metrics_to_json(m).dump();
 }
 
-TrainResult train_cost_model(TrainableCostModel &model, const std::vector<TrainingSample> &samples,
-                             const TrainerOptions &opt) {
-    if (samples.empty()) throw UserError("sextant-train: no training samples");
+namespace {
+
+/** The samples by role: validation pipelines (is_validation_pipeline) and training ones;
+ * pipelines with one sample are left out (nothing to rank). */
+struct Split {
+    std::vector<const TrainingSample *> validation;
+    std::map<std::string, std::vector<const TrainingSample *>> train; // by pipeline
+    std::vector<const TrainingSample *> train_all;                    // train, flattened
+    std::vector<std::string> train_names;                             // train's keys
+    int train_samples = 0;
+    size_t pipelines = 0; ///< distinct pipelines among all samples
+};
+
+Split split_samples(const std::vector<TrainingSample> &samples, int validation_percent) {
     Split split;
     std::map<std::string, int> per_pipeline;
     for (const TrainingSample &s : samples)
         per_pipeline[s.pipeline]++;
+    split.pipelines = per_pipeline.size();
     for (const TrainingSample &s : samples) {
         if (per_pipeline[s.pipeline] < 2) continue; // cannot be ranked
-        if (is_validation_pipeline(s.pipeline, opt.validation_percent)) {
+        if (is_validation_pipeline(s.pipeline, validation_percent)) {
             split.validation.push_back(&s);
         } else {
             split.train[s.pipeline].push_back(&s);
@@ -129,69 +135,68 @@ TrainResult train_cost_model(TrainableCostModel &model, const std::vector<Traini
                         std::to_string(samples.size()) + " samples, " +
                         std::to_string(per_pipeline.size()) +
                         " pipelines); measure more schedules per pipeline");
-    std::vector<const TrainingSample *> train_all;
-    std::vector<std::string> train_names;
     for (auto &p : split.train) {
-        train_names.push_back(p.first);
-        train_all.insert(train_all.end(), p.second.begin(), p.second.end());
+        split.train_names.push_back(p.first);
+        split.train_all.insert(split.train_all.end(), p.second.begin(), p.second.end());
     }
-    const bool have_val = !split.validation.empty();
-    const std::vector<const TrainingSample *> &val_set = have_val ? split.validation : train_all;
-    if (!have_val)
-        std::fprintf(stderr,
-                     "sextant-train: warning: no validation pipelines (%d%% held out of "
-                     "%zu); reporting metrics on the training set\n",
-                     opt.validation_percent, per_pipeline.size());
+    return split;
+}
 
-    fs::path out(opt.out_dir), ckpt = fs::path(opt.out_dir) / "checkpoint";
-    fs::create_directories(ckpt);
-    const fs::path weights = out / "weights.sxw";
+/** Where training stands: what checkpoints save and --resume restores. */
+struct Progression {
     nlohmann::json history = nlohmann::json::array();
     int start_epoch = 0, best_epoch = -1;
-    double best_acc = -1;
-    if (opt.resume) {
-        fs::path state = ckpt / "trainer.json";
-        if (!fs::exists(state))
-            throw UserError("sextant-train --resume: no checkpoint in '" + ckpt.string() +
-                            "'; run without --resume to start afresh");
-        nlohmann::json st;
-        try {
-            st = nlohmann::json::parse(std::ifstream(state));
-            start_epoch = st.at("epochs_done").get<int>();
-            best_epoch = st.at("best_epoch").get<int>();
-            best_acc = st.at("best_accuracy").get<double>();
-            history = st.at("history");
-        } catch (const nlohmann::json::exception &e) {
-            throw UserError("checkpoint '" + state.string() + "' is corrupt (" + e.what() +
-                            "); run without --resume to start afresh");
-        }
-        model.load((ckpt / "model.sxw").string());
-        model.load_optimizer_state((ckpt / "optimizer.pt").string());
-        if (opt.progress)
-            std::fprintf(stderr, "sextant-train: resuming after epoch %d of %d\n", start_epoch,
-                         opt.epochs);
-    } else if (!opt.fine_tune) {
-        model.fit_normalization(train_all);
-    }
+    double best_accuracy = -1;
+};
 
-    // Steps per epoch, for the ETA.
+Progression resume_from_checkpoint(TrainableCostModel &model, const fs::path &ckpt,
+                                   const TrainerOptions &opt) {
+    const fs::path state = ckpt / "trainer.json";
+    if (!fs::exists(state))
+        throw UserError("sextant-train --resume: no checkpoint in '" + ckpt.string() +
+                        "'; run without --resume to start afresh");
+    Progression pr;
+    try {
+        nlohmann::json st = nlohmann::json::parse(std::ifstream(state));
+        pr.start_epoch = st.at("epochs_done").get<int>();
+        pr.best_epoch = st.at("best_epoch").get<int>();
+        pr.best_accuracy = st.at("best_accuracy").get<double>();
+        pr.history = st.at("history");
+    } catch (const nlohmann::json::exception &e) {
+        throw UserError("checkpoint '" + state.string() + "' is corrupt (" + e.what() +
+                        "); run without --resume to start afresh");
+    }
+    model.load((ckpt / "model.sxw").string());
+    model.load_optimizer_state((ckpt / "optimizer.pt").string());
+    if (opt.progress)
+        std::fprintf(stderr, "sextant-train: resuming after epoch %d of %d\n", pr.start_epoch,
+                     opt.epochs);
+    return pr;
+}
+
+/** Runs the epochs left: each trains on every training pipeline once (pipelines_per_step at
+ * a time, in a seeded shuffled order), scores the validation set, keeps the best epoch's
+ * weights in `weights` and checkpoints (trainer.json last, so that it names complete files). */
+void run_epochs(TrainableCostModel &model, const Split &split,
+                const std::vector<const TrainingSample *> &val_set, const TrainerOptions &opt,
+                const fs::path &weights, const fs::path &ckpt, Progression &pr) {
     const int ppstep = std::max(1, opt.pipelines_per_step);
-    const int steps = int((train_names.size() + size_t(ppstep) - 1) / size_t(ppstep));
+    const int steps = int((split.train_names.size() + size_t(ppstep) - 1) / size_t(ppstep));
     Progress bar(opt.progress);
     auto t0 = Clock::now();
     int steps_done = 0;
-    const int total_steps = std::max(1, (opt.epochs - start_epoch) * steps);
-    double last_val = history.empty() ? -1.0 : history.back().value("val_pairwise_accuracy", -1.0);
-
-    for (int epoch = start_epoch; epoch < opt.epochs; epoch++) {
+    const int total_steps = std::max(1, (opt.epochs - pr.start_epoch) * steps);
+    double last_val =
+        pr.history.empty() ? -1.0 : pr.history.back().value("val_pairwise_accuracy", -1.0);
+    for (int epoch = pr.start_epoch; epoch < opt.epochs; epoch++) {
         std::mt19937_64 rng(opt.seed + uint64_t(epoch));
-        std::vector<std::string> order = train_names;
+        std::vector<std::string> order = split.train_names;
         std::shuffle(order.begin(), order.end(), rng);
         double loss_sum = 0;
         for (int s = 0; s < steps; s++) {
             std::vector<const TrainingSample *> chunk;
             for (int i = s * ppstep; i < std::min(int(order.size()), (s + 1) * ppstep); i++) {
-                std::vector<const TrainingSample *> v = split.train[order[size_t(i)]];
+                std::vector<const TrainingSample *> v = split.train.at(order[size_t(i)]);
                 std::shuffle(v.begin(), v.end(), rng);
                 if (int(v.size()) > opt.max_samples_per_pipeline)
                     v.resize(size_t(std::max(2, opt.max_samples_per_pipeline)));
@@ -209,44 +214,102 @@ TrainResult train_cost_model(TrainableCostModel &model, const std::vector<Traini
         bar.draw(epoch + 1, opt.epochs, steps, steps, loss_sum / std::max(1, steps), last_val,
                  el / steps_done * (total_steps - steps_done), true);
         bar.end_line();
-        history.push_back({{"epoch", epoch + 1},
-                           {"loss", loss_sum / std::max(1, steps)},
-                           {"val_pairwise_accuracy", vm.pairwise_accuracy},
-                           {"val_kendall_tau", vm.kendall_tau},
-                           {"val_top1_regret_geomean", vm.top1_regret_geomean}});
-        if (vm.pairwise_accuracy > best_acc) {
-            best_acc = vm.pairwise_accuracy;
-            best_epoch = epoch + 1;
+        pr.history.push_back({{"epoch", epoch + 1},
+                              {"loss", loss_sum / std::max(1, steps)},
+                              {"val_pairwise_accuracy", vm.pairwise_accuracy},
+                              {"val_kendall_tau", vm.kendall_tau},
+                              {"val_top1_regret_geomean", vm.top1_regret_geomean}});
+        if (vm.pairwise_accuracy > pr.best_accuracy) {
+            pr.best_accuracy = vm.pairwise_accuracy;
+            pr.best_epoch = epoch + 1;
             model.save(weights.string());
         }
-        // Checkpoint; trainer.json is written last, so it only names complete files.
         model.save((ckpt / "model.sxw").string());
         model.save_optimizer_state((ckpt / "optimizer.pt").string());
         nlohmann::json st = {{"epochs_done", epoch + 1},
-                             {"best_epoch", best_epoch},
-                             {"best_accuracy", best_acc},
+                             {"best_epoch", pr.best_epoch},
+                             {"best_accuracy", pr.best_accuracy},
                              {"seed", opt.seed},
-                             {"history", history}};
+                             {"history", pr.history}};
         write_text_atomically(ckpt / "trainer.json", st.dump(2));
     }
+}
+
+/** scatter.csv (split, pipeline, measured, predicted) and, if a plot script is given,
+ * scatter.png from it. */
+void write_scatter(const fs::path &out, const Split &split, const std::vector<double> &train_pred,
+                   const std::vector<double> &val_pred, const TrainerOptions &opt) {
+    const fs::path csv = out / "scatter.csv";
+    {
+        std::ofstream f(csv, std::ios::trunc);
+        f << "split,pipeline,measured_seconds,predicted_seconds\n";
+        auto dump = [&](const char *split_name, const std::vector<const TrainingSample *> &s,
+                        const std::vector<double> &p) {
+            for (size_t i = 0; i < s.size(); i++)
+                f << split_name << ",\"" << s[i]->pipeline << "\"," << s[i]->runtime_seconds << ","
+                  << p[i] << "\n";
+        };
+        dump("train", split.train_all, train_pred);
+        if (!split.validation.empty()) dump("validation", split.validation, val_pred);
+    }
+    if (opt.plot_script.empty()) return;
+    // The first python3 on PATH may lack matplotlib (pyenv, venvs): fall back to the system
+    // interpreter, where Debian's python3-matplotlib lives.
+    std::string tried;
+    for (std::string py : {opt.python, std::string("/usr/bin/python3")}) {
+        std::string cmd = "'" + py + "' '" + opt.plot_script + "' '" + csv.string() + "' '" +
+                          (out / "scatter.png").string() + "' 2>/dev/null";
+        tried += (tried.empty() ? "" : "; ") + cmd;
+        if (std::system(cmd.c_str()) == 0) return;
+    }
+    std::fprintf(stderr,
+                 "sextant-train: warning: plotting failed (%s): is matplotlib installed? "
+                 "scatter.csv is still written\n",
+                 tried.c_str());
+}
+
+} // namespace
+
+TrainResult train_cost_model(TrainableCostModel &model, const std::vector<TrainingSample> &samples,
+                             const TrainerOptions &opt) {
+    if (samples.empty()) throw UserError("sextant-train: no training samples");
+    const Split split = split_samples(samples, opt.validation_percent);
+    const std::vector<const TrainingSample *> &train_all = split.train_all;
+    const bool have_val = !split.validation.empty();
+    const std::vector<const TrainingSample *> &val_set = have_val ? split.validation : train_all;
+    if (!have_val)
+        std::fprintf(stderr,
+                     "sextant-train: warning: no validation pipelines (%d%% held out of "
+                     "%zu); reporting metrics on the training set\n",
+                     opt.validation_percent, split.pipelines);
+
+    const fs::path out(opt.out_dir), ckpt = fs::path(opt.out_dir) / "checkpoint";
+    fs::create_directories(ckpt);
+    const fs::path weights = out / "weights.sxw";
+    Progression pr;
+    if (opt.resume)
+        pr = resume_from_checkpoint(model, ckpt, opt);
+    else if (!opt.fine_tune)
+        model.fit_normalization(train_all);
+    run_epochs(model, split, val_set, opt, weights, ckpt, pr);
 
     TrainResult res;
-    res.epochs_run = opt.epochs - start_epoch;
-    res.best_epoch = best_epoch;
+    res.epochs_run = opt.epochs - pr.start_epoch;
+    res.best_epoch = pr.best_epoch;
     if (fs::exists(weights)) model.load(weights.string());
     std::vector<double> val_pred, train_pred;
     res.validation = evaluate(model, val_set, opt.loss.tie_log_ratio, &val_pred);
     res.train = evaluate(model, train_all, opt.loss.tie_log_ratio, &train_pred);
 
     nlohmann::json summary = {{"samples", samples.size()},
-                              {"pipelines", per_pipeline.size()},
+                              {"pipelines", split.pipelines},
                               {"train_samples", split.train_samples},
                               {"train_pipelines", split.train.size()},
                               {"validation_samples", split.validation.size()},
                               {"validation_pipelines", res.validation.pipelines},
                               {"validation_percent", opt.validation_percent},
                               {"epochs", opt.epochs},
-                              {"best_epoch", best_epoch},
+                              {"best_epoch", pr.best_epoch},
                               {"seed", opt.seed},
                               {"learning_rate", opt.loss.learning_rate},
                               {"absolute_weight", opt.loss.absolute_weight},
@@ -256,18 +319,8 @@ TrainResult train_cost_model(TrainableCostModel &model, const std::vector<Traini
                               {"train", metrics_to_json(res.train)},
                               {"validation_is_train_set", !have_val}};
     if (opt.baseline) {
-        auto score = [&](const std::vector<const TrainingSample *> &set) {
-            std::vector<double> pred = predict_samples(*opt.baseline, set);
-            std::vector<std::string> pipe;
-            std::vector<double> meas;
-            for (const TrainingSample *x : set) {
-                pipe.push_back(x->pipeline);
-                meas.push_back(x->runtime_seconds);
-            }
-            return ranking_metrics(pipe, pred, meas, opt.loss.tie_log_ratio);
-        };
-        res.baseline_validation = score(val_set);
-        res.baseline_train = score(train_all);
+        res.baseline_validation = evaluate(*opt.baseline, val_set, opt.loss.tie_log_ratio);
+        res.baseline_train = evaluate(*opt.baseline, train_all, opt.loss.tie_log_ratio);
         metrics["baseline"] = {{"model", opt.baseline->name()},
                                {"validation", metrics_to_json(res.baseline_validation)},
                                {"train", metrics_to_json(res.baseline_train)}};
@@ -281,43 +334,10 @@ TrainResult train_cost_model(TrainableCostModel &model, const std::vector<Traini
     nlohmann::json report = {{"weights", weights.string()},
                              {"data", summary},
                              {"metrics", metrics},
-                             {"history", history}};
+                             {"history", pr.history}};
     res.report_path = (out / "report.json").string();
     write_text_atomically(res.report_path, report.dump(2) + "\n");
-
-    fs::path csv = out / "scatter.csv";
-    {
-        std::ofstream f(csv, std::ios::trunc);
-        f << "split,pipeline,measured_seconds,predicted_seconds\n";
-        auto dump = [&](const char *split_name, const std::vector<const TrainingSample *> &s,
-                        const std::vector<double> &p) {
-            for (size_t i = 0; i < s.size(); i++)
-                f << split_name << ",\"" << s[i]->pipeline << "\"," << s[i]->runtime_seconds << ","
-                  << p[i] << "\n";
-        };
-        dump("train", train_all, train_pred);
-        if (have_val) dump("validation", split.validation, val_pred);
-    }
-    if (!opt.plot_script.empty()) {
-        // The first python3 on PATH may lack matplotlib (pyenv, venvs): fall back to the
-        // system interpreter, where Debian's python3-matplotlib lives.
-        bool plotted = false;
-        std::string tried;
-        for (std::string py : {opt.python, std::string("/usr/bin/python3")}) {
-            std::string cmd = "'" + py + "' '" + opt.plot_script + "' '" + csv.string() + "' '" +
-                              (out / "scatter.png").string() + "' 2>/dev/null";
-            tried += (tried.empty() ? "" : "; ") + cmd;
-            if (std::system(cmd.c_str()) == 0) {
-                plotted = true;
-                break;
-            }
-        }
-        if (!plotted)
-            std::fprintf(stderr,
-                         "sextant-train: warning: plotting failed (%s): is matplotlib "
-                         "installed? scatter.csv is still written\n",
-                         tried.c_str());
-    }
+    write_scatter(out, split, train_pred, val_pred, opt);
     return res;
 }
 
