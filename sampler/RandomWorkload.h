@@ -31,7 +31,5 @@ RandomWorkload parse_random_workload_json(const std::string &json);
 std::string machine_string(const MachineInfo &m);
 /** Inverse of machine_string (missing keys keep MachineInfo's defaults). */
 MachineInfo parse_machine_string(const std::string &s);
-/** This host: `parallelism` cores (<= 0: all online CPUs) and its last-level cache size. */
-MachineInfo host_machine(int parallelism);
 
 } // namespace sextant

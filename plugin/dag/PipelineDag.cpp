@@ -1,6 +1,10 @@
 #include "PipelineDag.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdlib>
+#include <fstream>
 #include <stdexcept>
 
 namespace sextant {
@@ -129,6 +133,30 @@ Box64 Stage::full_loop_box() const {
     for (const LoopDim &l : loops)
         b.push_back(l.range);
     return b;
+}
+
+MachineInfo host_machine(int parallelism) {
+    MachineInfo m;
+    m.parallelism = parallelism > 0 ? parallelism : int(sysconf(_SC_NPROCESSORS_ONLN));
+    if (m.parallelism < 1) m.parallelism = 1;
+    // The size of the highest cache level sysfs reports for cpu0 (e.g. "32768K").
+    int best_level = 0;
+    for (int idx = 0; idx < 8; idx++) {
+        std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(idx);
+        std::ifstream lf(dir + "/level"), sf(dir + "/size");
+        int level = 0;
+        std::string size;
+        if (!(lf >> level) || !(sf >> size) || size.empty() || level <= best_level) continue;
+        int64_t n = std::atoll(size.c_str());
+        if (size.back() == 'K')
+            n <<= 10;
+        else if (size.back() == 'M')
+            n <<= 20;
+        if (n <= 0) continue;
+        best_level = level;
+        m.last_level_cache_bytes = n;
+    }
+    return m;
 }
 
 int MachineInfo::natural_vector_lanes(const FuncNode &f) const {

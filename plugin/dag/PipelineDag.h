@@ -169,7 +169,9 @@ struct InputNode {
     Box64 bounds; // region the pipeline reads (from estimates when given, else inferred)
 };
 
-/** What the search needs to know about the machine and target. */
+/** What the search needs to know about the machine and target. The defaults are Halide's
+ * generic machine (MachineParams::generic: 16 cores, 16 MiB); the tools that measure on this
+ * host (sampler, autotuner) use host_machine() instead. */
 struct MachineInfo {
     int parallelism = 16;
     int64_t last_level_cache_bytes = 16 * 1024 * 1024;
@@ -179,6 +181,10 @@ struct MachineInfo {
      * (the search caps the widths it offers separately: SearchSpace::vector_lanes). */
     int natural_vector_lanes(const FuncNode &f) const;
 };
+
+/** This host: `parallelism` cores (<= 0: all online CPUs) and the size of the highest cache
+ * level sysfs reports for cpu0. */
+MachineInfo host_machine(int parallelism);
 
 struct PipelineDag {
     /** Funcs in realization order: producers before consumers. */

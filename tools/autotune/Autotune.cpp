@@ -66,8 +66,9 @@ void Autotuner::setup() {
     if (opt_.select != "model" && opt_.select != "all" && opt_.select != "remeasure")
         throw UserError("--select must be 'model' or 'all', not '" + opt_.select + "'");
     if (opt_.machine_params.empty()) {
-        opt_.machine_params =
-            std::to_string(std::max(1u, std::thread::hardware_concurrency())) + ",33554432,40";
+        const MachineInfo host = host_machine(0);
+        opt_.machine_params = std::to_string(host.parallelism) + "," +
+                              std::to_string(host.last_level_cache_bytes) + ",40";
     }
     {
         std::istringstream in(opt_.machine_params);

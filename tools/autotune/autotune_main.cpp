@@ -25,7 +25,7 @@ measurements.jsonl, samples.db.
   -g NAME                the generator's name
   --dir DIR              work directory (created; one pipeline per directory)
   --target T             Halide target (default: this machine, )" SEXTANT_HOST_TARGET_TEXT R"()
-  --machine-params P     cores,llc_bytes,balance (default: <cores>,33554432,40)
+  --machine-params P     cores,llc_bytes,balance (default: this host's cores and last-level cache, balance 40)
   --batches N            stop after N batches (default 5)
   --minutes M            stop after M minutes of wall time (default: no limit)
   --candidates N         schedules proposed per batch (default 16)
