@@ -88,6 +88,10 @@ struct Buffer {
  * aligned to 16 bytes only crashed random pipeline seed 20013. */
 constexpr size_t kHostAlignment = 128;
 
+/** A SPEC that times the machine-speed probe (Protocol.h) instead of a pipeline: the spread
+ * of a fixed workload over fresh processes, to hold a schedule's spread against. */
+const std::string kProbeSpec = "probe";
+
 struct Pipeline {
     std::string label; // LIB:FUNC as given
     int (*argv_fn)(void **) = nullptr;
@@ -190,6 +194,7 @@ void set_error_handler(void *lib) {
 Pipeline load(const std::string &spec, const std::map<std::string, Range> &ranges) {
     Pipeline p;
     p.label = spec;
+    if (spec == kProbeSpec) return p; // call() runs the fixed workload
     size_t colon = spec.rfind(':');
     if (colon == std::string::npos) fail("expected LIB.so:FUNC, got " + spec);
     std::string lib = spec.substr(0, colon), func = spec.substr(colon + 1);
@@ -265,6 +270,10 @@ Pipeline load(const std::string &spec, const std::map<std::string, Range> &range
 }
 
 bool call(Pipeline &p) {
+    if (!p.argv_fn) { // kProbeSpec
+        probe_machine_speed();
+        return true;
+    }
     int err = p.argv_fn(p.args.data());
     if (err == 0) return true;
     fail(p.label + " returned error " + std::to_string(err) +
@@ -403,7 +412,8 @@ const char *kUsage =
     "  --time-one SPEC                one timed process\n"
     "  rule options (--time, --time-one): --max-runs N (20; --reps is the same)\n"
     "      --min-runs N (3) --tolerance F (0.03) --budget S (2) --min-run-time S (0)\n"
-    "  SPEC: LIB.so:FUNC\n";
+    "  SPEC: LIB.so:FUNC, or 'probe': a fixed workload (the machine-speed probe), whose\n"
+    "      spread over rounds is this machine's process-to-process noise floor\n";
 
 } // namespace
 
