@@ -1,6 +1,5 @@
 #include "Measure.h"
 
-#include "measure/Protocol.h"
 #include "plugin/halide/DagBuilder.h"
 #include "plugin/halide/ScheduleApplier.h"
 #include "plugin/search/Directives.h"
@@ -141,7 +140,48 @@ void candidates_child(const RandomWorkload &w, const std::string &target_string,
     write_all(fd, out.dump() + "\n");
 }
 
+/** What a compile child's run came to. */
+CompiledSchedule compiled_from(const RunResult &r) {
+    CompiledSchedule c;
+    nlohmann::json j = last_json(r.output);
+    if (j.is_object()) c.compile_s = j.value("compile_s", 0.0);
+    if (r.ok() && j.is_object() && j.contains("lib")) {
+        c.lib = j["lib"].get<std::string>();
+        for (const auto &f : j.at("fill"))
+            c.fills.push_back(f.get<std::string>());
+    } else if (r.ok() && j.is_object() && j.contains("error")) {
+        c.error = j["error"].get<std::string>();
+        c.kind = parse_failure_kind(j.value("failure_kind", std::string("other")));
+    } else {
+        c.error = r.ok() ? "compile child returned no result" : r.message;
+        c.kind = r.ok() ? FailureKind::Other : r.kind;
+    }
+    return c;
+}
+
 } // namespace
+
+CompiledSchedule compile_schedule(const MeasureSpec &spec, const std::string &dir) {
+    fs::create_directories(dir);
+    ChildOptions co;
+    co.timeout_s = spec.timeout_s;
+    co.keep_stderr = spec.keep_stderr;
+    return compiled_from(run_function([&](int fd) { compile_child(spec, dir, fd); }, co));
+}
+
+Subject timed_subject(const MeasureSpec &spec, const CompiledSchedule &c) {
+    Subject sub;
+    sub.label = c.lib;
+    sub.argv = {spec.setup.time_exe, "--runtime", spec.setup.runtime_so};
+    for (const std::string &f : c.fills)
+        sub.argv.insert(sub.argv.end(), {"--fill", f});
+    sub.argv.insert(sub.argv.end(),
+                    {"--max-runs", std::to_string(std::max(1, spec.repeats)), "--budget",
+                     std::to_string(spec.run_budget_s), "--time-one", sub.label});
+    sub.env = {{"HL_NUM_THREADS", std::to_string(std::max(1, spec.threads))}};
+    if (!spec.keep_stderr) sub.log_path = "/dev/null";
+    return sub;
+}
 
 std::string make_work_dir(const std::string &prefix) {
     // temp_directory_path: $TMPDIR (or TMP, TEMP, TEMPDIR), else /tmp.
@@ -191,7 +231,7 @@ struct MeasurePool::Slot {
     Child child;
     bool compiled = false; ///< the compile child finished and left a shared object
     int64_t ready_order = 0;
-    nlohmann::json compile_result;
+    CompiledSchedule compiled_schedule;
     double compile_active_s = 0;
     Clock::time_point started = Clock::now();
 };
@@ -226,16 +266,7 @@ Measurement MeasurePool::time_slot(Slot &s) {
     for (auto &o : slots_)
         if (o.get() != &s && !o->compiled) o->child.stop();
     const MeasureSpec &spec = s.spec;
-    Subject sub;
-    sub.label = s.compile_result.value("lib", std::string());
-    sub.argv = {spec.setup.time_exe, "--runtime", spec.setup.runtime_so};
-    for (const auto &f : s.compile_result.at("fill"))
-        sub.argv.insert(sub.argv.end(), {"--fill", f.get<std::string>()});
-    sub.argv.insert(sub.argv.end(),
-                    {"--max-runs", std::to_string(std::max(1, spec.repeats)), "--budget",
-                     std::to_string(spec.run_budget_s), "--time-one", sub.label});
-    sub.env = {{"HL_NUM_THREADS", std::to_string(std::max(1, spec.threads))}};
-    if (!spec.keep_stderr) sub.log_path = "/dev/null";
+    Subject sub = timed_subject(spec, s.compiled_schedule);
     ProtocolOptions po;
     po.rounds = 1;
     po.busy_threshold = spec.busy_threshold;
@@ -251,7 +282,7 @@ Measurement MeasurePool::time_slot(Slot &s) {
         if (o.get() != &s) o->child.resume();
 
     Measurement m;
-    m.compile_s = s.compile_result.value("compile_s", 0.0);
+    m.compile_s = s.compiled_schedule.compile_s;
     m.busy_retries = r.busy_retries;
     m.time_s = time_s;
     if (r.ok()) {
@@ -324,23 +355,17 @@ std::vector<std::pair<int64_t, Measurement>> MeasurePool::wait() {
         for (size_t k = ended.size(); k-- > 0;) {
             Slot &s = *slots_[ended[k]];
             s.compile_active_s = s.child.active_s();
-            RunResult r = s.child.reap();
-            nlohmann::json j = last_json(r.output);
-            if (r.ok() && j.is_object() && j.contains("lib")) {
-                s.compile_result = j;
+            CompiledSchedule c = compiled_from(s.child.reap());
+            if (c.ok()) {
+                s.compiled_schedule = std::move(c);
                 s.compiled = true;
                 s.ready_order = ready_counter_++;
                 continue;
             }
             Measurement m;
-            if (j.is_object()) m.compile_s = j.value("compile_s", 0.0);
-            if (r.ok() && j.is_object() && j.contains("error")) {
-                m.error = j["error"].get<std::string>();
-                m.kind = parse_failure_kind(j.value("failure_kind", std::string("other")));
-            } else {
-                m.error = r.ok() ? "compile child returned no result" : r.message;
-                m.kind = r.ok() ? FailureKind::Other : r.kind;
-            }
+            m.compile_s = c.compile_s;
+            m.error = c.error;
+            m.kind = c.kind;
             finish(ended[k], std::move(m));
         }
     }

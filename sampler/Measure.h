@@ -8,6 +8,7 @@
 // crash, a hang past the time limit) comes back as an error string and a failure kind.
 #pragma once
 
+#include "measure/Protocol.h"
 #include "measure/Runner.h"
 #include "sampler/Candidates.h"
 #include "sampler/RandomWorkload.h"
@@ -75,6 +76,24 @@ struct Measurement {
     std::vector<double> round_best_s, round_minflt, round_busy;
     double wall_s = 0; ///< compile child start to the end of the timing, as the parent saw it
 };
+
+/** A schedule compiled to a shared object, ready to time (or why it is not). */
+struct CompiledSchedule {
+    std::string lib;                ///< SO:FUNC, for sextant-time
+    std::vector<std::string> fills; ///< NAME=LO:HI: the value ranges of the inputs
+    double compile_s = 0;           ///< compile to object + link
+    std::optional<std::string> error;
+    FailureKind kind = FailureKind::None;
+    bool ok() const { return !error.has_value(); }
+};
+
+/** Compiles spec.schedule_text into `dir` in a child process (spec.timeout_s), as a
+ * MeasurePool does before timing. */
+CompiledSchedule compile_schedule(const MeasureSpec &spec, const std::string &dir);
+
+/** The timed program for a compiled schedule: sextant-time --time-one with spec's stopping
+ * rule, threads and stderr (measure/Protocol.h). */
+Subject timed_subject(const MeasureSpec &spec, const CompiledSchedule &c);
 
 /** Measures one schedule (a MeasurePool of one). */
 Measurement measure_schedule(const MeasureSpec &spec);

@@ -4,6 +4,7 @@
 // error) in a SampleStore. Resumable: schedules already stored are not measured again. Also exports
 // the store as training JSON lines and exports/imports the store itself. See docs/SAMPLING.md.
 #include "plugin/dag/Errors.h"
+#include "sampler/Regret.h"
 #include "sampler/Remeasure.h"
 #include "sampler/SampleStore.h"
 #include "sampler/Sampler.h"
@@ -49,6 +50,12 @@ const char *kUsage =
     "                         measure every successful record of a random fraction F of the\n"
     "                         workloads again, R times (2) in fresh processes, into FILE (JSON\n"
     "                         lines; scripts/noise_ceiling.py tabulates it)\n"
+    "  --regret WEIGHTS --regret-out FILE [--rounds R]\n"
+    "                         instead of sampling seeds [A, B): judge the learned model of\n"
+    "                         WEIGHTS by its search's picks — each seed's analytical and learned\n"
+    "                         beam picks and the fastest schedule stored in --db for it, timed\n"
+    "                         interleaved over R rounds (3) of fresh processes — into FILE (JSON\n"
+    "                         lines, resumable; scripts/regret_report.py summarizes it)\n"
     "  --inject KIND@N,...    test hook: make the N-th measurement of this run KIND\n"
     "                         (crash | hang | error)\n"
     "  --quiet                no per-sample progress lines\n"
@@ -61,6 +68,8 @@ struct Options {
     bool have_range = false;
     SamplerOptions sampler;
     std::string export_path, import_path, export_training_path;
+    RegretOptions regret; ///< judged when regret.weights is set
+    int rounds = 0;       ///< --rounds, if given
 };
 
 Options parse_args(int argc, char **argv) {
@@ -133,7 +142,11 @@ Options parse_args(int argc, char **argv) {
         else if (a == "--remeasure-out")
             o.remeasure_opt.out_path = next();
         else if (a == "--rounds")
-            o.remeasure_opt.rounds = int(num(next()));
+            o.rounds = int(num(next()));
+        else if (a == "--regret")
+            o.regret.weights = next();
+        else if (a == "--regret-out")
+            o.regret.out_path = next();
         else if (a == "--seed")
             o.remeasure_opt.seed = uint64_t(num(next()));
         else if (a == "--quiet")
@@ -174,6 +187,25 @@ Options parse_args(int argc, char **argv) {
     if (o.sampler.busy_retries < 0) throw UserError("--busy-retries must not be negative");
     if (o.sampler.jobs < 1) throw UserError("--jobs must be at least 1");
     o.sampler.candidates.count = o.sampler.per_pipeline;
+    if (o.rounds != 0) {
+        if (o.rounds < 1) throw UserError("--rounds must be at least 1");
+        o.remeasure_opt.rounds = o.regret.rounds = o.rounds;
+    }
+    if (!o.regret.weights.empty()) {
+        if (!o.have_range) throw UserError("--regret needs --from and --to (the seeds judged)");
+        if (o.regret.out_path.empty()) throw UserError("--regret needs --regret-out");
+        o.regret.from = o.sampler.from;
+        o.regret.to = o.sampler.to;
+        o.regret.repeats = o.sampler.repeats;
+        o.regret.run_budget_s = o.sampler.run_budget_s;
+        o.regret.timeout_s = o.sampler.timeout_s;
+        o.regret.search_timeout_s = o.sampler.search_timeout_s;
+        o.regret.threads = o.sampler.threads;
+        o.regret.parallelism = o.sampler.parallelism;
+        o.regret.search = o.sampler.candidates.first;
+        o.regret.generator = o.sampler.generator;
+        o.regret.quiet = o.sampler.quiet;
+    }
     if (o.remeasure > 0) {
         if (o.remeasure_opt.out_path.empty()) throw UserError("--remeasure needs --remeasure-out");
         o.remeasure_opt.fraction = o.remeasure;
@@ -213,7 +245,15 @@ int main(int argc, char **argv) {
             int64_t n = store.import_jsonl(o.import_path);
             std::printf("imported %lld new records from %s\n", (long long)n, o.import_path.c_str());
         }
-        if (o.have_range) sample(store, o);
+        if (!o.regret.weights.empty()) {
+            RegretSummary r = run_regret(o.regret, &store);
+            std::printf("judged %lld pipelines (%lld failed), skipped %lld already judged, in "
+                        "%.1f s, into %s\n",
+                        (long long)r.pipelines, (long long)r.failed, (long long)r.skipped,
+                        r.seconds, o.regret.out_path.c_str());
+        } else if (o.have_range) {
+            sample(store, o);
+        }
         if (o.remeasure > 0) {
             RemeasureSummary r = remeasure_sample_set(store, o.remeasure_opt);
             std::printf("remeasured %lld records (%lld failed) of %lld workloads, %d rounds each, "

@@ -5,11 +5,13 @@
 #include "sampler/SampleStore.h"
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <fcntl.h>
+#include <fstream>
 #include <map>
 #include <regex>
 #include <set>
@@ -263,6 +265,74 @@ TEST_CASE("a second pass with --weights adds the learned model's schedules up to
     Summary again = parse_summary(
         run(sampler() + seeds + " --per-pipeline 6 --weights " + train_out + "/weights.sxw"));
     CHECK(again.measured == 0);
+}
+
+TEST_CASE("--regret times both models' picks beside the best stored schedule, and resumes",
+          "[tool]") {
+    std::string dir = temp_dir();
+    std::string db = dir + "/best.db", out_file = dir + "/regret.jsonl";
+    std::string seeds = " --db " + db + " --from 50 --to 52" + std::string(kTiny);
+    int status = 0;
+    run(sampler() + seeds + " --per-pipeline 3", &status);
+    REQUIRE(status == 0);
+    std::string train_out = dir + "/train";
+    run(std::string(SEXTANT_TRAIN_EXE) + " --synthetic 24 --epochs 2 --quiet --no-plot --out " +
+            train_out + " 2>&1",
+        &status);
+    REQUIRE(status == 0);
+    const std::string weights = train_out + "/weights.sxw";
+    const std::string regret = sampler() + seeds + " --regret " + weights + " --rounds 2";
+    run(regret + " 2>&1", &status);
+    CHECK(status == 2); // no --regret-out
+    std::string out = run(regret + " --regret-out " + out_file + " 2>&1", &status);
+    INFO(out);
+    REQUIRE(status == 0);
+    CHECK(out.find("judged 2 pipelines (0 failed)") != std::string::npos);
+
+    SampleStore store(db);
+    std::ifstream in(out_file);
+    std::string line;
+    int lines = 0;
+    while (std::getline(in, line)) {
+        lines++;
+        nlohmann::json j = nlohmann::json::parse(line);
+        INFO(line);
+        REQUIRE_FALSE(j.contains("error"));
+        CHECK(j["weights"] == weights);
+        // The fastest stored record of the pipeline is the best known schedule.
+        std::optional<WorkloadInfo> w =
+            store.find_workload(j["identity"].get<std::string>(), store.workloads()[0].target,
+                                store.workloads()[0].machine);
+        REQUIRE(w);
+        std::string fastest;
+        double fastest_s = 0;
+        for (const SampleRecord &r : store.records(w->id))
+            if (r.ok() && (fastest.empty() || *r.runtime_min_s < fastest_s))
+                fastest = r.schedule_hash, fastest_s = *r.runtime_min_s;
+        std::set<std::string> roles;
+        double min_s = 0;
+        for (const auto &s : j["schedules"]) {
+            for (const auto &role : s["roles"])
+                roles.insert(role.get<std::string>());
+            if (s["roles"].dump().find("best_known") != std::string::npos)
+                CHECK(s["hash"] == fastest);
+            CHECK(s["round_best_s"].size() == 2);
+            double t = s["time_s"].get<double>();
+            CHECK(t > 0);
+            if (min_s == 0 || t < min_s) min_s = t;
+        }
+        CHECK(roles == std::set<std::string>{"analytical", "learned", "best_known"});
+        CHECK(j["best_s"].get<double>() == min_s);
+        CHECK(j["learned_regret"].get<double>() >= 1);
+        CHECK(j["analytical_regret"].get<double>() >= 1);
+        CHECK(j["learned_over_analytical"].get<double>() ==
+              Approx(j["learned_regret"].get<double>() / j["analytical_regret"].get<double>()));
+    }
+    CHECK(lines == 2);
+    // A rerun judges nothing again.
+    out = run(regret + " --regret-out " + out_file + " 2>&1", &status);
+    CHECK(status == 0);
+    CHECK(out.find("judged 0 pipelines (0 failed), skipped 2") != std::string::npos);
 }
 #endif
 

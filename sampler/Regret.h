@@ -1,0 +1,49 @@
+// Regret: a learned model judged by what its search picks, the measure model selection needs
+// (pairwise accuracy does not predict it, docs/COSTMODEL.md). For each seed of a fixed range of
+// random pipelines held out from training, the beam-search picks of the analytical model and
+// of the learned model are compiled beside the pipeline's best known schedule (the fastest
+// record of a SampleStore of those seeds, which no training set may contain), and the distinct
+// ones are timed interleaved, `rounds` fresh-process rounds, with the timing protocol. Each
+// schedule's time is the median over rounds of the round's best run, so a single slow process
+// does not decide. One JSON line per seed, appended as it is done (a rerun skips the seeds its
+// output already has for the same weights); scripts/regret_report.py summarizes them.
+#pragma once
+
+#include "plugin/search/Candidates.h"
+#include "random_pipelines/Options.h"
+#include "sampler/SampleStore.h"
+
+#include <cstdint>
+#include <string>
+
+namespace sextant {
+
+struct RegretOptions {
+    uint64_t from = 0, to = 0; ///< seeds [from, to)
+    std::string weights;       ///< the learned model judged (required)
+    std::string out_path;      ///< JSON lines (appended)
+    int rounds = 3;            ///< fresh timed processes per schedule, interleaved
+    int repeats = 10;          ///< timed runs per process at most (measure/TimingLoop.h)
+    double run_budget_s = 1;
+    double timeout_s = 60;         ///< per compile, and per timed process
+    double search_timeout_s = 300; ///< per search
+    int threads = 0;               ///< HL_NUM_THREADS; <= 0: parallelism
+    int parallelism = 0;           ///< MachineInfo cores; <= 0: all online CPUs
+    BeamSearchOptions search;      ///< of both models' searches (the plugin's defaults)
+    random_pipelines::RandomPipelineOptions generator;
+    std::string time_exe; ///< "" = this build's sextant-time
+    bool quiet = false;
+};
+
+struct RegretSummary {
+    int64_t pipelines = 0; ///< seeds judged by this run
+    int64_t failed = 0;    ///< of which a search or a pick failed
+    int64_t skipped = 0;   ///< seeds already in the output
+    double seconds = 0;
+};
+
+/** Judges seeds [opt.from, opt.to). `best_known`, if given, holds measured schedules of these
+ * seeds: the fastest of each pipeline is timed beside the picks. */
+RegretSummary run_regret(const RegretOptions &opt, SampleStore *best_known);
+
+} // namespace sextant
