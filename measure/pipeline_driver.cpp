@@ -19,6 +19,7 @@
 
 #include "measure/Protocol.h"
 #include "measure/TimingLoop.h"
+#include "support/Args.h"
 
 #include <dlfcn.h>
 #include <unistd.h>
@@ -426,75 +427,69 @@ int main(int argc, char **argv) {
     ProtocolOptions popt;
     std::vector<Variant> variants;
     std::vector<std::string> specs, rule_args;
-    for (int i = 1; i < argc; i++) {
-        std::string a = argv[i];
-        auto next = [&]() -> std::string {
-            if (i + 1 >= argc) fail("missing value after " + a);
-            return argv[++i];
-        };
-        auto number = [&]() -> double {
-            std::string v = next();
-            char *end = nullptr;
-            double d = std::strtod(v.c_str(), &end);
-            if (v.empty() || *end) fail(a + ": '" + v + "' is not a number");
-            return d;
-        };
-        if (a == "--save-ref" || a == "--check" || a == "--check-one") {
-            mode = a;
-            file = next();
-        } else if (a == "--time" || a == "--time-one") {
-            mode = a;
-        } else if (a == "--runtime") {
-            runtime = next();
-        } else if (a == "--fill") {
-            std::string f = next();
-            size_t eq = f.find('='), colon = f.rfind(':');
-            if (eq == std::string::npos || colon == std::string::npos || colon < eq)
-                fail("--fill: expected NAME=LO:HI, got " + f);
-            ranges[f.substr(0, eq)] = {std::atof(f.substr(eq + 1, colon - eq - 1).c_str()),
-                                       std::atof(f.substr(colon + 1).c_str())};
-            fill_args.push_back(f);
-        } else if (a == "--rtol") {
-            rtol = number();
-        } else if (a == "--max-runs" || a == "--reps") {
-            rule.max_runs = std::max(1, int(number()));
-            rule_args.insert(rule_args.end(), {"--max-runs", std::to_string(rule.max_runs)});
-        } else if (a == "--min-runs") {
-            rule.min_runs = int(number());
-            rule_args.insert(rule_args.end(), {a, std::to_string(rule.min_runs)});
-        } else if (a == "--tolerance") {
-            rule.tolerance = number();
-            rule_args.insert(rule_args.end(), {a, std::to_string(rule.tolerance)});
-        } else if (a == "--budget") {
-            rule.budget_s = number();
-            rule_args.insert(rule_args.end(), {a, std::to_string(rule.budget_s)});
-        } else if (a == "--min-run-time") {
-            rule.min_run_s = number();
-            rule_args.insert(rule_args.end(), {a, std::to_string(rule.min_run_s)});
-        } else if (a == "--rounds") {
-            popt.rounds = std::max(1, int(number()));
-        } else if (a == "--busy-threshold") {
-            popt.busy_threshold = number();
-        } else if (a == "--busy-retries") {
-            popt.busy_retries = std::max(0, int(number()));
-        } else if (a == "--slow-threshold") {
-            popt.slow_threshold = number();
-        } else if (a == "--slow-max-wait") {
-            popt.slow_max_wait_s = number();
-        } else if (a == "--timeout") {
-            popt.timeout_s = number();
-        } else if (a == "--variant") {
-            variants.push_back(parse_variant(next()));
-        } else if (a == "--log") {
-            log_path = next();
-        } else if (a == "-h" || a == "--help") {
-            std::fputs(kUsage, stdout);
-            return 0;
-        } else if (!a.empty() && a[0] == '-') {
-            fail("unknown option " + a + "\n" + kUsage);
-        } else {
-            specs.push_back(a);
+    Args args(argc, argv);
+    try {
+        while (args.next()) {
+            const std::string &a = args.flag();
+            if (a == "--save-ref" || a == "--check" || a == "--check-one") {
+                mode = a;
+                file = args.value();
+            } else if (a == "--time" || a == "--time-one") {
+                mode = a;
+            } else if (a == "--runtime") {
+                runtime = args.value();
+            } else if (a == "--fill") {
+                std::string f = args.value();
+                size_t eq = f.find('='), colon = f.rfind(':');
+                if (eq == std::string::npos || colon == std::string::npos || colon < eq)
+                    fail("--fill: expected NAME=LO:HI, got " + f);
+                ranges[f.substr(0, eq)] = {std::atof(f.substr(eq + 1, colon - eq - 1).c_str()),
+                                           std::atof(f.substr(colon + 1).c_str())};
+                fill_args.push_back(f);
+            } else if (a == "--rtol") {
+                rtol = args.number();
+            } else if (a == "--max-runs" || a == "--reps") {
+                rule.max_runs = std::max(1, args.integer());
+                rule_args.insert(rule_args.end(), {"--max-runs", std::to_string(rule.max_runs)});
+            } else if (a == "--min-runs") {
+                rule.min_runs = args.integer();
+                rule_args.insert(rule_args.end(), {a, std::to_string(rule.min_runs)});
+            } else if (a == "--tolerance") {
+                rule.tolerance = args.number();
+                rule_args.insert(rule_args.end(), {a, std::to_string(rule.tolerance)});
+            } else if (a == "--budget") {
+                rule.budget_s = args.number();
+                rule_args.insert(rule_args.end(), {a, std::to_string(rule.budget_s)});
+            } else if (a == "--min-run-time") {
+                rule.min_run_s = args.number();
+                rule_args.insert(rule_args.end(), {a, std::to_string(rule.min_run_s)});
+            } else if (a == "--rounds") {
+                popt.rounds = std::max(1, args.integer());
+            } else if (a == "--busy-threshold") {
+                popt.busy_threshold = args.number();
+            } else if (a == "--busy-retries") {
+                popt.busy_retries = std::max(0, args.integer());
+            } else if (a == "--slow-threshold") {
+                popt.slow_threshold = args.number();
+            } else if (a == "--slow-max-wait") {
+                popt.slow_max_wait_s = args.number();
+            } else if (a == "--timeout") {
+                popt.timeout_s = args.number();
+            } else if (a == "--variant") {
+                variants.push_back(parse_variant(args.value()));
+            } else if (a == "--log") {
+                log_path = args.value();
+            } else if (a == "-h" || a == "--help") {
+                std::fputs(kUsage, stdout);
+                return 0;
+            } else if (!a.empty() && a[0] == '-') {
+                args.unknown();
+            } else {
+                specs.push_back(a);
+            }
         }
+    } catch (const ArgError &e) {
+        fail(std::string(e.what()) + "\n" + kUsage);
     }
     if (mode.empty() || specs.empty()) fail(std::string("no mode or no pipeline\n") + kUsage);
     if (mode != "--time" && specs.size() != 1) fail(mode + " takes exactly one pipeline");

@@ -36,8 +36,8 @@ struct Params {
     /** 0 quiet, 1 summary, 2 per-pass progress (stderr). HL_DEBUG_AUTOSCHEDULE / SEXTANT_DEBUG. */
     int debug = 0;
     /** "learned" (LibTorch net with weights) or "analytical". SEXTANT_COST_MODEL. The default
-     * is "learned" when this build ships trained weights (weights/sextant.sxw), else
-     * "analytical". */
+     * is CMake's SEXTANT_DEFAULT_COST_MODEL: "analytical" (its picks are the faster ones on the
+     * bench, README), "learned" only in a build with LibTorch and weights/sextant.sxw. */
     std::string cost_model = default_cost_model();
     static std::string default_cost_model();
     /** Directory or file of learned weights; empty = the shipped ones.
@@ -73,7 +73,9 @@ struct Params {
     static Params parse(const std::map<std::string, std::string> &env);
     /** parse() over the process environment. */
     static Params from_environment();
-    /** The options that shape the search, as one line of key=value pairs (debug output). */
+    /** The search's options (beam, passes, dropout, seed, memory and time limits, cost model,
+     * search space, weights) as one line of key=value pairs, for the debug log; the file and
+     * candidate options are left out. */
     std::string describe() const;
 };
 

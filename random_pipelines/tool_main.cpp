@@ -5,6 +5,7 @@
 // Options: --max-stages N --min-stages N --max-outputs N --max-work OPS --max-extent N
 #include "random_pipelines/Planner.h"
 #include "random_pipelines/RandomPipeline.h"
+#include "support/Args.h"
 
 #include <chrono>
 #include <cstdio>
@@ -21,12 +22,6 @@ void usage() {
                          "R] | --coverage FROM TO)\n"
                          "       [--min-stages N] [--max-stages N] [--max-outputs N] [--max-work "
                          "OPS] [--max-extent N]\n");
-}
-
-bool parse_u64(const char *s, uint64_t &out) {
-    char *end = nullptr;
-    out = std::strtoull(s, &end, 10);
-    return end && *end == 0 && end != s;
 }
 
 int coverage(uint64_t from, uint64_t to, const RandomPipelineOptions &opts) {
@@ -67,51 +62,42 @@ int main(int argc, char **argv) {
     uint64_t seed = 0, from = 0, to = 0, repeats = 3;
     bool do_describe = false, do_run = false, do_coverage = false;
     RandomPipelineOptions opts;
-    for (int i = 1; i < argc; i++) {
-        std::string a = argv[i];
-        auto need = [&](uint64_t &out) {
-            if (i + 1 >= argc || !parse_u64(argv[i + 1], out)) {
-                std::fprintf(stderr, "error: %s needs a non-negative integer\n", a.c_str());
-                std::exit(2);
-            }
-            i++;
-        };
-        uint64_t v = 0;
-        if (a == "--seed")
-            need(seed);
-        else if (a == "--describe")
-            do_describe = true;
-        else if (a == "--run")
-            do_run = true;
-        else if (a == "--repeats")
-            need(repeats);
-        else if (a == "--coverage") {
-            do_coverage = true;
-            need(from);
-            need(to);
-        } else if (a == "--min-stages") {
-            need(v);
-            opts.min_stages = int(v);
-        } else if (a == "--max-stages") {
-            need(v);
-            opts.max_stages = int(v);
-        } else if (a == "--max-outputs") {
-            need(v);
-            opts.max_outputs = int(v);
-        } else if (a == "--max-work") {
-            need(v);
-            opts.max_work = double(v);
-        } else if (a == "--max-extent") {
-            need(v);
-            opts.max_extent = int(v);
-        } else if (a == "--help" || a == "-h") {
-            usage();
-            return 0;
-        } else {
-            std::fprintf(stderr, "error: unknown argument '%s'\n", a.c_str());
-            usage();
-            return 2;
+    try {
+        sextant::Args args(argc, argv);
+        while (args.next()) {
+            const std::string &a = args.flag();
+            if (a == "--seed")
+                seed = args.seed();
+            else if (a == "--describe")
+                do_describe = true;
+            else if (a == "--run")
+                do_run = true;
+            else if (a == "--repeats")
+                repeats = args.seed();
+            else if (a == "--coverage") {
+                do_coverage = true;
+                from = args.seed();
+                to = args.seed();
+            } else if (a == "--min-stages")
+                opts.min_stages = args.integer(0);
+            else if (a == "--max-stages")
+                opts.max_stages = args.integer(0);
+            else if (a == "--max-outputs")
+                opts.max_outputs = args.integer(0);
+            else if (a == "--max-work")
+                opts.max_work = args.number(0);
+            else if (a == "--max-extent")
+                opts.max_extent = args.integer(0);
+            else if (a == "--help" || a == "-h") {
+                usage();
+                return 0;
+            } else
+                args.unknown();
         }
+    } catch (const sextant::ArgError &e) {
+        std::fprintf(stderr, "error: %s\n", e.what());
+        usage();
+        return 2;
     }
     if (!do_describe && !do_run && !do_coverage) {
         usage();

@@ -9,6 +9,7 @@
 #include "sampler/SampleStore.h"
 #include "sampler/Sampler.h"
 #include "sampler/TrainingExport.h"
+#include "support/Args.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -75,86 +76,73 @@ struct Options {
 Options parse_args(int argc, char **argv) {
     Options o;
     bool have_from = false, have_to = false;
-    for (int i = 1; i < argc; i++) {
-        std::string a = argv[i];
-        auto next = [&]() -> std::string {
-            if (i + 1 >= argc) throw UserError(a + " needs a value\n" + kUsage);
-            return argv[++i];
-        };
-        auto num = [&](const std::string &v) -> double {
-            try {
-                size_t used = 0;
-                double d = std::stod(v, &used);
-                if (used != v.size()) throw std::invalid_argument(v);
-                return d;
-            } catch (const std::exception &) {
-                throw UserError(a + ": '" + v + "' is not a number");
-            }
-        };
+    Args args(argc, argv);
+    while (args.next()) {
+        const std::string &a = args.flag();
         if (a == "--db")
-            o.db = next();
+            o.db = args.value();
         else if (a == "--from")
-            o.sampler.from = uint64_t(num(next())), have_from = true;
+            o.sampler.from = args.seed(), have_from = true;
         else if (a == "--to")
-            o.sampler.to = uint64_t(num(next())), have_to = true;
+            o.sampler.to = args.seed(), have_to = true;
         else if (a == "--per-pipeline")
-            o.sampler.per_pipeline = int(num(next()));
+            o.sampler.per_pipeline = args.integer();
         else if (a == "--repeats")
-            o.sampler.repeats = int(num(next()));
+            o.sampler.repeats = args.integer();
         else if (a == "--run-budget")
-            o.sampler.run_budget_s = num(next());
+            o.sampler.run_budget_s = args.number();
         else if (a == "--busy-threshold")
-            o.sampler.busy_threshold = num(next());
+            o.sampler.busy_threshold = args.number();
         else if (a == "--busy-retries")
-            o.sampler.busy_retries = int(num(next()));
+            o.sampler.busy_retries = args.integer();
         else if (a == "--work-dir")
-            o.sampler.work_dir = next();
+            o.sampler.work_dir = args.value();
         else if (a == "--timeout")
-            o.sampler.timeout_s = num(next());
+            o.sampler.timeout_s = args.number();
         else if (a == "--search-timeout")
-            o.sampler.search_timeout_s = num(next());
+            o.sampler.search_timeout_s = args.number();
         else if (a == "--jobs")
-            o.sampler.jobs = int(num(next()));
+            o.sampler.jobs = args.integer();
         else if (a == "--threads")
-            o.sampler.threads = int(num(next()));
+            o.sampler.threads = args.integer();
         else if (a == "--parallelism")
-            o.sampler.parallelism = int(num(next()));
+            o.sampler.parallelism = args.integer();
         else if (a == "--beam")
-            o.sampler.candidates.first.beam_size = int(num(next()));
+            o.sampler.candidates.first.beam_size = args.integer();
         else if (a == "--passes")
-            o.sampler.candidates.first.num_passes = int(num(next()));
+            o.sampler.candidates.first.num_passes = args.integer();
         else if (a == "--weights")
-            o.sampler.weights = next();
+            o.sampler.weights = args.value();
         else if (a == "--max-stages")
-            o.sampler.generator.max_stages = int(num(next()));
+            o.sampler.generator.max_stages = args.integer();
         else if (a == "--max-work")
-            o.sampler.generator.max_work = num(next());
+            o.sampler.generator.max_work = args.number();
         else if (a == "--max-extent")
-            o.sampler.generator.max_extent = int(num(next()));
+            o.sampler.generator.max_extent = args.integer();
         else if (a == "--export")
-            o.export_path = next();
+            o.export_path = args.value();
         else if (a == "--import")
-            o.import_path = next();
+            o.import_path = args.value();
         else if (a == "--export-training")
-            o.export_training_path = next();
+            o.export_training_path = args.value();
         else if (a == "--remeasure")
-            o.remeasure = num(next());
+            o.remeasure = args.number();
         else if (a == "--remeasure-out")
-            o.remeasure_opt.out_path = next();
+            o.remeasure_opt.out_path = args.value();
         else if (a == "--rounds")
-            o.rounds = int(num(next()));
+            o.rounds = args.integer();
         else if (a == "--regret")
-            o.regret.weights = next();
+            o.regret.weights = args.value();
         else if (a == "--regret-out")
-            o.regret.out_path = next();
+            o.regret.out_path = args.value();
         else if (a == "--seed")
-            o.remeasure_opt.seed = uint64_t(num(next()));
+            o.remeasure_opt.seed = args.seed();
         else if (a == "--quiet")
             o.sampler.quiet = true;
         else if (a == "--verbose")
             o.sampler.verbose = true;
         else if (a == "--inject") {
-            std::string spec = next();
+            std::string spec = args.value();
             size_t pos = 0;
             while (pos <= spec.size()) {
                 size_t comma = spec.find(',', pos);
@@ -166,7 +154,11 @@ Options parse_args(int argc, char **argv) {
                     (kind != "crash" && kind != "hang" && kind != "error"))
                     throw UserError("--inject: expected KIND@N with KIND crash|hang|error, got '" +
                                     item + "'");
-                o.sampler.inject[int64_t(num(item.substr(at + 1)))] = kind;
+                const std::string n = item.substr(at + 1);
+                char *end = nullptr;
+                const long long k = std::strtoll(n.c_str(), &end, 10);
+                if (n.empty() || *end) throw ArgError("--inject: '" + n + "' is not a number");
+                o.sampler.inject[int64_t(k)] = kind;
                 if (comma == std::string::npos) break;
                 pos = comma + 1;
             }
@@ -174,7 +166,7 @@ Options parse_args(int argc, char **argv) {
             std::fputs(kUsage, stdout);
             std::exit(0);
         } else {
-            throw UserError("unknown argument '" + a + "'\n" + kUsage);
+            args.unknown();
         }
     }
     if (o.db.empty()) throw UserError(std::string("--db is required\n") + kUsage);
@@ -277,6 +269,9 @@ int main(int argc, char **argv) {
                         (long long)s.skipped_records, (long long)s.skipped_workloads);
         }
         return 0;
+    } catch (const ArgError &e) {
+        std::fprintf(stderr, "sextant-sample: %s\n%s", e.what(), kUsage);
+        return 2;
     } catch (const UserError &e) {
         std::fprintf(stderr, "sextant-sample: %s\n", e.what());
         return 2;

@@ -16,6 +16,7 @@
 #include "plugin/Autoscheduler.h"
 #include "plugin/dag/Errors.h"
 #include "random_pipelines/RandomPipeline.h"
+#include "support/Args.h"
 
 #include <nlohmann/json.hpp>
 
@@ -295,41 +296,35 @@ struct Running {
 
 int main(int argc, char **argv) {
     Options opt;
-    for (int i = 1; i < argc; i++) {
-        const std::string a = argv[i];
+    sextant::Args args(argc, argv);
+    while (args.next()) {
+        const std::string &a = args.flag();
         try {
-            auto next = [&]() -> const char * {
-                if (i + 1 >= argc) {
-                    std::fprintf(stderr, "%s needs a value\n", a.c_str());
-                    std::exit(2);
-                }
-                return argv[++i];
-            };
             if (a == "--from")
-                opt.from = std::stoull(next());
+                opt.from = args.seed();
             else if (a == "--to")
-                opt.to = std::stoull(next());
+                opt.to = args.seed();
             else if (a == "--seeds")
-                opt.seeds = std::stoi(next());
+                opt.seeds = args.integer();
             else if (a == "--beam")
-                opt.beam = std::stoi(next());
+                opt.beam = args.integer();
             else if (a == "--passes")
-                opt.passes = std::stoi(next());
+                opt.passes = args.integer();
             else if (a == "--jobs")
-                opt.jobs = std::max(1, std::stoi(next()));
+                opt.jobs = std::max(1, args.integer());
             else if (a == "--quiet")
                 opt.quiet = true;
             else if (a == "--replay")
-                opt.replay = next();
+                opt.replay = args.value();
             else if (a == "--verbose")
                 opt.verbose = true;
             else if (a == "--schedule-timeout")
-                opt.schedule_timeout_s = std::stod(next());
+                opt.schedule_timeout_s = args.number();
             else if (a == "--sliding")
-                opt.sliding = std::stoi(next());
+                opt.sliding = args.integer();
             else if (a == "--targeted") {
-                opt.kind = next();
-                opt.sliding = std::stoi(next());
+                opt.kind = args.value();
+                opt.sliding = args.integer();
                 uses_construct("", opt.kind); // an unknown kind is an error now, not per pipeline
             } else {
                 std::fprintf(stderr,
@@ -339,8 +334,8 @@ int main(int argc, char **argv) {
                              "register_tile N] [--schedule-timeout S]\n");
                 return 2;
             }
-        } catch (const std::exception &e) { // std::stoi, an unknown construct
-            std::fprintf(stderr, "sextant-fuzz: bad value for %s: %s\n", a.c_str(), e.what());
+        } catch (const std::exception &e) { // a bad value (ArgError), an unknown construct
+            std::fprintf(stderr, "sextant-fuzz: %s\n", e.what());
             return 2;
         }
     }

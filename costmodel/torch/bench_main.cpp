@@ -4,6 +4,7 @@
 // [--threads N] [--weights FILE] [--sizes 1,32,512,4096]
 #include "costmodel/SyntheticData.h"
 #include "costmodel/TrainableCostModel.h"
+#include "support/Args.h"
 
 #include <chrono>
 #include <cstdio>
@@ -35,20 +36,24 @@ double time_per_call(CostModel &m, const FeatureBatch &b, double min_seconds) {
 int main(int argc, char **argv) {
     int rows_per_state = 2, threads = 1;
     std::string weights, sizes_arg = "1,32,512,4096";
-    for (int i = 1; i + 1 < argc; i += 2) {
-        std::string a = argv[i];
-        if (a == "--rows-per-state")
-            rows_per_state = std::stoi(argv[i + 1]);
-        else if (a == "--threads")
-            threads = std::stoi(argv[i + 1]);
-        else if (a == "--weights")
-            weights = argv[i + 1];
-        else if (a == "--sizes")
-            sizes_arg = argv[i + 1];
-        else {
-            std::fprintf(stderr, "unknown argument %s\n", a.c_str());
-            return 2;
+    try {
+        Args args(argc, argv);
+        while (args.next()) {
+            const std::string &a = args.flag();
+            if (a == "--rows-per-state")
+                rows_per_state = args.integer(1);
+            else if (a == "--threads")
+                threads = args.integer(1);
+            else if (a == "--weights")
+                weights = args.value();
+            else if (a == "--sizes")
+                sizes_arg = args.value();
+            else
+                args.unknown();
         }
+    } catch (const ArgError &e) {
+        std::fprintf(stderr, "sextant-model-bench: %s\n", e.what());
+        return 2;
     }
     const int parallelism = 16;
     const double llc = 32.0 * 1024 * 1024;

@@ -4,6 +4,7 @@
 #include "costmodel/TrainableCostModel.h"
 #include "costmodel/torch/Trainer.h"
 #include "plugin/dag/Errors.h"
+#include "support/Args.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -65,72 +66,69 @@ int main(int argc, char **argv) {
     TorchModelConfig cfg;
     cfg.parallelism = int(std::max(1u, std::thread::hardware_concurrency()));
     try {
-        for (int i = 1; i < argc; i++) {
-            std::string a = argv[i];
-            auto next = [&]() -> std::string {
-                if (i + 1 >= argc) usage_error(a + " needs a value");
-                return argv[++i];
-            };
+        Args args(argc, argv);
+        while (args.next()) {
+            const std::string &a = args.flag();
             if (a == "--data")
-                data.push_back(next());
+                data.push_back(args.value());
             else if (a == "--synthetic")
-                synthetic = std::stoi(next());
+                synthetic = args.integer();
             else if (a == "--out")
-                opt.out_dir = next();
+                opt.out_dir = args.value();
             else if (a == "--epochs")
-                opt.epochs = std::stoi(next());
+                opt.epochs = args.integer();
             else if (a == "--lr")
-                opt.loss.learning_rate = std::stod(next());
+                opt.loss.learning_rate = args.number();
             else if (a == "--abs-weight")
-                opt.loss.absolute_weight = std::stod(next());
+                opt.loss.absolute_weight = args.number();
             else if (a == "--pipelines-per-step")
-                opt.pipelines_per_step = std::stoi(next());
+                opt.pipelines_per_step = args.integer();
             else if (a == "--max-per-pipeline")
-                opt.max_samples_per_pipeline = std::stoi(next());
+                opt.max_samples_per_pipeline = args.integer();
             else if (a == "--val-percent")
-                opt.validation_percent = std::stoi(next());
+                opt.validation_percent = args.integer();
             else if (a == "--seed")
-                opt.seed = cfg.seed = std::stoull(next());
+                opt.seed = cfg.seed = args.seed();
             else if (a == "--resume")
                 opt.resume = true;
             else if (a == "--init")
-                init = next();
+                init = args.value();
             else if (a == "--parallelism")
-                cfg.parallelism = std::stoi(next());
+                cfg.parallelism = args.integer();
             else if (a == "--llc-bytes")
-                cfg.llc_bytes = std::stod(next());
+                cfg.llc_bytes = args.number();
             else if (a == "--pair-temperature")
-                opt.loss.pair_temperature = std::stod(next());
+                opt.loss.pair_temperature = args.number();
             else if (a == "--weight-pairs-by-gap")
                 opt.loss.weight_pairs_by_gap = true;
             else if (a == "--weight-decay")
-                opt.loss.weight_decay = std::stod(next());
+                opt.loss.weight_decay = args.number();
             else if (a == "--tie-log-ratio")
-                opt.loss.tie_log_ratio = std::stod(next());
+                opt.loss.tie_log_ratio = args.number();
             else if (a == "--multiplier-range")
-                cfg.multiplier_range = std::stod(next());
+                cfg.multiplier_range = args.number();
             else if (a == "--hidden")
-                cfg.hidden = std::stoi(next());
+                cfg.hidden = args.integer();
             else if (a == "--embedding")
-                cfg.algorithm_embedding = cfg.schedule_embedding = std::stoi(next());
+                cfg.algorithm_embedding = cfg.schedule_embedding = args.integer();
             else if (a == "--threads")
-                cfg.num_threads = std::stoi(next());
+                cfg.num_threads = args.integer();
             else if (a == "--target")
-                opt.target_machine = next();
+                opt.target_machine = args.value();
             else if (a == "--no-plot")
                 opt.plot_script.clear();
             else if (a == "--python")
-                opt.python = next();
+                opt.python = args.value();
             else if (a == "--quiet")
                 opt.progress = false;
             else if (a == "-h" || a == "--help") {
                 std::printf("%s", kUsage);
                 return 0;
             } else
-                usage_error("unknown argument '" + a + "'");
+                args.unknown();
         }
-    } catch (const std::logic_error &) {
-        usage_error("bad number in the arguments");
+    } catch (const ArgError &e) {
+        usage_error(e.what());
     }
     if (data.empty() && synthetic == 0) usage_error("give --data FILE or --synthetic N");
     if (!TorchModelConfig::valid_multiplier_range(cfg.multiplier_range))

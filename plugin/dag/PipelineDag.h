@@ -175,6 +175,11 @@ struct InputNode {
 struct MachineInfo {
     int parallelism = 16;
     int64_t last_level_cache_bytes = 16 * 1024 * 1024;
+    /** Halide's MachineParams::balance (cost of a memory access over an arithmetic op). Kept
+     * because users pass it and it is part of a sample's machine identity
+     * (sampler/RandomWorkload.h: "cores=;llc=;balance="), but no cost term reads it: the
+     * analytical model's coefficients are measured on the machine instead
+     * (docs/COSTMODEL.md); the featurizer uses the cores and cache size above. */
     double balance = 40;
     int vector_bits = 256; // natural SIMD width of the target
     /** SIMD lanes of one vector register for the Func's narrowest value type on the target

@@ -1,16 +1,17 @@
 // Schedule decisions: what the search decides for each Func. Plain data, no Halide.
 //
 // A Func is inlined, computed at root, or computed at one loop of a Func's stage that encloses
-// all its uses (a consumer's, or one further out that holds them), with its storage at that
-// loop or further out. Each stage of a non-inlined Func is then tiled: every loop is kept whole
-// in the inner group, moved whole to the outer group, or split into an outer and an inner part
-// (a pure loop may have a band part between them; the outermost RVar may be split, its inner
-// part then runs with the middle RVars). The loop order is: outer group, band group, inner
-// group (each outermost storage dim first), with middle RVars just outside the innermost loop;
-// the innermost loop may be vectorized and unrolled, and the N loops just outside it fully
-// unrolled (`unroll_outer`: a register tile); a prefix of the order may be parallel (a prefix of
-// several loops is fused into one parallel loop where no Func is computed between them). See
-// docs/SEARCH.md.
+// all its uses (a consumer's own loop, or a loop of a Func the consumers are computed in), with
+// its storage at that loop or one or two serial loops further out (a sliding window; see
+// SearchSpace::placements for where the search offers each). Each stage of a non-inlined Func is
+// then tiled: every loop is kept whole in the inner group, moved whole to the outer group, or split
+// into an outer and an inner part (a pure loop may have a band part between them; the outermost
+// RVar may be split, its inner part then runs with the middle RVars). The loop order is: outer
+// group, band group, inner group (each outermost storage dim first), with middle RVars just outside
+// the innermost loop; the innermost loop may be vectorized and unrolled, and the N loops just
+// outside it fully unrolled (`unroll_outer`: a register tile); a prefix of the order may be
+// parallel (a prefix of several loops is fused into one parallel loop where no Func is computed
+// between them). See docs/SEARCH.md.
 #pragma once
 
 #include <array>

@@ -9,7 +9,11 @@
 //     stage 0 loops x:inner y:inner vector 8 unroll 1 parallel 0
 //   func clamped inline
 //
-// Loops are listed innermost first (x before y), as `name:inner|outer|middle|splitT|splitB/T`:
+// Funcs are listed in the search's order, outputs first and each Func before its producers.
+// A stage's loops are listed in the stage's own dimension order, innermost first as Halide
+// orders them (x before y; an update's RVars before its pure variables) — where each loop
+// ends up in the nest is what its mode says (Schedule.h), not its place in this list — as
+// `name:inner|outer|middle|splitT|splitB/T`:
 // splitT cuts the loop into tiles of T (outer part in the outer group), splitB/T into strips
 // of B points, bands and tiles of T (multi-level; B a multiple of T). An update may split its
 // outermost RVar (splitT), the others then `middle`. A Func computed inside an update stage of

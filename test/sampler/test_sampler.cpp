@@ -267,8 +267,9 @@ TEST_CASE("a second pass with --weights adds the learned model's schedules up to
     CHECK(again.measured == 0);
 }
 
-TEST_CASE("--regret times both models' picks beside the best stored schedule, and resumes",
-          "[tool]") {
+TEST_CASE(
+    "sextant-sample --regret times both models' picks beside the best stored schedule, and resumes",
+    "[tool]") {
     std::string dir = temp_dir();
     std::string db = dir + "/best.db", out_file = dir + "/regret.jsonl";
     std::string seeds = " --db " + db + " --from 50 --to 52" + std::string(kTiny);

@@ -1,6 +1,7 @@
 // sextant-autotune: autotunes one pipeline of a user's generator binary. A thin main over
 // Autotune; see docs/AUTOTUNING.md.
 #include "plugin/dag/Errors.h"
+#include "support/Args.h"
 #include "tools/autotune/Autotune.h"
 
 #include <cstdio>
@@ -75,81 +76,62 @@ int main(int argc, char **argv) {
     std::vector<std::string> remeasure;
     int rounds = 7;
     try {
-        for (int i = 1; i < argc; i++) {
-            std::string a = argv[i];
-            auto next = [&]() -> std::string {
-                if (i + 1 >= argc) usage_error(a + " needs a value");
-                return argv[++i];
-            };
-            auto next_int = [&](int lo) {
-                std::string v = next();
-                char *end = nullptr;
-                long x = std::strtol(v.c_str(), &end, 10);
-                if (v.empty() || *end || x < lo)
-                    usage_error(a + " " + v + ": expected an integer >= " + std::to_string(lo));
-                return int(x);
-            };
-            auto next_double = [&]() {
-                std::string v = next();
-                char *end = nullptr;
-                double x = std::strtod(v.c_str(), &end);
-                if (v.empty() || *end || !(x > 0))
-                    usage_error(a + " " + v + ": expected a positive number");
-                return x;
-            };
+        Args args(argc, argv);
+        while (args.next()) {
+            const std::string &a = args.flag();
             if (a == "-h" || a == "--help") {
                 std::printf("%s", kUsage);
                 return 0;
             } else if (a == "--generator")
-                opt.generator = next();
+                opt.generator = args.value();
             else if (a == "-g")
-                opt.generator_name = next();
+                opt.generator_name = args.value();
             else if (a == "--dir")
-                opt.work_dir = next();
+                opt.work_dir = args.value();
             else if (a == "--target")
-                opt.target = next();
+                opt.target = args.value();
             else if (a == "--machine-params")
-                opt.machine_params = next();
+                opt.machine_params = args.value();
             else if (a == "--batches")
-                opt.batches = next_int(1);
+                opt.batches = args.integer(1);
             else if (a == "--minutes")
-                opt.time_budget_s = next_double() * 60;
+                opt.time_budget_s = args.positive() * 60;
             else if (a == "--candidates")
-                opt.candidates_per_batch = next_int(1);
+                opt.candidates_per_batch = args.integer(1);
             else if (a == "--select")
-                opt.select = next();
+                opt.select = args.value();
             else if (a == "--measure")
-                opt.measure_per_batch = next_int(1);
+                opt.measure_per_batch = args.integer(1);
             else if (a == "--explore")
-                opt.explore_per_batch = next_int(0);
+                opt.explore_per_batch = args.integer(0);
             else if (a == "--jobs")
-                opt.jobs = next_int(1);
+                opt.jobs = args.integer(1);
             else if (a == "--repeats")
-                opt.repeats = next_int(1);
+                opt.repeats = args.integer(1);
             else if (a == "--run-budget" || a == "--min-time")
-                opt.run_budget_s = next_double();
+                opt.run_budget_s = args.positive();
             else if (a == "--max-runs")
-                opt.max_runs = next_int(1);
+                opt.max_runs = args.integer(1);
             else if (a == "--beam")
-                opt.beam_size = next_int(1);
+                opt.beam_size = args.integer(1);
             else if (a == "--passes")
-                opt.num_passes = next_int(1);
+                opt.num_passes = args.integer(1);
             else if (a == "--candidate-beam")
-                opt.candidate_beam_size = next_int(1);
+                opt.candidate_beam_size = args.integer(1);
             else if (a == "--weights")
-                opt.weights = next();
+                opt.weights = args.value();
             else if (a == "--epochs")
-                epochs = next_int(0);
+                epochs = args.integer(0);
             else if (a == "--plugin")
-                opt.plugin = next();
+                opt.plugin = args.value();
             else if (a == "--trainer")
-                opt.trainer = next();
+                opt.trainer = args.value();
             else if (a == "--time-exe")
-                opt.time_exe = next();
+                opt.time_exe = args.value();
             else if (a == "--quiet")
                 opt.quiet = true;
             else if (a == "--remeasure") {
-                std::string list = next();
+                std::string list = args.value();
                 size_t p0 = 0;
                 while (p0 <= list.size()) {
                     size_t c = list.find(',', p0);
@@ -158,15 +140,15 @@ int main(int argc, char **argv) {
                     p0 = c + 1;
                 }
             } else if (a == "--rounds")
-                rounds = next_int(1);
+                rounds = args.integer(1);
             else if (a == "--final-top")
-                opt.final_top = next_int(0);
+                opt.final_top = args.integer(0);
             else if (a == "--final-rounds")
-                opt.final_rounds = next_int(1);
+                opt.final_rounds = args.integer(1);
             else if (a.rfind("-", 0) != 0 && a.find('=') != std::string::npos)
                 opt.generator_args.push_back(a);
             else
-                usage_error("unknown argument '" + a + "'");
+                args.unknown();
         }
         if (opt.generator.empty()) usage_error("--generator is required");
         if (opt.generator_name.empty()) usage_error("-g is required");
@@ -194,6 +176,8 @@ int main(int argc, char **argv) {
         std::printf("\nbest schedule: %s\nreport: %s/report.md\n", s.best_schedule_header.c_str(),
                     opt.work_dir.c_str());
         return 0;
+    } catch (const ArgError &e) {
+        usage_error(e.what());
     } catch (const UserError &e) {
         std::fprintf(stderr, "sextant-autotune: error: %s\n", e.what());
         return 1;
