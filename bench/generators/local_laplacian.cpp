@@ -22,43 +22,45 @@ public:
 
     Var x{"x"}, y{"y"}, c{"c"}, k{"k"};
 
+    /** A Func's variables past (x, y): calls it at a new (x, y) with the others unchanged. */
+    struct AtXY {
+        std::vector<Var> lhs;   // x, y, then the Func's other variables
+        std::vector<Expr> rest; // the other variables
+        Expr operator()(Func g, Expr a, Expr b) const {
+            std::vector<Expr> args{a, b};
+            args.insert(args.end(), rest.begin(), rest.end());
+            return g(args);
+        }
+    };
+    AtXY at_xy(Func f) {
+        const std::vector<Var> args = f.args();
+        AtXY r;
+        r.lhs = {x, y};
+        r.lhs.insert(r.lhs.end(), args.begin() + 2, args.end());
+        r.rest.assign(args.begin() + 2, args.end());
+        return r;
+    }
+
     // 2x decimation with the separable [1 3 3 1] / 8 kernel.
     Func downsample(Func f, const std::string &name) {
         Func dx(name + "_dx"), dy(name);
-        const std::vector<Var> args = f.args();
-        std::vector<Var> rest(args.begin() + 2, args.end());
-        std::vector<Expr> more(rest.begin(), rest.end());
-        auto call = [&](Func g, Expr a, Expr b) {
-            std::vector<Expr> args{a, b};
-            args.insert(args.end(), more.begin(), more.end());
-            return g(args);
-        };
-        std::vector<Var> lhs{x, y};
-        lhs.insert(lhs.end(), rest.begin(), rest.end());
-        dx(lhs) = (call(f, 2 * x - 1, y) + 3.0f * (call(f, 2 * x, y) + call(f, 2 * x + 1, y)) +
-                   call(f, 2 * x + 2, y)) *
-                  0.125f;
-        dy(lhs) = (call(dx, x, 2 * y - 1) + 3.0f * (call(dx, x, 2 * y) + call(dx, x, 2 * y + 1)) +
-                   call(dx, x, 2 * y + 2)) *
-                  0.125f;
+        const AtXY call = at_xy(f);
+        dx(call.lhs) = (call(f, 2 * x - 1, y) + 3.0f * (call(f, 2 * x, y) + call(f, 2 * x + 1, y)) +
+                        call(f, 2 * x + 2, y)) *
+                       0.125f;
+        dy(call.lhs) =
+            (call(dx, x, 2 * y - 1) + 3.0f * (call(dx, x, 2 * y) + call(dx, x, 2 * y + 1)) +
+             call(dx, x, 2 * y + 2)) *
+            0.125f;
         return dy;
     }
 
     // 2x linear upsampling (weights 3/4 and 1/4 from the two nearest coarse samples).
     Func upsample(Func f, const std::string &name) {
         Func ux(name + "_ux"), uy(name);
-        const std::vector<Var> args = f.args();
-        std::vector<Var> rest(args.begin() + 2, args.end());
-        std::vector<Expr> more(rest.begin(), rest.end());
-        auto call = [&](Func g, Expr a, Expr b) {
-            std::vector<Expr> args{a, b};
-            args.insert(args.end(), more.begin(), more.end());
-            return g(args);
-        };
-        std::vector<Var> lhs{x, y};
-        lhs.insert(lhs.end(), rest.begin(), rest.end());
-        ux(lhs) = 0.75f * call(f, x / 2, y) + 0.25f * call(f, x / 2 - 1 + 2 * (x % 2), y);
-        uy(lhs) = 0.75f * call(ux, x, y / 2) + 0.25f * call(ux, x, y / 2 - 1 + 2 * (y % 2));
+        const AtXY call = at_xy(f);
+        ux(call.lhs) = 0.75f * call(f, x / 2, y) + 0.25f * call(f, x / 2 - 1 + 2 * (x % 2), y);
+        uy(call.lhs) = 0.75f * call(ux, x, y / 2) + 0.25f * call(ux, x, y / 2 - 1 + 2 * (y % 2));
         return uy;
     }
 
