@@ -101,7 +101,7 @@ void compile_child(const MeasureSpec &spec, const std::string &dir, int fd) {
         std::string obj = dir + "/schedule.o", so = dir + "/schedule.so";
         p.pipeline.compile_to_object(obj, p.pipeline.infer_arguments(), kFunction,
                                      target.with_feature(Halide::Target::NoRuntime));
-        RunResult l = link_shared(spec.setup.linker, obj, so, spec.timeout_s);
+        RunResult l = link_shared(spec.setup.linker, obj, so, spec.timing.timeout_s);
         if (!l.ok()) throw std::runtime_error("linking the schedule failed: " + l.message);
         compile_s = std::chrono::duration<double>(Clock::now() - t0).count();
         // The inputs' value ranges: the timed process fills them with values in range, as
@@ -164,7 +164,7 @@ CompiledSchedule compiled_from(const RunResult &r) {
 CompiledSchedule compile_schedule(const MeasureSpec &spec, const std::string &dir) {
     fs::create_directories(dir);
     ChildOptions co;
-    co.timeout_s = spec.timeout_s;
+    co.timeout_s = spec.timing.timeout_s;
     co.keep_stderr = spec.keep_stderr;
     return compiled_from(run_function([&](int fd) { compile_child(spec, dir, fd); }, co));
 }
@@ -176,9 +176,10 @@ Subject timed_subject(const MeasureSpec &spec, const CompiledSchedule &c) {
     for (const std::string &f : c.fills)
         sub.argv.insert(sub.argv.end(), {"--fill", f});
     sub.argv.insert(sub.argv.end(),
-                    {"--max-runs", std::to_string(std::max(1, spec.repeats)), "--budget",
-                     std::to_string(spec.run_budget_s), "--time-one", sub.label});
-    sub.env = {{"HL_NUM_THREADS", std::to_string(std::max(1, spec.threads))}};
+                    {"--max-runs", std::to_string(std::max(1, spec.timing.repeats)), "--budget",
+                     std::to_string(spec.timing.run_budget_s), "--time-one", sub.label});
+    const int threads = spec.timing.threads > 0 ? spec.timing.threads : spec.machine.parallelism;
+    sub.env = {{"HL_NUM_THREADS", std::to_string(std::max(1, threads))}};
     if (!spec.keep_stderr) sub.log_path = "/dev/null";
     return sub;
 }
@@ -254,7 +255,7 @@ void MeasurePool::start(int64_t tag, const MeasureSpec &spec) {
     slot->dir = spec.setup.work_dir + "/m" + std::to_string(tag);
     fs::create_directories(slot->dir);
     ChildOptions co;
-    co.timeout_s = spec.timeout_s;
+    co.timeout_s = spec.timing.timeout_s;
     co.keep_stderr = spec.keep_stderr;
     Slot *s = slot.get();
     slot->child = Child::function([s](int out, int) { compile_child(s->spec, s->dir, out); }, co);
@@ -269,10 +270,10 @@ Measurement MeasurePool::time_slot(Slot &s) {
     Subject sub = timed_subject(spec, s.compiled_schedule);
     ProtocolOptions po;
     po.rounds = 1;
-    po.busy_threshold = spec.busy_threshold;
-    po.busy_retries = spec.busy_retries;
+    po.busy_threshold = spec.timing.busy_threshold;
+    po.busy_retries = spec.timing.busy_retries;
     // The limit covers compile and timing together, as one budget per schedule.
-    po.timeout_s = std::max(1.0, spec.timeout_s - s.compile_active_s);
+    po.timeout_s = std::max(1.0, spec.timing.timeout_s - s.compile_active_s);
     SubjectResult r;
     auto t0 = Slot::Clock::now();
     for (int k = 0; k < std::max(1, spec.rounds); k++)

@@ -39,6 +39,18 @@ std::string make_work_dir(const std::string &prefix);
 std::string build_runtime(const std::string &target, const std::string &dir,
                           const std::string &linker = "cc");
 
+/** How each schedule is timed: the same for sampling, remeasuring and judging picks. */
+struct TimingOptions {
+    int repeats = 10;        ///< timed runs per process at most (stopping rule: TimingLoop.h)
+    double run_budget_s = 1; ///< and at most this many seconds of them
+    double timeout_s = 60;   ///< per schedule: compile and timing together
+    int threads = 0;         ///< HL_NUM_THREADS of the timed process; <= 0: the machine's cores
+    /** A timed process whose threads waited for a CPU more than this fraction of its timed
+     * span is run again, up to busy_retries times (measure/Protocol.h). */
+    double busy_threshold = 0.10;
+    int busy_retries = 2;
+};
+
 /** What one measurement does. */
 struct MeasureSpec {
     RandomWorkload workload;
@@ -46,12 +58,7 @@ struct MeasureSpec {
     MachineInfo machine; ///< for the PipelineDag the ScheduleText is parsed against
     std::string schedule_text;
     TimingSetup setup;
-    int repeats = 10;             ///< at most this many timed runs (stopping rule: TimingLoop.h)
-    double run_budget_s = 1;      ///< and at most this many seconds of them
-    int threads = 2;              ///< HL_NUM_THREADS of the timed process
-    double timeout_s = 60;        ///< running-time limit for compile + timing together
-    double busy_threshold = 0.10; ///< ProtocolOptions
-    int busy_retries = 2;
+    TimingOptions timing; ///< threads <= 0: machine.parallelism
     /** Fresh timed processes of the compiled schedule, one after the other (the sampler: 1;
      * remeasuring: more). */
     int rounds = 1;
@@ -87,7 +94,7 @@ struct CompiledSchedule {
     bool ok() const { return !error.has_value(); }
 };
 
-/** Compiles spec.schedule_text into `dir` in a child process (spec.timeout_s), as a
+/** Compiles spec.schedule_text into `dir` in a child process (spec.timing.timeout_s), as a
  * MeasurePool does before timing. */
 CompiledSchedule compile_schedule(const MeasureSpec &spec, const std::string &dir);
 

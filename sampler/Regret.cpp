@@ -150,10 +150,7 @@ nlohmann::json RegretRun::judge(uint64_t seed) {
     spec.target = target_;
     spec.machine = machine_;
     spec.setup = setup_;
-    spec.repeats = opt_.repeats;
-    spec.run_budget_s = opt_.run_budget_s;
-    spec.timeout_s = opt_.timeout_s;
-    spec.threads = opt_.threads > 0 ? opt_.threads : machine_.parallelism;
+    spec.timing = opt_.timing;
     std::vector<Subject> subjects;
     std::vector<Entry *> timed;
     for (size_t k = 0; k < entries.size(); k++) {
@@ -170,7 +167,9 @@ nlohmann::json RegretRun::judge(uint64_t seed) {
     }
     ProtocolOptions po;
     po.rounds = opt_.rounds;
-    po.timeout_s = opt_.timeout_s;
+    po.timeout_s = opt_.timing.timeout_s;
+    po.busy_threshold = opt_.timing.busy_threshold;
+    po.busy_retries = opt_.timing.busy_retries;
     std::vector<SubjectResult> results = measure_interleaved(subjects, po);
     for (size_t i = 0; i < timed.size(); i++) {
         const SubjectResult &r = results[i];

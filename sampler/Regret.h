@@ -11,6 +11,7 @@
 
 #include "plugin/search/Candidates.h"
 #include "random_pipelines/Options.h"
+#include "sampler/Measure.h"
 #include "sampler/SampleStore.h"
 
 #include <cstdint>
@@ -19,15 +20,12 @@
 namespace sextant {
 
 struct RegretOptions {
-    uint64_t from = 0, to = 0; ///< seeds [from, to)
-    std::string weights;       ///< the learned model judged (required)
-    std::string out_path;      ///< JSON lines (appended)
-    int rounds = 3;            ///< fresh timed processes per schedule, interleaved
-    int repeats = 10;          ///< timed runs per process at most (measure/TimingLoop.h)
-    double run_budget_s = 1;
-    double timeout_s = 60;         ///< per compile, and per timed process
+    uint64_t from = 0, to = 0;     ///< seeds [from, to)
+    std::string weights;           ///< the learned model judged (required)
+    std::string out_path;          ///< JSON lines (appended)
+    int rounds = 3;                ///< fresh timed processes per schedule, interleaved
+    TimingOptions timing;          ///< threads <= 0: parallelism
     double search_timeout_s = 300; ///< per search
-    int threads = 0;               ///< HL_NUM_THREADS; <= 0: parallelism
     int parallelism = 0;           ///< MachineInfo cores; <= 0: all online CPUs
     BeamSearchOptions search;      ///< of both models' searches (the plugin's defaults)
     random_pipelines::RandomPipelineOptions generator;

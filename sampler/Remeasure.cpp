@@ -107,10 +107,7 @@ RemeasureSummary remeasure_sample_set(SampleStore &store, const RemeasureOptions
             spec.schedule_text = it.record.schedule_text;
             spec.setup = setup;
             spec.setup.runtime_so = runtimes[it.workload.target];
-            spec.repeats = opt.repeats;
-            spec.run_budget_s = opt.run_budget_s;
-            spec.threads = opt.threads > 0 ? opt.threads : spec.machine.parallelism;
-            spec.timeout_s = opt.timeout_s;
+            spec.timing = opt.timing;
             spec.rounds = opt.rounds;
             in_flight[int64_t(next)] = next;
             pool.start(int64_t(next), spec);

@@ -6,6 +6,7 @@
 // what scripts/noise_ceiling.py tabulates (docs/SAMPLING.md).
 #pragma once
 
+#include "sampler/Measure.h"
 #include "sampler/SampleStore.h"
 
 #include <cstdint>
@@ -18,10 +19,7 @@ struct RemeasureOptions {
     uint64_t seed = 1;      ///< which workloads
     int rounds = 2;         ///< fresh measurements per record
     int jobs = 1;           ///< MeasurePool jobs (compiles overlap, timings never)
-    int repeats = 10;       ///< SamplerOptions::repeats
-    double run_budget_s = 1;
-    double timeout_s = 60;
-    int threads = 0; ///< HL_NUM_THREADS; <= 0: the workload's machine cores
+    TimingOptions timing;   ///< threads <= 0: the workload's machine cores
     std::string out_path;
     bool quiet = false;
 };

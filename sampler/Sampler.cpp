@@ -49,7 +49,7 @@ public:
         target_ = random_pipelines::default_run_target().to_string();
         machine_ = host_machine(opt.parallelism);
         machine_str_ = machine_string(machine_);
-        threads_ = opt.threads > 0 ? opt.threads : machine_.parallelism;
+        threads_ = opt.timing.threads > 0 ? opt.timing.threads : machine_.parallelism;
         slots_total_ = int64_t(opt.to - opt.from) * opt.per_pipeline;
         candidates_ = opt.candidates;
         candidates_.count = opt.per_pipeline;
@@ -176,12 +176,8 @@ void SamplerRun::start_jobs() {
         spec.machine = machine_;
         spec.schedule_text = job.candidate.text;
         spec.setup = setup_;
-        spec.repeats = opt_.repeats;
-        spec.run_budget_s = opt_.run_budget_s;
-        spec.busy_threshold = opt_.busy_threshold;
-        spec.busy_retries = opt_.busy_retries;
-        spec.threads = threads_;
-        spec.timeout_s = opt_.timeout_s;
+        spec.timing = opt_.timing;
+        spec.timing.threads = threads_;
         spec.keep_stderr = opt_.verbose;
         auto inj = opt_.inject.find(next_tag_);
         if (inj != opt_.inject.end()) spec.inject = inj->second;
@@ -230,7 +226,7 @@ SamplerSummary SamplerRun::run() {
                  "sextant-sample: seeds [%llu, %llu) x %d schedules, <= %d timed runs, %d threads, "
                  "%d jobs, target %s, machine %s, db %s\n",
                  (unsigned long long)opt_.from, (unsigned long long)opt_.to, opt_.per_pipeline,
-                 opt_.repeats, threads_, opt_.jobs, target_.c_str(), machine_str_.c_str(),
+                 opt_.timing.repeats, threads_, opt_.jobs, target_.c_str(), machine_str_.c_str(),
                  store_.path().c_str());
     for (;;) {
         // Keep enough measurements queued to fill the pool. Timings happen only inside

@@ -5,6 +5,7 @@
 
 #include "random_pipelines/Options.h"
 #include "sampler/Candidates.h"
+#include "sampler/Measure.h"
 #include "sampler/SampleStore.h"
 
 #include <cstdint>
@@ -16,18 +17,11 @@ namespace sextant {
 struct SamplerOptions {
     uint64_t from = 0, to = 0; ///< seeds [from, to)
     int per_pipeline = 10;     ///< K: distinct schedules wanted per pipeline
-    /** Timed runs per schedule at most; a timed process stops earlier once its best and
-     * third-best runs agree within 3% (measure/TimingLoop.h), or after run_budget_s. */
-    int repeats = 10;
-    double run_budget_s = 1;
-    /** A timed process whose threads waited for a CPU more than this fraction of its timed
-     * span is run again, up to busy_retries times (measure/Protocol.h). */
-    double busy_threshold = 0.10;
-    int busy_retries = 2;
-    double timeout_s = 60;             ///< per benchmark child (running time only)
+    /** How each schedule is timed; a timed process stops once its best and third-best runs
+     * agree within 3% (measure/TimingLoop.h), after `repeats` runs or after run_budget_s. */
+    TimingOptions timing;
     double search_timeout_s = 300;     ///< per candidate-search child
     int jobs = 1;                      ///< benchmark children at once (compiles overlap)
-    int threads = 0;                   ///< HL_NUM_THREADS of benchmarks; <= 0: parallelism
     int parallelism = 0;               ///< MachineInfo cores; <= 0: all online CPUs
     CandidateSearchOptions candidates; ///< count is set from per_pipeline
     /** If set, the candidate searches use the learned model with these weights (sources

@@ -88,23 +88,23 @@ Options parse_args(int argc, char **argv) {
         else if (a == "--per-pipeline")
             o.sampler.per_pipeline = args.integer();
         else if (a == "--repeats")
-            o.sampler.repeats = args.integer();
+            o.sampler.timing.repeats = args.integer();
         else if (a == "--run-budget")
-            o.sampler.run_budget_s = args.number();
+            o.sampler.timing.run_budget_s = args.number();
         else if (a == "--busy-threshold")
-            o.sampler.busy_threshold = args.number();
+            o.sampler.timing.busy_threshold = args.number();
         else if (a == "--busy-retries")
-            o.sampler.busy_retries = args.integer();
+            o.sampler.timing.busy_retries = args.integer();
         else if (a == "--work-dir")
             o.sampler.work_dir = args.value();
         else if (a == "--timeout")
-            o.sampler.timeout_s = args.number();
+            o.sampler.timing.timeout_s = args.number();
         else if (a == "--search-timeout")
             o.sampler.search_timeout_s = args.number();
         else if (a == "--jobs")
             o.sampler.jobs = args.integer();
         else if (a == "--threads")
-            o.sampler.threads = args.integer();
+            o.sampler.timing.threads = args.integer();
         else if (a == "--parallelism")
             o.sampler.parallelism = args.integer();
         else if (a == "--beam")
@@ -175,8 +175,8 @@ Options parse_args(int argc, char **argv) {
     if (o.have_range && o.sampler.to < o.sampler.from)
         throw UserError("--to must not be less than --from");
     if (o.sampler.per_pipeline < 1) throw UserError("--per-pipeline must be at least 1");
-    if (o.sampler.repeats < 1) throw UserError("--repeats must be at least 1");
-    if (o.sampler.busy_retries < 0) throw UserError("--busy-retries must not be negative");
+    if (o.sampler.timing.repeats < 1) throw UserError("--repeats must be at least 1");
+    if (o.sampler.timing.busy_retries < 0) throw UserError("--busy-retries must not be negative");
     if (o.sampler.jobs < 1) throw UserError("--jobs must be at least 1");
     o.sampler.candidates.count = o.sampler.per_pipeline;
     if (o.rounds != 0) {
@@ -188,11 +188,8 @@ Options parse_args(int argc, char **argv) {
         if (o.regret.out_path.empty()) throw UserError("--regret needs --regret-out");
         o.regret.from = o.sampler.from;
         o.regret.to = o.sampler.to;
-        o.regret.repeats = o.sampler.repeats;
-        o.regret.run_budget_s = o.sampler.run_budget_s;
-        o.regret.timeout_s = o.sampler.timeout_s;
+        o.regret.timing = o.sampler.timing;
         o.regret.search_timeout_s = o.sampler.search_timeout_s;
-        o.regret.threads = o.sampler.threads;
         o.regret.parallelism = o.sampler.parallelism;
         o.regret.search = o.sampler.candidates.first;
         o.regret.generator = o.sampler.generator;
@@ -202,10 +199,7 @@ Options parse_args(int argc, char **argv) {
         if (o.remeasure_opt.out_path.empty()) throw UserError("--remeasure needs --remeasure-out");
         o.remeasure_opt.fraction = o.remeasure;
         o.remeasure_opt.jobs = o.sampler.jobs;
-        o.remeasure_opt.repeats = o.sampler.repeats;
-        o.remeasure_opt.run_budget_s = o.sampler.run_budget_s;
-        o.remeasure_opt.timeout_s = o.sampler.timeout_s;
-        o.remeasure_opt.threads = o.sampler.threads;
+        o.remeasure_opt.timing = o.sampler.timing;
         o.remeasure_opt.quiet = o.sampler.quiet;
     }
     return o;
