@@ -14,7 +14,21 @@
 namespace sextant {
 
 /** Loss and optimizer settings of one training step (docs/COSTMODEL.md, "Loss"). */
+/** What the ranking part of the loss compares, per pipeline (`sextant-train --loss`). */
+enum class RankingLoss {
+    /** Logistic loss on every pair of schedules apart by more than the tie threshold. */
+    Pairwise,
+    /** Squared error of each schedule's throughput relative to its pipeline's fastest (in the
+     * batch): predicted exp(min log p - log p_i) against measured exp(min log r - log r_i),
+     * both in (0, 1]. A slow schedule costs little unless it is predicted fast, and the
+     * fastest ones weigh most, so the net's capacity goes to the fast end, where the search's
+     * picks are. */
+    Throughput,
+};
+
 struct LossOptions {
+    /** The ranking term; the absolute term is added to either. */
+    RankingLoss ranking = RankingLoss::Pairwise;
     /** Adam learning rate. */
     double learning_rate = 2e-3;
     /** Weight of the absolute term: mean squared error of log(predicted / measured) seconds. */

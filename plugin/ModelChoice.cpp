@@ -1,10 +1,12 @@
 #include "ModelChoice.h"
 
+#include "costmodel/EnsembleModel.h"
 #include "plugin/dag/Errors.h"
 
 #include <dlfcn.h>
 
 #include <fstream>
+#include <sstream>
 
 namespace sextant {
 
@@ -19,12 +21,11 @@ std::string default_weights_path() {
     return SEXTANT_SOURCE_WEIGHTS;
 }
 
-std::unique_ptr<CostModel> make_cost_model(const std::string &name, const std::string &weights,
-                                           const MachineInfo &m) {
-    if (name == "analytical")
-        return std::make_unique<AnalyticalModel>(m.parallelism, double(m.last_level_cache_bytes));
-    std::string path = weights.empty() ? default_weights_path() : weights;
-    if (!path.empty() && path.back() == '/') path += "sextant.sxw";
+namespace {
+
+std::string resolve_weights(std::string path) {
+    if (path.empty()) path = default_weights_path();
+    if (path.back() == '/') path += "sextant.sxw";
     if (std::ifstream(path + "/sextant.sxw").good()) path += "/sextant.sxw";
     if (!std::ifstream(path).good()) {
         throw UserError("no learned weights at '" + path +
@@ -32,7 +33,26 @@ std::unique_ptr<CostModel> make_cost_model(const std::string &name, const std::s
                         "HL_WEIGHTS_DIR) at them, or set SEXTANT_COST_MODEL=analytical to use "
                         "the analytical model.");
     }
-    return load_learned_model(path, m.parallelism, double(m.last_level_cache_bytes));
+    return path;
+}
+
+} // namespace
+
+std::unique_ptr<CostModel> make_cost_model(const std::string &name, const std::string &weights,
+                                           const MachineInfo &m) {
+    const double llc = double(m.last_level_cache_bytes);
+    if (name == "analytical") return std::make_unique<AnalyticalModel>(m.parallelism, llc);
+    if (weights.find(',') == std::string::npos)
+        return load_learned_model(resolve_weights(weights), m.parallelism, llc);
+    std::vector<std::unique_ptr<CostModel>> members;
+    std::stringstream list(weights);
+    for (std::string item; std::getline(list, item, ',');) {
+        if (item.empty())
+            throw UserError("empty entry in the weights list '" + weights +
+                            "' (files separated by single commas)");
+        members.push_back(load_learned_model(resolve_weights(item), m.parallelism, llc));
+    }
+    return std::make_unique<EnsembleModel>(std::move(members));
 }
 
 } // namespace sextant

@@ -40,7 +40,8 @@ struct Params {
      * bench, README), "learned" only in a build with LibTorch and weights/sextant.sxw. */
     std::string cost_model = default_cost_model();
     static std::string default_cost_model();
-    /** Directory or file of learned weights; empty = the shipped ones.
+    /** Directory or file of learned weights, or several files separated by commas (scored as
+     * a cautious ensemble, costmodel/EnsembleModel.h); empty = the shipped ones.
      * HL_WEIGHTS_DIR / SEXTANT_WEIGHTS. */
     std::string weights;
     /** If set, write the PipelineDag as JSON to this path. SEXTANT_DUMP_DAG. */

@@ -181,9 +181,9 @@ std::string extents_str(const std::vector<int> &e) {
 
 } // namespace
 
-uint64_t structural_hash(const PipelineSpec &spec) {
+uint64_t structural_hash(const PipelineSpec &spec, int generator_version) {
     Hasher h;
-    h.add(uint64_t(kGeneratorVersion));
+    h.add(uint64_t(generator_version));
     h.add(uint64_t(spec.inputs.size()));
     for (const InputSpec &in : spec.inputs) {
         h.add(uint64_t(in.type));
@@ -210,6 +210,14 @@ uint64_t structural_hash(const PipelineSpec &spec) {
     }
     h.add(spec.outputs);
     return h.result();
+}
+
+bool built_alike_by_generator(const PipelineSpec &spec, int v) {
+    if (v == kGeneratorVersion) return true;
+    if (v != 1) return false;
+    for (const StageSpec &s : spec.stages)
+        if (s.kind == StageKind::TuplePair && s.ints[0] != 0) return false;
+    return true;
 }
 
 std::string describe(const PipelineSpec &spec) {

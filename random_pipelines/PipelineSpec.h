@@ -134,8 +134,15 @@ void canonical_range(ElemType t, double &lo, double &hi);
 /** Stage indices that read stage i. */
 std::vector<int> consumers_of(const PipelineSpec &spec, int i);
 
-/** 64-bit hash of the structure (kinds, types, extents, edges, parameters, inputs). */
-uint64_t structural_hash(const PipelineSpec &spec);
+/** 64-bit hash of the structure (kinds, types, extents, edges, parameters, inputs) and of
+ * `generator_version` (default: this generator's). */
+uint64_t structural_hash(const PipelineSpec &spec, int generator_version = kGeneratorVersion);
+
+/** True if the generator of version `v` built the same Halide pipeline from `spec` as this
+ * one does. Version 1 differs only in TuplePair stages of the (sum, difference) form, which
+ * version 2 makes exact; plans never changed. Lets measurements of an old version's
+ * pipelines that are unchanged be re-featurized (sampler/TrainingExport.cpp). */
+bool built_alike_by_generator(const PipelineSpec &spec, int v);
 
 /** Human-readable multi-line summary (for --describe). */
 std::string describe(const PipelineSpec &spec);

@@ -1,7 +1,7 @@
 // random_pipeline: a Halide Generator over the same planner and builder as the JIT path,
 // so a seed can be compiled ahead of time with GenGen:
-//   random_pipeline.generator -g random_pipeline -o OUT -e static_library,h \
-//       target=host seed=7 max_stages=12
+//   random_pipeline.generator -g random_pipeline -o OUT -e static_library,h
+//       target=host seed=7 max_stages=12   (one command line)
 // Inputs (Input<Buffer<>> with the planned types/dimensions, then Input<int32_t|float>
 // scalars) and outputs (Output<Buffer<>> output0..) are added in configure() from the
 // plan, so their count, types and dimensions vary with the seed.

@@ -390,7 +390,7 @@ CandidateResult candidates_for(const RandomWorkload &w, const std::string &targe
             for (const auto &e : j.at("candidates"))
                 r.candidates.push_back({e.at("source").get<std::string>(),
                                         e.at("text").get<std::string>(),
-                                        e.at("hash").get<std::string>()});
+                                        e.at("hash").get<std::string>(), nullptr});
         }
     } catch (const nlohmann::json::exception &) {
         r.error = c.ok() ? "candidate child returned no result" : c.message;

@@ -15,12 +15,21 @@ namespace sextant {
 
 namespace rp = random_pipelines;
 
-std::string random_identity(const RandomWorkload &w) {
+std::string random_identity(const RandomWorkload &w, int generator_version) {
     rp::PipelineSpec spec = rp::plan_random_pipeline(w.seed, w.options);
     char buf[96];
     std::snprintf(buf, sizeof buf, "random:seed=%llu:gen=%d:h=%016llx", (unsigned long long)w.seed,
-                  rp::kGeneratorVersion, (unsigned long long)rp::structural_hash(spec));
+                  generator_version,
+                  (unsigned long long)rp::structural_hash(spec, generator_version));
     return buf;
+}
+
+bool same_pipeline_as_recorded(const RandomWorkload &w, const std::string &identity) {
+    if (random_identity(w) == identity) return true;
+    for (int v = 1; v < rp::kGeneratorVersion; v++)
+        if (random_identity(w, v) == identity)
+            return rp::built_alike_by_generator(rp::plan_random_pipeline(w.seed, w.options), v);
+    return false;
 }
 
 std::string random_workload_json(const RandomWorkload &w) {

@@ -5,6 +5,7 @@
 
 #include "plugin/dag/PipelineDag.h"
 #include "random_pipelines/Options.h"
+#include "random_pipelines/PipelineSpec.h"
 
 #include <cstdint>
 #include <string>
@@ -17,10 +18,16 @@ struct RandomWorkload {
     random_pipelines::RandomPipelineOptions options;
 };
 
-/** "random:seed=S:gen=V:h=HASH": V = kGeneratorVersion, HASH = 16 hex digits of the plan's
- * structural hash, so a changed generator (or options) gives a different identity. Plans the
- * pipeline (cheap; no Halide). */
-std::string random_identity(const RandomWorkload &w);
+/** "random:seed=S:gen=V:h=HASH": V = `generator_version` (default kGeneratorVersion), HASH =
+ * 16 hex digits of the plan's structural hash, so a changed generator (or options) gives a
+ * different identity. Plans the pipeline (cheap; no Halide). */
+std::string random_identity(const RandomWorkload &w,
+                            int generator_version = random_pipelines::kGeneratorVersion);
+
+/** True if `identity`, recorded with a workload's measurements, names the pipeline today's
+ * generator builds for `w`: today's identity, or an older generator version's whose output
+ * for this plan is unchanged (random_pipelines::built_alike_by_generator). */
+bool same_pipeline_as_recorded(const RandomWorkload &w, const std::string &identity);
 
 /** JSON with the seed, generator version and every generator option. */
 std::string random_workload_json(const RandomWorkload &w);

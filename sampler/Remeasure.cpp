@@ -49,7 +49,7 @@ RemeasureSummary remeasure_sample_set(SampleStore &store, const RemeasureOptions
         RandomWorkload rw;
         try {
             rw = parse_random_workload_json(w.options);
-            if (random_identity(rw) != w.identity) {
+            if (!same_pipeline_as_recorded(rw, w.identity)) {
                 std::fprintf(stderr, "skipping %s: the generator now plans another pipeline\n",
                              w.identity.c_str());
                 continue;

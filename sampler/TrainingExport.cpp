@@ -22,7 +22,7 @@ std::vector<TrainingSample> workload_training_samples(const WorkloadInfo &w,
         throw UserError("workload '" + w.identity + "' is of kind '" + w.kind +
                         "'; only random workloads can be rebuilt for export");
     RandomWorkload rw = parse_random_workload_json(w.options);
-    if (random_identity(rw) != w.identity)
+    if (!same_pipeline_as_recorded(rw, w.identity))
         throw UserError("workload '" + w.identity +
                         "' no longer matches the random pipeline "
                         "generator (now " +

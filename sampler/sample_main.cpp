@@ -42,7 +42,11 @@ const char *kUsage =
     "  --weights FILE         make the candidates with the learned model of FILE instead of\n"
     "                         the analytical one (sources 'learned:...'); with a larger\n"
     "                         --per-pipeline, a second pass over sampled seeds adds the\n"
-    "                         schedules that model picks (on-policy data)\n"
+    "                         schedules that model picks (on-policy data); FILE may list\n"
+    "                         several weights separated by commas (a cautious ensemble)\n"
+    "  --final-beam K         right after the first search's pick, up to K more schedules of\n"
+    "                         its last beam, then a beam-8 search's pick and K of its beam\n"
+    "                         (sources 'final:B:rank'; on-policy data with --weights)\n"
     "  --max-stages N --max-work W --max-extent E   random pipeline generator options\n"
     "  --export FILE          write the whole store as JSON lines (after sampling)\n"
     "  --import FILE          add the records of an exported file (before sampling)\n"
@@ -113,6 +117,8 @@ Options parse_args(int argc, char **argv) {
             o.sampler.candidates.first.num_passes = args.integer();
         else if (a == "--weights")
             o.sampler.weights = args.value();
+        else if (a == "--final-beam")
+            o.sampler.candidates.final_beam = args.integer(0);
         else if (a == "--max-stages")
             o.sampler.generator.max_stages = args.integer();
         else if (a == "--max-work")

@@ -7,7 +7,11 @@
 #
 # Options: --build DIR (default: $SEXTANT_BUILD or build; needs sextant-sample and
 # sextant-train, i.e. a LibTorch build), --epochs N (25), --multiplier-range R (2),
-# --target TEXT (machine description for the manifest; default from lscpu).
+# --loss pairwise|throughput (pairwise), --seed N (1), --target TEXT (machine description for
+# the manifest; default from lscpu), --regret-db DB --regret-seeds A:B (judge the trained
+# weights by their search's picks on held-out seeds [A, B) against the best schedules stored
+# in DB, `sextant-sample --regret`, about 20 s a seed on 2 cores; REPORT.md then leads with
+# it). Never train on the regret seeds.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${SEXTANT_BUILD:-$ROOT/build}
@@ -17,6 +21,10 @@ SHIP=0
 EPOCHS=25
 RANGE=2
 TARGET=
+LOSS=pairwise
+SEED=1
+REGRET_DB=
+REGRET_SEEDS=
 while [[ $# -gt 0 ]]; do
     case $1 in
         --db) DB=$2; shift 2 ;;
@@ -26,12 +34,20 @@ while [[ $# -gt 0 ]]; do
         --epochs) EPOCHS=$2; shift 2 ;;
         --multiplier-range) RANGE=$2; shift 2 ;;
         --target) TARGET=$2; shift 2 ;;
-        -h|--help) sed -n 2,12p "$0"; exit 0 ;;
+        --loss) LOSS=$2; shift 2 ;;
+        --seed) SEED=$2; shift 2 ;;
+        --regret-db) REGRET_DB=$2; shift 2 ;;
+        --regret-seeds) REGRET_SEEDS=$2; shift 2 ;;
+        -h|--help) sed -n 2,14p "$0"; exit 0 ;;
         *) echo "train_weights.sh: unknown argument '$1'" >&2; exit 2 ;;
     esac
 done
 [[ -n $DB && -n $OUT ]] || { echo "train_weights.sh: --db and --out are required" >&2; exit 2; }
 [[ -f $DB ]] || { echo "train_weights.sh: no sample store '$DB'" >&2; exit 1; }
+if [[ -n $REGRET_DB || -n $REGRET_SEEDS ]]; then
+    [[ -f $REGRET_DB && $REGRET_SEEDS =~ ^[0-9]+:[0-9]+$ ]] || {
+        echo "train_weights.sh: --regret-db needs an existing store and --regret-seeds A:B" >&2; exit 2; }
+fi
 for exe in sampler/sextant-sample costmodel/sextant-train; do
     [[ -x $BUILD/$exe ]] || cmake --build "$BUILD" --target "$(basename $exe)" -j"$(nproc)"
 done
@@ -44,13 +60,22 @@ echo "== exporting training samples from $DB" >&2
 echo "== training ($EPOCHS epochs, multiplier range $RANGE)" >&2
 "$BUILD/costmodel/sextant-train" --data "$OUT/train.jsonl" --out "$OUT" \
     --pipelines-per-step 4 --lr 5e-3 --epochs "$EPOCHS" --weight-pairs-by-gap \
+    --loss "$LOSS" --seed "$SEED" \
     --multiplier-range "$RANGE" --parallelism 2 --llc-bytes 33554432 --target "$TARGET"
-python3 "$ROOT/scripts/weights_report.py" "$OUT/report.json" > "$OUT/REPORT.md"
+REGRET_ARGS=()
+if [[ -n $REGRET_DB ]]; then
+    echo "== search regret on held-out seeds $REGRET_SEEDS" >&2
+    "$BUILD/sampler/sextant-sample" --db "$REGRET_DB" --regret "$OUT/weights.sxw" \
+        --regret-out "$OUT/regret.jsonl" --from "${REGRET_SEEDS%:*}" --to "${REGRET_SEEDS#*:}"
+    REGRET_ARGS=(--regret "$OUT/regret.jsonl")
+fi
+python3 "$ROOT/scripts/weights_report.py" "$OUT/report.json" "${REGRET_ARGS[@]}" > "$OUT/REPORT.md"
 if [[ $SHIP == 1 ]]; then
     cp "$OUT/weights.sxw" "$ROOT/weights/sextant.sxw"
     cp "$OUT/report.json" "$ROOT/weights/report.json"
     [[ -f $OUT/scatter.png ]] && cp "$OUT/scatter.png" "$ROOT/weights/scatter.png"
     cp "$OUT/REPORT.md" "$ROOT/weights/REPORT.md"
+    [[ -f $OUT/regret.jsonl ]] && cp "$OUT/regret.jsonl" "$ROOT/weights/regret.jsonl"
     echo "== shipped: weights/sextant.sxw (reconfigure the build so the plugin defaults to it)" >&2
 fi
 cat "$OUT/REPORT.md"

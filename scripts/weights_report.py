@@ -1,11 +1,19 @@
 #!/usr/bin/env python3
-"""Markdown summary of a sextant-train report.json: data, held-out ranking metrics of the
-learned model next to the analytical model's on the same pipelines, and the epoch history.
+"""Markdown summary of a sextant-train report.json: first, when given, the search regret of the
+weights on held-out pipelines (`sextant-sample --regret`: what the search picks with them, timed
+against the analytical model's pick and the best known schedule); then the data, held-out
+ranking metrics of the learned model next to the analytical model's on the same pipelines, and
+the epoch history.
 
-    scripts/weights_report.py DIR/report.json > DIR/REPORT.md
+    scripts/weights_report.py DIR/report.json [--regret DIR/regret.jsonl] > DIR/REPORT.md
 """
+import argparse
 import json
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import regret_report  # noqa: E402
 
 
 def row(name, m):
@@ -16,19 +24,26 @@ def row(name, m):
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: weights_report.py report.json")
-    with open(sys.argv[1]) as f:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("report")
+    ap.add_argument("--regret", help="sextant-sample --regret output for these weights")
+    a = ap.parse_args()
+    with open(a.report) as f:
         r = json.load(f)
     d, m = r["data"], r["metrics"]
     out = ["# Training report", ""]
+    if a.regret:
+        for weights, by_seed in regret_report.read_regret(a.regret).items():
+            out.append(regret_report.summary("Search regret on held-out pipelines (" + weights +
+                                             ")", list(by_seed.values())))
     out.append("%d samples of %d random pipelines; %d pipelines (%d samples) held out for "
                "validation by hash (%d%%). %d epochs, best epoch %d (by held-out pairwise "
-               "accuracy); learning rate %g, pair temperature %g, absolute weight %g." % (
+               "accuracy); %s ranking loss, learning rate %g, pair temperature %g, absolute "
+               "weight %g." % (
                    d["samples"], d["pipelines"], d["validation_pipelines"],
                    d["validation_samples"], d["validation_percent"], d["epochs"],
-                   d["best_epoch"], d["learning_rate"], d["pair_temperature"],
-                   d["absolute_weight"]))
+                   d["best_epoch"], d.get("ranking_loss", "pairwise"), d["learning_rate"],
+                   d["pair_temperature"], d["absolute_weight"]))
     out.append("")
     out.append("Pairwise accuracy: share of same-pipeline pairs (runtimes differing by more "
                "than 5%, the tie threshold of docs/SAMPLING.md) ordered correctly. Kendall tau: rank correlation per pipeline, "

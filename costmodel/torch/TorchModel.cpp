@@ -329,7 +329,21 @@ double TorchCostModel::train_step(const std::vector<const TrainingSample *> &sam
     torch::Tensor dp = lp.unsqueeze(1) - lp.unsqueeze(0);
     torch::Tensor mask = same & (dt > opt.tie_log_ratio);
     torch::Tensor loss = opt.absolute_weight * (lp - lr).pow(2).mean();
-    if (mask.any().item<bool>()) {
+    if (opt.ranking == RankingLoss::Throughput) {
+        // Per pipeline in the batch: each schedule's throughput relative to the fastest one,
+        // predicted (against the predicted fastest) and measured (against the measured
+        // fastest); both lie in (0, 1], so no single mistake dominates a step.
+        torch::Tensor predicted_rel = torch::zeros({B}, torch::kDouble);
+        torch::Tensor measured_rel = torch::zeros({B}, torch::kDouble);
+        for (int64_t k = 0; k < int64_t(group_of.size()); k++) {
+            torch::Tensor members = (g == k).nonzero().squeeze(1);
+            torch::Tensor p = lp.index_select(0, members);
+            torch::Tensor r = lr.index_select(0, members);
+            predicted_rel = predicted_rel.index_put({members}, torch::exp(p.min() - p));
+            measured_rel = measured_rel.index_put({members}, torch::exp(r.min() - r));
+        }
+        loss = loss + (predicted_rel - measured_rel).pow(2).mean();
+    } else if (mask.any().item<bool>()) {
         torch::Tensor pair = torch::softplus(-dp.masked_select(mask) / opt.pair_temperature);
         if (opt.weight_pairs_by_gap) {
             torch::Tensor w = dt.masked_select(mask).clamp_max(3.0);

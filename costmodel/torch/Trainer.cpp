@@ -301,20 +301,23 @@ TrainResult train_cost_model(TrainableCostModel &model, const std::vector<Traini
     res.validation = evaluate(model, val_set, opt.loss.tie_log_ratio, &val_pred);
     res.train = evaluate(model, train_all, opt.loss.tie_log_ratio, &train_pred);
 
-    nlohmann::json summary = {{"samples", samples.size()},
-                              {"pipelines", split.pipelines},
-                              {"train_samples", split.train_samples},
-                              {"train_pipelines", split.train.size()},
-                              {"validation_samples", split.validation.size()},
-                              {"validation_pipelines", res.validation.pipelines},
-                              {"validation_percent", opt.validation_percent},
-                              {"epochs", opt.epochs},
-                              {"best_epoch", pr.best_epoch},
-                              {"seed", opt.seed},
-                              {"learning_rate", opt.loss.learning_rate},
-                              {"absolute_weight", opt.loss.absolute_weight},
-                              {"pair_temperature", opt.loss.pair_temperature},
-                              {"fine_tuned", opt.fine_tune}};
+    nlohmann::json summary = {
+        {"samples", samples.size()},
+        {"pipelines", split.pipelines},
+        {"train_samples", split.train_samples},
+        {"train_pipelines", split.train.size()},
+        {"validation_samples", split.validation.size()},
+        {"validation_pipelines", res.validation.pipelines},
+        {"validation_percent", opt.validation_percent},
+        {"epochs", opt.epochs},
+        {"best_epoch", pr.best_epoch},
+        {"seed", opt.seed},
+        {"learning_rate", opt.loss.learning_rate},
+        {"absolute_weight", opt.loss.absolute_weight},
+        {"pair_temperature", opt.loss.pair_temperature},
+        {"ranking_loss", opt.loss.ranking == RankingLoss::Throughput ? "throughput" : "pairwise"},
+        {"weight_pairs_by_gap", opt.loss.weight_pairs_by_gap},
+        {"fine_tuned", opt.fine_tune}};
     nlohmann::json metrics = {{"validation", metrics_to_json(res.validation)},
                               {"train", metrics_to_json(res.train)},
                               {"validation_is_train_set", !have_val}};

@@ -37,6 +37,8 @@ accuracy), DIR/report.json, DIR/scatter.csv, DIR/scatter.png and DIR/checkpoint/
   --hidden N          hidden width (default 32); --embedding N: embedding widths (default 16)
   --pair-temperature T   logistic pair loss temperature in log-seconds (default 0.1)
   --weight-pairs-by-gap  weight each pair by its measured log-ratio (capped at 3)
+  --loss pairwise|throughput   ranking term: logistic loss on pairs (default), or squared
+                      error of each schedule's throughput relative to its pipeline's fastest
   --weight-decay X       decoupled weight decay (default 0)
   --tie-log-ratio X      pairs whose measured runtimes differ by at most this log-ratio are
                       ties: no pair loss, left out of pairwise accuracy (default 0.05: the
@@ -99,7 +101,15 @@ int main(int argc, char **argv) {
                 cfg.llc_bytes = args.number();
             else if (a == "--pair-temperature")
                 opt.loss.pair_temperature = args.number();
-            else if (a == "--weight-pairs-by-gap")
+            else if (a == "--loss") {
+                std::string kind = args.value();
+                if (kind == "pairwise")
+                    opt.loss.ranking = RankingLoss::Pairwise;
+                else if (kind == "throughput")
+                    opt.loss.ranking = RankingLoss::Throughput;
+                else
+                    throw ArgError("--loss must be 'pairwise' or 'throughput', not '" + kind + "'");
+            } else if (a == "--weight-pairs-by-gap")
                 opt.loss.weight_pairs_by_gap = true;
             else if (a == "--weight-decay")
                 opt.loss.weight_decay = args.number();

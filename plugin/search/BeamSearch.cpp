@@ -318,6 +318,9 @@ StatePtr beam_search(const SearchSpace &space, StateEvaluator &eval, const BeamS
         }
         if (!best || better(beam[0], best)) best = beam[0];
         st.best_cost_per_pass.push_back(beam[0]->cost);
+        st.final_beam.clear();
+        for (const StatePtr &b : beam)
+            if (space.is_complete(*b)) st.final_beam.push_back(b);
         if (log) {
             std::ostringstream o;
             o << "pass " << pass + 1 << "/" << passes << (so.coarse ? " (coarse)" : "")

@@ -74,6 +74,10 @@ struct SearchStats {
     int cache_drops = 0;
     /** Largest estimate of the bytes the search held at once. */
     double peak_held_bytes = 0;
+    /** The complete states of the last pass's beam, best first (the returned state is the
+     * best of every pass, usually the first of these): what on-policy sampling measures
+     * besides the pick. */
+    std::vector<StatePtr> final_beam;
     /** What the bounds did, one line each, for the log. */
     std::vector<std::string> notes;
     /** Where the search is (for error messages): pass (1-based; 0 before the first), step

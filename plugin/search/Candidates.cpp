@@ -17,6 +17,19 @@ search_candidates(const PipelineDag &dag, const SearchSpace &space,
     // (far from the model's choice), high stays close to it.
     const int percents[] = {20, 35, 50, 65, 80};
     int attempts = std::max(opt.count, 2) * std::max(opt.max_attempts_factor, 1);
+    auto add = [&](SearchCandidate c) {
+        if (int(out.size()) >= opt.count) return;
+        c.text = to_schedule_text(dag, c.state->decisions);
+        if (!seen.insert(c.text).second) return;
+        c.hash = schedule_hash(c.text);
+        out.push_back(std::move(c));
+    };
+    // States of a final beam, from rank `first_rank` on, at most opt.final_beam of them.
+    auto add_final_beam = [&](int width, const std::vector<StatePtr> &beam, int first_rank) {
+        int end = std::min<int>(int(beam.size()), first_rank + opt.final_beam);
+        for (int r = first_rank; r < end; r++)
+            add({"final:" + std::to_string(width) + ":" + std::to_string(r), "", "", beam[r]});
+    };
     for (int a = 0; a < attempts && int(out.size()) < opt.count; a++) {
         BeamSearchOptions bo = opt.first;
         SearchCandidate c;
@@ -46,10 +59,18 @@ search_candidates(const PipelineDag &dag, const SearchSpace &space,
             if (a == 0) total->best_cost_per_pass = stats.best_cost_per_pass;
         }
         if (!c.state) continue;
-        c.text = to_schedule_text(dag, c.state->decisions);
-        if (!seen.insert(c.text).second) continue;
-        c.hash = schedule_hash(c.text);
-        out.push_back(std::move(c));
+        add(std::move(c));
+        if (a == 0 && opt.final_beam > 0) {
+            add_final_beam(bo.beam_size, stats.final_beam, 1);
+            if (bo.beam_size != 8) {
+                BeamSearchOptions narrow = bo;
+                narrow.beam_size = 8;
+                std::unique_ptr<StateEvaluator> e8 = make_evaluator();
+                SearchStats s8;
+                if (beam_search(space, *e8, narrow, &s8)) add_final_beam(8, s8.final_beam, 0);
+                if (total) total->states_evaluated += s8.states_evaluated;
+            }
+        }
     }
     return out;
 }

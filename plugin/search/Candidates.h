@@ -27,6 +27,10 @@ struct CandidateSearchOptions {
     uint64_t seed_offset = 0;
     /** Searches to try before giving up on reaching `count` distinct schedules. */
     int max_attempts_factor = 4;
+    /** On-policy sampling (DAgger): right after the first search's pick, up to this many more
+     * states of its last beam (sources "final:<beam>:<rank>", rank 1 = second best), then the
+     * pick and up to as many states of a search with beam 8 ("final:8:<rank>"). 0: none. */
+    int final_beam = 0;
 };
 
 /** One schedule of a pipeline: what the plugin writes out with SEXTANT_CANDIDATES, what the

@@ -1,6 +1,8 @@
 // End to end through the core library: schedule small pipelines, then check that the scheduled
 // pipeline computes exactly what the unscheduled one does, and that schedules replay.
 #include "plugin/Autoscheduler.h"
+#include "plugin/ModelChoice.h"
+#include "plugin/dag/Errors.h"
 #include "plugin/halide/DagBuilder.h"
 #include "plugin/search/ScheduleText.h"
 #include "plugin/search/SearchSpace.h"
@@ -326,4 +328,18 @@ TEST_CASE("a window slides inside an update stage's nest and computes the same",
                  "  stage 1 loops r$x:inner x:split4 y:split2 vector 1 unroll 1 parallel 1\n"
                  "func f at g 3 update 1 store 2\n" +
                      f_stage);
+}
+
+TEST_CASE("a comma-separated weights list makes a cautious ensemble of those files") {
+    sextant::MachineInfo m;
+    const std::string w = sextant::default_weights_path();
+    CHECK(sextant::make_cost_model("learned", w, m)->name() == "torch");
+    CHECK(sextant::make_cost_model("learned", w + "," + w + "," + w, m)->name() ==
+          "ensemble of 3 (torch)");
+    CHECK_THROWS_WITH(sextant::make_cost_model("learned", w + ",," + w, m),
+                      Catch::Contains("empty entry in the weights list"));
+    CHECK_THROWS_AS(sextant::make_cost_model("learned", w + ",/nonexistent/x.sxw", m),
+                    sextant::UserError);
+    CHECK_THROWS_WITH(sextant::make_cost_model("learned", w + ",/nonexistent/x.sxw", m),
+                      Catch::Contains("no learned weights at '/nonexistent/x.sxw'"));
 }

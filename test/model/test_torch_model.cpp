@@ -1,5 +1,6 @@
 // TorchCostModel: forward pass vs a hand computation, batching, the inference cache.
 #include "costmodel/CostTerms.h"
+#include "costmodel/EnsembleModel.h"
 #include "costmodel/SyntheticData.h"
 #include "costmodel/torch/InferenceNet.h"
 #include "costmodel/torch/TorchModel.h"
@@ -405,4 +406,41 @@ TEST_CASE("set_parameter after a prediction is seen by the next one") {
     std::vector<double> q = m->predict_stages(r.batch);
     check_against_reference(*m, r, q);
     CHECK(q != p);
+}
+
+TEST_CASE("an ensemble predicts exp(mean + caution * std) of its members' log predictions") {
+    Rows r;
+    make_rows(r, 5, 3, 11);
+    std::vector<std::vector<double>> each;
+    std::vector<std::unique_ptr<CostModel>> members;
+    for (uint64_t seed : {1, 2, 3}) {
+        each.push_back(random_model(seed)->predict_stages(r.batch));
+        members.push_back(random_model(seed));
+    }
+    EnsembleModel cautious(std::move(members), 1.5);
+    std::vector<double> got = cautious.predict_stages(r.batch);
+    REQUIRE(got.size() == each[0].size());
+    bool members_disagree = false;
+    for (size_t i = 0; i < got.size(); i++) {
+        double l[3] = {std::log(each[0][i]), std::log(each[1][i]), std::log(each[2][i])};
+        double mean = (l[0] + l[1] + l[2]) / 3;
+        double var = ((l[0] - mean) * (l[0] - mean) + (l[1] - mean) * (l[1] - mean) +
+                      (l[2] - mean) * (l[2] - mean)) /
+                     3;
+        CHECK(got[i] == Approx(std::exp(mean + 1.5 * std::sqrt(var))).epsilon(1e-12));
+        // Cautious: never below the members' geometric mean.
+        CHECK(got[i] >= std::exp(mean) * (1 - 1e-12));
+        members_disagree = members_disagree || var > 1e-6;
+    }
+    CHECK(members_disagree);
+
+    // Identical members: the ensemble is that member.
+    std::vector<std::unique_ptr<CostModel>> same;
+    same.push_back(random_model(4));
+    same.push_back(random_model(4));
+    std::vector<double> one = random_model(4)->predict_stages(r.batch);
+    std::vector<double> two = EnsembleModel(std::move(same)).predict_stages(r.batch);
+    for (size_t i = 0; i < one.size(); i++)
+        CHECK(two[i] == Approx(one[i]).epsilon(1e-12));
+    CHECK_THROWS(EnsembleModel({}));
 }

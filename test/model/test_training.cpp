@@ -92,6 +92,8 @@ TEST_CASE("ranking metrics of a perfect and a reversed prediction") {
 }
 
 TEST_CASE("training on an exact runtime function ranks held-out pipelines near-perfectly") {
+    RankingLoss loss = GENERATE(RankingLoss::Pairwise, RankingLoss::Throughput);
+    INFO((loss == RankingLoss::Pairwise ? "pairwise" : "throughput") << " loss");
     auto t0 = std::chrono::steady_clock::now();
     SyntheticOptions so;
     so.pipelines = 80;
@@ -119,6 +121,7 @@ TEST_CASE("training on an exact runtime function ranks held-out pipelines near-p
     TrainerOptions o;
     o.epochs = 25;
     o.validation_percent = 20;
+    o.loss.ranking = loss;
     o.out_dir = temp_dir("exact").string();
     o.progress = false;
     TrainResult r = train_cost_model(*model, samples, o);

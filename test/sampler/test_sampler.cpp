@@ -2,6 +2,8 @@
 // random moment then resume without re-measuring, and the training export. (The child process
 // runner itself is tested in test/measure.)
 #include "costmodel/TrainingData.h"
+#include "random_pipelines/Planner.h"
+#include "sampler/RandomWorkload.h"
 #include "sampler/SampleStore.h"
 
 #include <catch2/catch.hpp>
@@ -13,6 +15,7 @@
 #include <fcntl.h>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <regex>
 #include <set>
 #include <sys/wait.h>
@@ -157,6 +160,36 @@ TEST_CASE("kill -9 leaves a consistent store and a rerun measures only what is m
     CHECK(again.skipped == long(total));
 }
 
+TEST_CASE("records of an older generator version count as today's pipeline only where it built "
+          "the same code") {
+    // Version 2 changed only (sum, difference) TuplePair stages; find a plan with one and one
+    // without among the first seeds.
+    namespace rp = random_pipelines;
+    auto changed_by_v2 = [](const rp::PipelineSpec &spec) {
+        for (const rp::StageSpec &s : spec.stages)
+            if (s.kind == rp::StageKind::TuplePair && s.ints[0] != 0) return true;
+        return false;
+    };
+    std::optional<RandomWorkload> same, changed;
+    for (uint64_t seed = 0; seed < 400 && (!same || !changed); seed++) {
+        RandomWorkload w;
+        w.seed = seed;
+        (changed_by_v2(rp::plan_random_pipeline(seed, w.options)) ? changed : same) = w;
+    }
+    REQUIRE(same);
+    REQUIRE(changed);
+    CHECK(same_pipeline_as_recorded(*same, random_identity(*same)));
+    CHECK(same_pipeline_as_recorded(*same, random_identity(*same, 1)));
+    CHECK(random_identity(*same, 1) != random_identity(*same));
+    CHECK(same_pipeline_as_recorded(*changed, random_identity(*changed)));
+    CHECK_FALSE(same_pipeline_as_recorded(*changed, random_identity(*changed, 1)));
+    // Another seed's identity, or a version this generator does not know, never matches.
+    RandomWorkload other = *same;
+    other.seed = same->seed + 1000;
+    CHECK_FALSE(same_pipeline_as_recorded(*same, random_identity(other, 1)));
+    CHECK_FALSE(same_pipeline_as_recorded(*same, random_identity(*same, 0)));
+}
+
 TEST_CASE("export-training re-featurizes every successful record", "[tool]") {
     std::string dir = temp_dir();
     std::string db = dir + "/s.db", train = dir + "/train.jsonl", dump = dir + "/dump.jsonl";
@@ -265,6 +298,29 @@ TEST_CASE("a second pass with --weights adds the learned model's schedules up to
     Summary again = parse_summary(
         run(sampler() + seeds + " --per-pipeline 6 --weights " + train_out + "/weights.sxw"));
     CHECK(again.measured == 0);
+
+    // DAgger: a pass with --final-beam adds states of the learned search's last beams, here
+    // with an ensemble of the weights (a comma-separated list).
+    const std::string w = train_out + "/weights.sxw";
+    std::map<int64_t, int64_t> before;
+    for (const WorkloadInfo &wl : store.workloads())
+        before[wl.id] = store.count_records(wl.id);
+    out = run(sampler() + seeds + " --per-pipeline 12 --final-beam 2 --weights " + w + "," + w +
+                  "," + w + " 2>&1",
+              &status);
+    INFO(out);
+    REQUIRE(status == 0);
+    int64_t finals = 0;
+    for (const WorkloadInfo &wl : store.workloads()) {
+        std::vector<SampleRecord> rs = store.records(wl.id);
+        CHECK(int64_t(rs.size()) <= 12);
+        for (size_t i = size_t(before[wl.id]); i < rs.size(); i++) {
+            INFO(rs[i].source);
+            CHECK(rs[i].source.rfind("learned:", 0) == 0);
+            finals += rs[i].source.rfind("learned:final:", 0) == 0;
+        }
+    }
+    CHECK(finals >= 1);
 }
 
 TEST_CASE(
