@@ -416,175 +416,198 @@ const char *kUsage =
     "  SPEC: LIB.so:FUNC, or 'probe': a fixed workload (the machine-speed probe), whose\n"
     "      spread over rounds is this machine's process-to-process noise floor\n";
 
-} // namespace
-
-int main(int argc, char **argv) {
+/** The command line. */
+struct DriverOptions {
     std::string mode, file, runtime, log_path;
     std::map<std::string, Range> ranges;
-    std::vector<std::string> fill_args;
+    std::vector<std::string> fill_args; ///< as given, for the children
     double rtol = 1e-4;
     StopRule rule;
+    std::vector<std::string> rule_args; ///< the stop rule as given, for the children
     ProtocolOptions popt;
     std::vector<Variant> variants;
-    std::vector<std::string> specs, rule_args;
+    std::vector<std::string> specs;
+};
+
+DriverOptions parse_driver_options(int argc, char **argv) {
+    DriverOptions o;
     Args args(argc, argv);
     try {
         while (args.next()) {
             const std::string &a = args.flag();
             if (a == "--save-ref" || a == "--check" || a == "--check-one") {
-                mode = a;
-                file = args.value();
+                o.mode = a;
+                o.file = args.value();
             } else if (a == "--time" || a == "--time-one") {
-                mode = a;
+                o.mode = a;
             } else if (a == "--runtime") {
-                runtime = args.value();
+                o.runtime = args.value();
             } else if (a == "--fill") {
                 std::string f = args.value();
                 size_t eq = f.find('='), colon = f.rfind(':');
                 if (eq == std::string::npos || colon == std::string::npos || colon < eq)
                     fail("--fill: expected NAME=LO:HI, got " + f);
-                ranges[f.substr(0, eq)] = {std::atof(f.substr(eq + 1, colon - eq - 1).c_str()),
-                                           std::atof(f.substr(colon + 1).c_str())};
-                fill_args.push_back(f);
+                o.ranges[f.substr(0, eq)] = {std::atof(f.substr(eq + 1, colon - eq - 1).c_str()),
+                                             std::atof(f.substr(colon + 1).c_str())};
+                o.fill_args.push_back(f);
             } else if (a == "--rtol") {
-                rtol = args.number();
+                o.rtol = args.number();
             } else if (a == "--max-runs" || a == "--reps") {
-                rule.max_runs = std::max(1, args.integer());
-                rule_args.insert(rule_args.end(), {"--max-runs", std::to_string(rule.max_runs)});
+                o.rule.max_runs = std::max(1, args.integer());
+                o.rule_args.insert(o.rule_args.end(),
+                                   {"--max-runs", std::to_string(o.rule.max_runs)});
             } else if (a == "--min-runs") {
-                rule.min_runs = args.integer();
-                rule_args.insert(rule_args.end(), {a, std::to_string(rule.min_runs)});
+                o.rule.min_runs = args.integer();
+                o.rule_args.insert(o.rule_args.end(), {a, std::to_string(o.rule.min_runs)});
             } else if (a == "--tolerance") {
-                rule.tolerance = args.number();
-                rule_args.insert(rule_args.end(), {a, std::to_string(rule.tolerance)});
+                o.rule.tolerance = args.number();
+                o.rule_args.insert(o.rule_args.end(), {a, std::to_string(o.rule.tolerance)});
             } else if (a == "--budget") {
-                rule.budget_s = args.number();
-                rule_args.insert(rule_args.end(), {a, std::to_string(rule.budget_s)});
+                o.rule.budget_s = args.number();
+                o.rule_args.insert(o.rule_args.end(), {a, std::to_string(o.rule.budget_s)});
             } else if (a == "--min-run-time") {
-                rule.min_run_s = args.number();
-                rule_args.insert(rule_args.end(), {a, std::to_string(rule.min_run_s)});
+                o.rule.min_run_s = args.number();
+                o.rule_args.insert(o.rule_args.end(), {a, std::to_string(o.rule.min_run_s)});
             } else if (a == "--rounds") {
-                popt.rounds = std::max(1, args.integer());
+                o.popt.rounds = std::max(1, args.integer());
             } else if (a == "--busy-threshold") {
-                popt.busy_threshold = args.number();
+                o.popt.busy_threshold = args.number();
             } else if (a == "--busy-retries") {
-                popt.busy_retries = std::max(0, args.integer());
+                o.popt.busy_retries = std::max(0, args.integer());
             } else if (a == "--slow-threshold") {
-                popt.slow_threshold = args.number();
+                o.popt.slow_threshold = args.number();
             } else if (a == "--slow-max-wait") {
-                popt.slow_max_wait_s = args.number();
+                o.popt.slow_max_wait_s = args.number();
             } else if (a == "--timeout") {
-                popt.timeout_s = args.number();
+                o.popt.timeout_s = args.number();
             } else if (a == "--variant") {
-                variants.push_back(parse_variant(args.value()));
+                o.variants.push_back(parse_variant(args.value()));
             } else if (a == "--log") {
-                log_path = args.value();
+                o.log_path = args.value();
             } else if (a == "-h" || a == "--help") {
                 std::fputs(kUsage, stdout);
-                return 0;
+                std::exit(0);
             } else if (!a.empty() && a[0] == '-') {
                 args.unknown();
             } else {
-                specs.push_back(a);
+                o.specs.push_back(a);
             }
         }
     } catch (const ArgError &e) {
         fail(std::string(e.what()) + "\n" + kUsage);
     }
-    if (mode.empty() || specs.empty()) fail(std::string("no mode or no pipeline\n") + kUsage);
-    if (mode != "--time" && specs.size() != 1) fail(mode + " takes exactly one pipeline");
+    if (o.mode.empty() || o.specs.empty()) fail(std::string("no mode or no pipeline\n") + kUsage);
+    if (o.mode != "--time" && o.specs.size() != 1) fail(o.mode + " takes exactly one pipeline");
+    return o;
+}
 
-    // Parent modes: the work happens in fresh child processes of this same program.
-    std::vector<std::string> child_base = {self_exe()};
-    if (!runtime.empty()) child_base.insert(child_base.end(), {"--runtime", runtime});
-    for (const std::string &f : fill_args)
-        child_base.insert(child_base.end(), {"--fill", f});
-    if (mode == "--check") {
-        std::vector<std::string> cmd = child_base;
-        cmd.insert(cmd.end(), {"--rtol", std::to_string(rtol), "--check-one", file, specs[0]});
-        ChildOptions co;
-        co.timeout_s = popt.timeout_s;
-        co.log_path = log_path;
-        co.keep_stderr = log_path.empty();
-        RunResult r = run_program(cmd, co);
-        std::string line;
-        for (size_t s = 0, e; s < r.output.size(); s = e + 1) {
-            e = r.output.find('\n', s);
-            if (e == std::string::npos) e = r.output.size();
-            if (r.output[s] == '{') line = r.output.substr(s, e - s);
+/** This program with the options every child needs (runtime library, input fills). */
+std::vector<std::string> child_command(const DriverOptions &o) {
+    std::vector<std::string> cmd = {self_exe()};
+    if (!o.runtime.empty()) cmd.insert(cmd.end(), {"--runtime", o.runtime});
+    for (const std::string &f : o.fill_args)
+        cmd.insert(cmd.end(), {"--fill", f});
+    return cmd;
+}
+
+/** --check: the pipeline checked in a fresh child (--check-one); prints one JSON line. */
+int check_in_child(const DriverOptions &o) {
+    std::vector<std::string> cmd = child_command(o);
+    cmd.insert(cmd.end(), {"--rtol", std::to_string(o.rtol), "--check-one", o.file, o.specs[0]});
+    ChildOptions co;
+    co.timeout_s = o.popt.timeout_s;
+    co.log_path = o.log_path;
+    co.keep_stderr = o.log_path.empty();
+    RunResult r = run_program(cmd, co);
+    std::string line;
+    for (size_t s = 0, e; s < r.output.size(); s = e + 1) {
+        e = r.output.find('\n', s);
+        if (e == std::string::npos) e = r.output.size();
+        if (r.output[s] == '{') line = r.output.substr(s, e - s);
+    }
+    nlohmann::json j;
+    try {
+        j = line.empty() ? nlohmann::json::object() : nlohmann::json::parse(line);
+    } catch (const nlohmann::json::exception &) {
+        j = nlohmann::json::object();
+    }
+    j["pipeline"] = o.specs[0];
+    if (!r.ok() && (r.kind == FailureKind::Timeout || r.kind == FailureKind::Crash ||
+                    !j.contains("failure_kind"))) {
+        j["failure_kind"] = failure_kind_name(r.kind);
+        j["error"] = r.message;
+    }
+    std::printf("%s\n", j.dump().c_str());
+    std::string kind = j.value("failure_kind", std::string("other"));
+    return kind == "ok" ? 0 : kind == "wrong_output" ? kExitWrongOutput : kExitFailed;
+}
+
+/** --time: every pipeline x variant timed in fresh children (--time-one), interleaved over
+ * rounds; prints one JSON line per subject. */
+int time_interleaved(const DriverOptions &o) {
+    std::vector<Variant> variants = o.variants;
+    if (variants.empty()) variants.push_back(Variant());
+    std::vector<Subject> subjects;
+    std::vector<std::pair<std::string, std::string>> keys; // (spec, variant)
+    for (const std::string &spec : o.specs) {
+        for (const Variant &v : variants) {
+            Subject s;
+            s.label = spec + " [" + v.name + "]";
+            s.argv = child_command(o);
+            s.argv.insert(s.argv.end(), o.rule_args.begin(), o.rule_args.end());
+            s.argv.insert(s.argv.end(), {"--time-one", spec});
+            s.env = v.env;
+            s.log_path = o.log_path;
+            subjects.push_back(s);
+            keys.emplace_back(spec, v.name);
         }
-        nlohmann::json j;
-        try {
-            j = line.empty() ? nlohmann::json::object() : nlohmann::json::parse(line);
-        } catch (const nlohmann::json::exception &) {
-            j = nlohmann::json::object();
-        }
-        j["pipeline"] = specs[0];
-        if (!r.ok() && (r.kind == FailureKind::Timeout || r.kind == FailureKind::Crash ||
-                        !j.contains("failure_kind"))) {
-            j["failure_kind"] = failure_kind_name(r.kind);
-            j["error"] = r.message;
+    }
+    std::vector<SubjectResult> rs = measure_interleaved(subjects, o.popt);
+    int failed = 0;
+    for (size_t i = 0; i < rs.size(); i++) {
+        const SubjectResult &r = rs[i];
+        nlohmann::json j = {{"pipeline", keys[i].first},
+                            {"variant", keys[i].second},
+                            {"failure_kind", failure_kind_name(r.kind)}};
+        if (!r.error.empty()) j["error"] = r.error;
+        if (r.ok()) {
+            std::vector<double> bests;
+            for (const TimedRuns &t : r.rounds)
+                bests.push_back(t.best_s() * 1e3);
+            j.update({{"min_ms", r.best_s() * 1e3},
+                      {"median_ms", r.median_s() * 1e3},
+                      {"samples", r.runs()},
+                      {"rounds", r.rounds.size()},
+                      {"round_best_ms", bests},
+                      {"round_spread", r.round_spread()},
+                      {"converged_rounds", r.converged_rounds()},
+                      {"minflt_per_run", r.minflt_per_run()},
+                      {"nvcsw_per_run", r.nvcsw_per_run()},
+                      {"nivcsw_per_run", r.nivcsw_per_run()},
+                      {"busy_fraction", r.busy_fraction()},
+                      {"busy_retries", r.busy_retries},
+                      {"busy_rounds", r.busy_rounds},
+                      {"slow_retries", r.slow_retries},
+                      {"round_slowdown", r.slowdowns}});
+        } else {
+            failed++;
         }
         std::printf("%s\n", j.dump().c_str());
-        std::string kind = j.value("failure_kind", std::string("other"));
-        return kind == "ok" ? 0 : kind == "wrong_output" ? kExitWrongOutput : kExitFailed;
     }
-    if (mode == "--time") {
-        if (variants.empty()) variants.push_back(Variant());
-        std::vector<Subject> subjects;
-        std::vector<std::pair<std::string, std::string>> keys; // (spec, variant)
-        for (const std::string &spec : specs) {
-            for (const Variant &v : variants) {
-                Subject s;
-                s.label = spec + " [" + v.name + "]";
-                s.argv = child_base;
-                s.argv.insert(s.argv.end(), rule_args.begin(), rule_args.end());
-                s.argv.insert(s.argv.end(), {"--time-one", spec});
-                s.env = v.env;
-                s.log_path = log_path;
-                subjects.push_back(s);
-                keys.emplace_back(spec, v.name);
-            }
-        }
-        std::vector<SubjectResult> rs = measure_interleaved(subjects, popt);
-        int failed = 0;
-        for (size_t i = 0; i < rs.size(); i++) {
-            const SubjectResult &r = rs[i];
-            nlohmann::json j = {{"pipeline", keys[i].first},
-                                {"variant", keys[i].second},
-                                {"failure_kind", failure_kind_name(r.kind)}};
-            if (!r.error.empty()) j["error"] = r.error;
-            if (r.ok()) {
-                std::vector<double> bests;
-                for (const TimedRuns &t : r.rounds)
-                    bests.push_back(t.best_s() * 1e3);
-                j.update({{"min_ms", r.best_s() * 1e3},
-                          {"median_ms", r.median_s() * 1e3},
-                          {"samples", r.runs()},
-                          {"rounds", r.rounds.size()},
-                          {"round_best_ms", bests},
-                          {"round_spread", r.round_spread()},
-                          {"converged_rounds", r.converged_rounds()},
-                          {"minflt_per_run", r.minflt_per_run()},
-                          {"nvcsw_per_run", r.nvcsw_per_run()},
-                          {"nivcsw_per_run", r.nivcsw_per_run()},
-                          {"busy_fraction", r.busy_fraction()},
-                          {"busy_retries", r.busy_retries},
-                          {"busy_rounds", r.busy_rounds},
-                          {"slow_retries", r.slow_retries},
-                          {"round_slowdown", r.slowdowns}});
-            } else {
-                failed++;
-            }
-            std::printf("%s\n", j.dump().c_str());
-        }
-        return failed ? kExitFailed : 0;
-    }
+    return failed ? kExitFailed : 0;
+}
 
+} // namespace
+
+int main(int argc, char **argv) {
+    DriverOptions o = parse_driver_options(argc, argv);
+    // Parent modes: the work happens in fresh child processes of this same program.
+    if (o.mode == "--check") return check_in_child(o);
+    if (o.mode == "--time") return time_interleaved(o);
     // Modes that run the pipeline in this process.
-    if (!runtime.empty()) load_library(runtime, RTLD_NOW | RTLD_GLOBAL);
-    Pipeline p = load(specs[0], ranges);
-    if (mode == "--save-ref") return save_ref(p, file);
-    if (mode == "--check-one") return check_one(p, file, rtol);
-    return time_one(p, rule);
+    if (!o.runtime.empty()) load_library(o.runtime, RTLD_NOW | RTLD_GLOBAL);
+    Pipeline p = load(o.specs[0], o.ranges);
+    if (o.mode == "--save-ref") return save_ref(p, o.file);
+    if (o.mode == "--check-one") return check_one(p, o.file, o.rtol);
+    return time_one(p, o.rule);
 }

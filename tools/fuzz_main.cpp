@@ -292,10 +292,8 @@ struct Running {
     uint64_t seed;
 };
 
-} // namespace
-
-int main(int argc, char **argv) {
-    Options opt;
+/** Parses the command line into `opt`; false (after printing why) if the tool should exit 2. */
+bool parse_options(int argc, char **argv, Options &opt) {
     sextant::Args args(argc, argv);
     while (args.next()) {
         const std::string &a = args.flag();
@@ -332,25 +330,30 @@ int main(int argc, char **argv) {
                              "[--passes 2] [--jobs 2] [--quiet] [--replay S.txt] [--sliding N]\n"
                              "       [--targeted sliding|band|reduction_split|sliding_update|"
                              "register_tile N] [--schedule-timeout S]\n");
-                return 2;
+                return false;
             }
         } catch (const std::exception &e) { // a bad value (ArgError), an unknown construct
             std::fprintf(stderr, "sextant-fuzz: %s\n", e.what());
-            return 2;
+            return false;
         }
     }
+    return true;
+}
+
+/** What the pipelines' children reported, summed. */
+struct Tally {
     int scheduled = 0, correct = 0, failed = 0, skipped = 0;
     double search_secs = 0;
     std::map<std::string, int> reasons;
     std::map<std::string, std::pair<int, int>> constructs; // kind -> (correct, failed)
-    std::vector<Running> running;
-    uint64_t next_seed = opt.from;
-    auto start = std::chrono::steady_clock::now();
-    auto reap = [&](Running c) {
+
+    /** Waits for one pipeline's child and counts its lines ("planned N", "constructs K...",
+     * "ok SECS", "fail WHY", "skip"); schedules it planned but never reported are failures. */
+    void reap(Running c, int planned) {
         sextant::RunResult res = c.child.wait();
         std::istringstream lines(res.output);
         std::string line;
-        int seen = 0, planned = opt.seeds;
+        int seen = 0;
         std::vector<std::string> kinds; // of the schedule whose result comes next
         while (std::getline(lines, line)) {
             if (line.rfind("planned ", 0) == 0) {
@@ -393,11 +396,35 @@ int main(int argc, char **argv) {
             reasons[why] += lost;
             std::fprintf(stderr, "seed %llu: %s\n", (unsigned long long)c.seed, why.c_str());
         }
-    };
+    }
+
+    void print(const Options &opt) const {
+        std::printf("pipelines %llu x %s %d: scheduled+compiled+correct %d, failed %d, "
+                    "skipped (reference failed) %d; mean search %.2f s\n",
+                    (unsigned long long)(opt.to - opt.from),
+                    opt.sliding ? (opt.kind + " candidates at most").c_str() : "dropout seeds",
+                    opt.sliding ? opt.sliding : opt.seeds, correct, failed, skipped,
+                    correct ? search_secs / correct : 0.0);
+        for (const auto &kv : reasons)
+            std::printf("  %4d  %s\n", kv.second, kv.first.c_str());
+        // Failures before the search finished have no schedule and count under no kind.
+        std::printf("schedules using each placement kind (correct / failed):\n");
+        for (const auto &kv : constructs)
+            std::printf("  %-10s %5d / %d\n", kv.first.c_str(), kv.second.first, kv.second.second);
+        std::printf("%d passed, %d failed\n", correct, failed);
+    }
+};
+
+/** Fuzzes seeds [opt.from, opt.to), opt.jobs pipelines at a time, each in its own child
+ * (sextant::Child): a crash is a counted failure. */
+Tally fuzz_all(const Options &opt) {
+    Tally tally;
+    std::vector<Running> running;
+    uint64_t next_seed = opt.from;
+    auto start = std::chrono::steady_clock::now();
     uint64_t total = opt.to - opt.from;
     while (next_seed < opt.to || !running.empty()) {
         while (next_seed < opt.to && int(running.size()) < opt.jobs) {
-            // Each pipeline in its own child (sextant::Child): a crash is a counted failure.
             sextant::ChildOptions co;
             co.keep_stderr = true;
             uint64_t seed = next_seed;
@@ -412,7 +439,7 @@ int main(int argc, char **argv) {
         }
         Running c = std::move(running.front());
         running.erase(running.begin());
-        reap(std::move(c));
+        tally.reap(std::move(c), opt.seeds);
         uint64_t done = next_seed - opt.from - running.size();
         if (!opt.quiet) {
             double el =
@@ -420,23 +447,20 @@ int main(int argc, char **argv) {
             std::fprintf(
                 stderr,
                 "\r[%llu/%llu pipelines] correct %d failed %d skipped %d, %.0f s, ETA %.0f s   ",
-                (unsigned long long)done, (unsigned long long)total, correct, failed, skipped, el,
-                done ? el / done * (total - done) : 0.0);
+                (unsigned long long)done, (unsigned long long)total, tally.correct, tally.failed,
+                tally.skipped, el, done ? el / done * (total - done) : 0.0);
         }
     }
     if (!opt.quiet) std::fprintf(stderr, "\n");
-    std::printf("pipelines %llu x %s %d: scheduled+compiled+correct %d, failed %d, "
-                "skipped (reference failed) %d; mean search %.2f s\n",
-                (unsigned long long)total,
-                opt.sliding ? (opt.kind + " candidates at most").c_str() : "dropout seeds",
-                opt.sliding ? opt.sliding : opt.seeds, correct, failed, skipped,
-                correct ? search_secs / correct : 0.0);
-    for (const auto &kv : reasons)
-        std::printf("  %4d  %s\n", kv.second, kv.first.c_str());
-    // Failures before the search finished have no schedule and count under no kind.
-    std::printf("schedules using each placement kind (correct / failed):\n");
-    for (const auto &kv : constructs)
-        std::printf("  %-10s %5d / %d\n", kv.first.c_str(), kv.second.first, kv.second.second);
-    std::printf("%d passed, %d failed\n", correct, failed);
-    return failed == 0 ? 0 : 1;
+    return tally;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+    Options opt;
+    if (!parse_options(argc, argv, opt)) return 2;
+    Tally tally = fuzz_all(opt);
+    tally.print(opt);
+    return tally.failed == 0 ? 0 : 1;
 }
