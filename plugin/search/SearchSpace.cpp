@@ -198,94 +198,36 @@ bool SearchSpace::inline_fits(const State &s, int func, const SearchSpaceOptions
     return true;
 }
 
-std::vector<FuncSched> SearchSpace::placements(const State &s, int func,
-                                               const SearchSpaceOptions &opt) const {
-    const FuncNode &f = dag_.funcs[func];
-    std::vector<FuncSched> out;
-    if (f.can_inline && !f.is_output && inline_fits(s, func, opt))
-        out.push_back({Placement::Inline, -1, -1, -1, {}});
-    out.push_back({Placement::Root, -1, -1, -1, {}});
-    if (f.is_output) return out;
-    std::vector<StageRef> cons = effective_consumers(dag_, s.decisions, func);
-    if (cons.empty()) return out;
-    // The loops of `anchor`'s stage `stage`, outermost first, up to `last`, as compute_at
-    // sites (with sliding windows of Funcs without updates).
-    // Above large_pipeline_funcs Funcs, a loop that already holds large_max_funcs_per_site
-    // Funcs takes no more (SearchSpaceOptions).
-    const int site_cap = large(opt) ? opt.large_max_funcs_per_site : 0;
-    std::vector<int> held; // with a cap: Funcs computed at each level of the anchor's stage
-    auto offer = [&](int anchor, int stage, int last) {
-        if (!s.nests[anchor]) return;
-        const StageNest &cn = s.nests[anchor]->stages[size_t(stage)];
-        if (site_cap > 0) {
-            held.assign(cn.order.size(), 0);
-            for (const FuncSched &g : s.decisions)
-                if (g.placement == Placement::At && g.at_func == anchor && g.at_stage == stage &&
-                    g.at_level >= 0 && g.at_level < int(held.size()))
-                    held[size_t(g.at_level)]++;
-        }
-        for (int level = 0; level < int(cn.order.size()) && level <= last; level++) {
-            if (cn.order[level].vectorized) break;
-            if (site_cap > 0 && held[size_t(level)] >= site_cap) continue;
-            if (detail::strided_tail_hazard(dag_, s, func, anchor, stage, level)) continue;
-            FuncSched at{Placement::At, anchor, level, -1, {}};
-            at.at_stage = stage;
-            out.push_back(at);
-            // Sliding windows: storage one or two loops further out, over serial loops that
-            // are whole or the inner part of a split (SearchSpaceOptions::slide_in_split_tiles;
-            // not above large_pipeline_funcs Funcs). Not over the outer part of a split (its last,
-            // ShiftInwards, tile moves backwards), nor for a Func with updates: Halide 14's
-            // sliding window / storage folding computed wrong results there (sextant-fuzz
-            // seeds 89 and 116, session 5; upstream halide/Halide#7909). Inside an update
-            // stage's nest only with SearchSpaceOptions::slide_in_updates.
-            if (f.stages.size() > 1 || (stage > 0 && !opt.slide_in_updates)) continue;
-            for (int store = level - 1; store >= 0 && store >= level - 2; store--) {
-                const ConcreteLoop &between = cn.order[store + 1];
-                const bool split =
-                    c_stage_mode(s, anchor, stage, between.stage_loop) == LoopMode::Split;
-                if (between.parallel || (split && (between.outer_part || between.band_part ||
-                                                   !opt.slide_in_split_tiles || large(opt))))
-                    break;
-                // Only over loops the Func's region slides along. Storage outside a loop the
-                // region does not move with slides nothing, and Halide 14 computed wrong
-                // results for it: bench bilateral_guided_upsampling's `sample(x, y, j)` (all of
-                // j read at every point) stored per row of `blur_z` and computed per j. Nor
-                // over a loop it jumps along to disjoint points: random pipeline 132 (session
-                // 12), `s0_input_boundary` stored per row strip of `s4_fan_in` and computed per
-                // channel z, one z slice each, was wrong from the first element.
-                if (!region_slides_along(dag_, s.decisions, s.nests, func, anchor, stage, level,
-                                         store + 1))
-                    break;
-                FuncSched slid{Placement::At, anchor, level, store, {}};
-                slid.at_stage = stage;
-                out.push_back(slid);
-            }
-        }
-    };
-    // Sites: a loop of some Func's stage that encloses every use. For each use, the loops of
-    // the reading stage itself, then walking up through the Funcs it is computed in (the
-    // loops at or outside each compute level); a site must be on every use's walk. So a Func
-    // can be computed beside its consumers in their anchor (a chain of stages sharing a
-    // tile), nested in its consumer's own loops, or further up at any enclosing loop (iir_blur's
-    // column scans per channel of the output, a boundary condition per tile of the output).
-    struct Site {
-        int func, stage, last; // loops 0..last (outermost first) of stage `stage` of `func`
-    };
-    //
-    // In pipelines of more than large_pipeline_funcs Funcs only the first two kinds, and only for
-    // Funcs read by pure stages (or all in one update stage, then inside it): Halide's bounds
-    // inference through the deeper nests the others build grows too fast (bench synthetic_200,
-    // 201 Funcs: with every site, 21 Funcs in one output tile and the generator still in
-    // Halide 10 minutes after the 29 s search; with update consumers' enclosing loops, 43 s
-    // in Halide instead of 9).
-    const bool large = this->large(opt);
+namespace {
+
+/** A compute_at site: loops 0..last (outermost first) of stage `stage` of `func`. */
+struct Site {
+    int func, stage, last;
+};
+
+/** Sites: a loop of some Func's stage that encloses every use. For each use, the loops of the
+ * reading stage itself, then walking up through the Funcs it is computed in (the loops at or
+ * outside each compute level); a site must be on every use's walk. So a Func can be computed
+ * beside its consumers in their anchor (a chain of stages sharing a tile), nested in its
+ * consumer's own loops, or further up at any enclosing loop (iir_blur's column scans per
+ * channel of the output, a boundary condition per tile of the output). Returned with the
+ * sites enclosing the consumers' Funcs first (outermost Func last), then the loops of the
+ * single consumer itself.
+ *
+ * In pipelines of more than large_pipeline_funcs Funcs (`large`) only the first two kinds, and
+ * only for Funcs read by pure stages (or all in one update stage, then inside it): Halide's
+ * bounds inference through the deeper nests the others build grows too fast (bench
+ * synthetic_200, 201 Funcs: with every site, 21 Funcs in one output tile and the generator
+ * still in Halide 10 minutes after the 29 s search; with update consumers' enclosing loops,
+ * 43 s in Halide instead of 9). */
+std::vector<Site> enclosing_sites(const State &s, const std::vector<StageRef> &cons, bool large) {
     bool update_use = false;
     for (const StageRef &r : cons)
         update_use |= r.second != 0;
     if (large && update_use && !std::all_of(cons.begin(), cons.end(), [&](const StageRef &r) {
             return r == cons.front();
         }))
-        return out;
+        return {};
     std::vector<Site> sites;
     for (size_t k = 0; k < cons.size(); k++) {
         std::vector<Site> mine{{cons[k].first, cons[k].second, 1 << 30}};
@@ -313,16 +255,86 @@ std::vector<FuncSched> SearchSpace::placements(const State &s, int func,
         }
         sites = common;
     }
+    std::rotate(sites.begin(), sites.begin() + (sites.size() > 1 ? 1 : 0), sites.end());
+    return sites;
+}
+
+} // namespace
+
+void SearchSpace::offer_site(const State &s, int func, int anchor, int stage, int last,
+                             const SearchSpaceOptions &opt, std::vector<FuncSched> &out) const {
+    if (!s.nests[anchor]) return;
+    const FuncNode &f = dag_.funcs[func];
+    const StageNest &cn = s.nests[anchor]->stages[size_t(stage)];
+    // Above large_pipeline_funcs Funcs, a loop that already holds large_max_funcs_per_site
+    // Funcs takes no more (SearchSpaceOptions).
+    const int site_cap = large(opt) ? opt.large_max_funcs_per_site : 0;
+    std::vector<int> held; // with a cap: Funcs computed at each level of the anchor's stage
+    if (site_cap > 0) {
+        held.assign(cn.order.size(), 0);
+        for (const FuncSched &g : s.decisions)
+            if (g.placement == Placement::At && g.at_func == anchor && g.at_stage == stage &&
+                g.at_level >= 0 && g.at_level < int(held.size()))
+                held[size_t(g.at_level)]++;
+    }
+    for (int level = 0; level < int(cn.order.size()) && level <= last; level++) {
+        if (cn.order[level].vectorized) break;
+        if (site_cap > 0 && held[size_t(level)] >= site_cap) continue;
+        if (detail::strided_tail_hazard(dag_, s, func, anchor, stage, level)) continue;
+        FuncSched at{Placement::At, anchor, level, -1, {}};
+        at.at_stage = stage;
+        out.push_back(at);
+        // Sliding windows: storage one or two loops further out, over serial loops that
+        // are whole or the inner part of a split (SearchSpaceOptions::slide_in_split_tiles;
+        // not above large_pipeline_funcs Funcs). Not over the outer part of a split (its last,
+        // ShiftInwards, tile moves backwards), nor for a Func with updates: Halide 14's
+        // sliding window / storage folding computed wrong results there (sextant-fuzz
+        // seeds 89 and 116, session 5; upstream halide/Halide#7909). Inside an update
+        // stage's nest only with SearchSpaceOptions::slide_in_updates.
+        if (f.stages.size() > 1 || (stage > 0 && !opt.slide_in_updates)) continue;
+        for (int store = level - 1; store >= 0 && store >= level - 2; store--) {
+            const ConcreteLoop &between = cn.order[store + 1];
+            const bool split =
+                c_stage_mode(s, anchor, stage, between.stage_loop) == LoopMode::Split;
+            if (between.parallel || (split && (between.outer_part || between.band_part ||
+                                               !opt.slide_in_split_tiles || large(opt))))
+                break;
+            // Only over loops the Func's region slides along. Storage outside a loop the
+            // region does not move with slides nothing, and Halide 14 computed wrong
+            // results for it: bench bilateral_guided_upsampling's `sample(x, y, j)` (all of
+            // j read at every point) stored per row of `blur_z` and computed per j. Nor
+            // over a loop it jumps along to disjoint points: random pipeline 132 (session
+            // 12), `s0_input_boundary` stored per row strip of `s4_fan_in` and computed per
+            // channel z, one z slice each, was wrong from the first element.
+            if (!region_slides_along(dag_, s.decisions, s.nests, func, anchor, stage, level,
+                                     store + 1))
+                break;
+            FuncSched slid{Placement::At, anchor, level, store, {}};
+            slid.at_stage = stage;
+            out.push_back(slid);
+        }
+    }
+}
+
+std::vector<FuncSched> SearchSpace::placements(const State &s, int func,
+                                               const SearchSpaceOptions &opt) const {
+    const FuncNode &f = dag_.funcs[func];
+    std::vector<FuncSched> out;
+    if (f.can_inline && !f.is_output && inline_fits(s, func, opt))
+        out.push_back({Placement::Inline, -1, -1, -1, {}});
+    out.push_back({Placement::Root, -1, -1, -1, {}});
+    if (f.is_output) return out;
+    std::vector<StageRef> cons = effective_consumers(dag_, s.decisions, func);
+    if (cons.empty()) return out;
+    const bool large = this->large(opt);
+    std::vector<Site> sites = enclosing_sites(s, cons, large);
     if (sites.empty()) return out;
     // Uses inside other Funcs of the nest whose own loops are only vector-dimension loops
     // (a 1-D consumer) get the vector-tail hazard check for their whole nest.
     for (const StageRef &r : cons)
-        if (!large && r.first != sites.front().func &&
+        if (!large && r.first != sites.back().func &&
             detail::strided_tail_hazard(dag_, s, func, r.first, r.second, -1))
             return out;
-    // The sites enclosing the consumers' Funcs first (outermost Func last), then the loops of
-    // the single consumer itself.
-    std::rotate(sites.begin(), sites.begin() + (sites.size() > 1 ? 1 : 0), sites.end());
     for (const Site &x : sites) {
         // Large pipelines: in the single consumer, or beside the consumers in the Func that
         // holds them all directly (and reads the Func itself only if it is at root).
@@ -349,7 +361,7 @@ std::vector<FuncSched> SearchSpace::placements(const State &s, int func,
                 direct &= r.first == x.func && r.second == x.stage;
             if (!direct) continue;
         }
-        offer(x.func, x.stage, x.last);
+        offer_site(s, func, x.func, x.stage, x.last, opt, out);
     }
     return out;
 }

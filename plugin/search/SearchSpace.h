@@ -247,6 +247,10 @@ private:
     mutable std::mutex tiling_cache_mutex_;
     std::vector<FuncSched> placements(const State &s, int func,
                                       const SearchSpaceOptions &opt) const;
+    /** Appends `func` computed at each loop 0..last of stage `stage` of `anchor` (outermost
+     * first, down to the vector loop), each followed by its sliding-window variants. */
+    void offer_site(const State &s, int func, int anchor, int stage, int last,
+                    const SearchSpaceOptions &opt, std::vector<FuncSched> &out) const;
     /** A copy of a state with the consumer of `func` re-tiled, and `func`'s placement at the
      * new loop (SearchSpaceOptions::retile_consumers). */
     struct Retiling {
