@@ -50,7 +50,10 @@ std::unique_ptr<CostModel> make_cost_model(const std::string &name, const std::s
         if (item.empty())
             throw UserError("empty entry in the weights list '" + weights +
                             "' (files separated by single commas)");
-        members.push_back(load_learned_model(resolve_weights(item), m.parallelism, llc));
+        if (item == "analytical")
+            members.push_back(std::make_unique<AnalyticalModel>(m.parallelism, llc));
+        else
+            members.push_back(load_learned_model(resolve_weights(item), m.parallelism, llc));
     }
     return std::make_unique<EnsembleModel>(std::move(members));
 }

@@ -19,7 +19,8 @@ std::string default_weights_path();
 /** `name` "analytical" gives the analytical model; anything else (Params checks it is
  * "learned") the learned model of `weights`: a file, or a directory holding sextant.sxw;
  * empty means default_weights_path(). Several of those separated by commas make an
- * EnsembleModel of them (cautious: it believes the members' slower opinions). Throws UserError when
+ * EnsembleModel of them (cautious: it believes the members' slower opinions); a member named
+ * "analytical" is the analytical model. Throws UserError when
  * the weights are missing or bad, or when the program has no learned model. */
 std::unique_ptr<CostModel> make_cost_model(const std::string &name, const std::string &weights,
                                            const MachineInfo &machine);

@@ -336,6 +336,8 @@ TEST_CASE("a comma-separated weights list makes a cautious ensemble of those fil
     CHECK(sextant::make_cost_model("learned", w, m)->name() == "torch");
     CHECK(sextant::make_cost_model("learned", w + "," + w + "," + w, m)->name() ==
           "ensemble of 3 (torch)");
+    CHECK(sextant::make_cost_model("learned", "analytical," + w, m)->name() ==
+          "ensemble of 2 (analytical)");
     CHECK_THROWS_WITH(sextant::make_cost_model("learned", w + ",," + w, m),
                       Catch::Contains("empty entry in the weights list"));
     CHECK_THROWS_AS(sextant::make_cost_model("learned", w + ",/nonexistent/x.sxw", m),
