@@ -223,6 +223,15 @@ private:
     /** How many outermost loops of `n` run in parallel: until there are 8 tasks per core, or
      * a loop that may not (an RVar, a dimension with a loop-carried dependence). */
     int parallel_loops(const Stage &s, const StageNest &n, int vector_width) const;
+    /** Per loop of `s`, the tilings tilings() combines (RVars: whole and inner, the caller
+     * sets their common mode), thinned until their product is at most
+     * opt.max_loop_option_product. */
+    std::vector<std::vector<LoopTiling>> loop_options(const Stage &s, const Box64 &box,
+                                                      const SearchSpaceOptions &opt) const;
+    /** Appends the schedules of one combination of loop tilings: each vector width with and
+     * without unrolling, parallel (if allowed) and serial, and register-blocked. */
+    void add_vectorized(const Stage &s, const Box64 &box, const std::vector<LoopTiling> &loops,
+                        bool may_par, bool coarse, std::vector<StageSched> &out) const;
     /** tilings() memoized: sibling states mostly ask for the same stage and region. */
     std::vector<StageSched> cached_tilings(const Stage &s, const Box64 &box, bool may_parallelize,
                                            const SearchSpaceOptions &opt) const;

@@ -38,17 +38,11 @@ std::vector<StageSched> SearchSpace::tilings(const Stage &s, const Box64 &box, b
     return tilings(s, box, may_par, opt);
 }
 
-std::vector<StageSched> SearchSpace::tilings(const Stage &s, const Box64 &box, bool may_par,
-                                             const SearchSpaceOptions &opt) const {
+std::vector<std::vector<LoopTiling>>
+SearchSpace::loop_options(const Stage &s, const Box64 &box, const SearchSpaceOptions &opt) const {
     const bool coarse = opt.coarse;
-    const int cap = coarse ? opt.tilings_per_stage_coarse : opt.tilings_per_stage;
-    const int max_loop_option_product = opt.max_loop_option_product;
     const int V = vector_lanes(s.func);
     const int k = int(s.loops.size());
-    bool has_vector_dim = false;
-    for (const LoopDim &l : s.loops)
-        has_vector_dim |= l.func_dim == 0 && l.parallel_safe;
-
     // Above large_pipeline_funcs Funcs, the `_large` sizes (SearchSpaceOptions).
     const bool big = large(opt);
     const std::vector<int64_t> &vector_splits =
@@ -64,7 +58,7 @@ std::vector<StageSched> SearchSpace::tilings(const Stage &s, const Box64 &box, b
         std::vector<LoopTiling> &o = opts[i];
         o.push_back({LoopMode::Inner, 0});
         if (E <= 1) continue;
-        if (l.is_rvar || l.func_dim < 0) continue; // RVars move together, below
+        if (l.is_rvar || l.func_dim < 0) continue; // RVars move together (tilings())
 
         int rank = pure_seen++;
         if (l.func_dim == 0 && l.parallel_safe) {
@@ -84,9 +78,9 @@ std::vector<StageSched> SearchSpace::tilings(const Stage &s, const Box64 &box, b
         }
     }
 
-    // Bound the enumeration below: thin the loops with the most options first (each keeps its
+    // Bound the enumeration: thin the loops with the most options first (each keeps its
     // first option, the whole loop in the inner group).
-    if (max_loop_option_product > 0) {
+    if (opt.max_loop_option_product > 0) {
         while (true) {
             double product = 1;
             size_t widest = 0;
@@ -94,92 +88,108 @@ std::vector<StageSched> SearchSpace::tilings(const Stage &s, const Box64 &box, b
                 product *= double(opts[i].size());
                 if (opts[i].size() > opts[widest].size()) widest = i;
             }
-            if (product <= max_loop_option_product || opts[widest].size() <= 1) break;
+            if (product <= opt.max_loop_option_product || opts[widest].size() <= 1) break;
             detail::thin(&opts[widest], opts[widest].size() - 1);
         }
     }
+    return opts;
+}
+
+void SearchSpace::add_vectorized(const Stage &s, const Box64 &box,
+                                 const std::vector<LoopTiling> &loops, bool may_par, bool coarse,
+                                 std::vector<StageSched> &out) const {
+    const int V = vector_lanes(s.func);
+    StageSched base;
+    base.loops = loops;
+    StageNest n = make_stage_nest(s, base, box);
+    if (n.order.empty()) { // a zero-dimensional stage (a scalar Func)
+        out.push_back(base);
+        return;
+    }
+    const ConcreteLoop &inner = n.order.back();
+    const LoopDim &il = s.loops[inner.stage_loop];
+    std::vector<int> widths = {1};
+    if (il.func_dim == 0 && il.parallel_safe && inner.extent >= V) {
+        widths = {V};
+        if (!coarse && inner.extent >= 2 * V) widths.push_back(2 * V);
+    }
+    // Vectorizing the inner part of a GuardWithIf split (an output's update, an RVar, or a Func
+    // whose growth would read inputs outside their region; see Tails.h) when that is more than
+    // one vector made Halide 14 write outside the buffer where the split left a tail (random
+    // pipelines 608 and 618: `x:split32..512 vector 16` over an extent no split divides, heap
+    // corruption; one vector, or x whole, is correct). Whether a tail is left depends on the
+    // size the pipeline runs at, not the estimate: only widths that are the whole inner part.
+    // A RoundUp split has no tail.
+    const LoopTiling &it = base.loops[size_t(inner.stage_loop)];
+    if (it.mode == LoopMode::Split &&
+        tails_[size_t(s.func)][size_t(s.index)][size_t(inner.stage_loop)] == Tail::GuardWithIf) {
+        std::vector<int> kept = {1};
+        for (int w : widths)
+            if (w > 1 && int64_t(w) == it.tile) kept.push_back(w);
+        widths = kept;
+    }
+    for (int w : widths) {
+        std::vector<int> unrolls = {1};
+        // Not for updates: there the split tails are GuardWithIf, and Halide 14 computes wrong
+        // results for unroll-after-vectorize with guarded tails (sextant-fuzz seed 165).
+        if (w > 1 && inner.extent >= 2 * w && s.index == 0) unrolls.push_back(2);
+        for (int u : unrolls) {
+            StageSched sc = base;
+            sc.vector_width = w;
+            sc.unroll = u;
+            if (may_par) sc.parallel = parallel_loops(s, n, w);
+            out.push_back(sc);
+            if (sc.parallel > 0) {
+                // Small stages may not be worth waking the thread pool for.
+                StageSched serial = sc;
+                serial.parallel = 0;
+                out.push_back(serial);
+            }
+            // Register blocking: unroll a short split part just outside the vectors.
+            if (!coarse && w > 1 && n.order.size() >= 2) {
+                const ConcreteLoop &o2 = n.order[n.order.size() - 2];
+                bool short_split = !o2.outer_part &&
+                                   base.loops[o2.stage_loop].mode == LoopMode::Split &&
+                                   o2.extent >= 2 && o2.extent <= 8;
+                if (short_split && int(n.order.size()) - 2 >= sc.parallel) {
+                    StageSched blocked = sc;
+                    blocked.unroll_outer = 1;
+                    out.push_back(blocked);
+                }
+            }
+        }
+    }
+}
+
+std::vector<StageSched> SearchSpace::tilings(const Stage &s, const Box64 &box, bool may_par,
+                                             const SearchSpaceOptions &opt) const {
+    const int cap = opt.coarse ? opt.tilings_per_stage_coarse : opt.tilings_per_stage;
+    const int k = int(s.loops.size());
+    std::vector<std::vector<LoopTiling>> opts = loop_options(s, box, opt);
 
     // RVars keep their relative order; they all stay innermost (Halide's default), or all move into
     // the outer group, between the outer tiles of the pure loops and the inner ones (a tile of pure
     // points stays hot while the reduction runs, and the pure loops can vectorize), or all go just
     // outside the innermost pure loop (accumulating a vector of points in registers). Reduction
     // splits are offered with the Func that uses them (SearchRetilings.cpp).
-    std::vector<LoopMode> rvar_modes = {LoopMode::Inner};
-    bool has_rvar = false;
-    for (int i = 0; i < k; i++)
+    bool has_vector_dim = false, has_rvar = false;
+    for (int i = 0; i < k; i++) {
+        has_vector_dim |= s.loops[i].func_dim == 0 && s.loops[i].parallel_safe;
         has_rvar |= s.loops[i].is_rvar && box[i].extent() > 1;
+    }
+    std::vector<LoopMode> rvar_modes = {LoopMode::Inner};
     if (has_rvar && has_vector_dim) {
         rvar_modes.push_back(LoopMode::Outer);
         rvar_modes.push_back(LoopMode::Middle);
     }
 
+    // Every combination of the loops' options (the last loop varying slowest), each with its
+    // vector widths, unrolling and parallel loops.
     std::vector<StageSched> out;
     std::vector<LoopTiling> cur(k);
     std::function<void(int)> rec = [&](int i) {
         if (i < 0) {
-            StageSched base;
-            base.loops = cur;
-            StageNest n = make_stage_nest(s, base, box);
-            if (n.order.empty()) { // a zero-dimensional stage (a scalar Func)
-                out.push_back(base);
-                return;
-            }
-            const ConcreteLoop &inner = n.order.back();
-            const LoopDim &il = s.loops[inner.stage_loop];
-            std::vector<int> widths = {1};
-            if (il.func_dim == 0 && il.parallel_safe && inner.extent >= V) {
-                widths = {V};
-                if (!coarse && inner.extent >= 2 * V) widths.push_back(2 * V);
-            }
-            // Vectorizing the inner part of a GuardWithIf split (an output's update, an RVar,
-            // or a Func whose growth would read inputs outside their region; see Tails.h) when
-            // that is more than one vector made Halide 14 write outside the buffer where the
-            // split left a tail (random pipelines 608 and 618: `x:split32..512 vector 16` over
-            // an extent no split divides, heap corruption; one vector, or x whole, is
-            // correct). Whether a tail is left depends on the size the pipeline runs at, not
-            // the estimate: only widths that are the whole inner part. A RoundUp split has no
-            // tail.
-            const LoopTiling &it = base.loops[size_t(inner.stage_loop)];
-            if (it.mode == LoopMode::Split &&
-                tails_[size_t(s.func)][size_t(s.index)][size_t(inner.stage_loop)] ==
-                    Tail::GuardWithIf) {
-                std::vector<int> kept = {1};
-                for (int w : widths)
-                    if (w > 1 && int64_t(w) == it.tile) kept.push_back(w);
-                widths = kept;
-            }
-            for (int w : widths) {
-                std::vector<int> unrolls = {1};
-                // Not for updates: there the split tails are GuardWithIf, and Halide 14 computes
-                // wrong results for unroll-after-vectorize with guarded tails (sextant-fuzz
-                // seed 165).
-                if (w > 1 && inner.extent >= 2 * w && s.index == 0) unrolls.push_back(2);
-                for (int u : unrolls) {
-                    StageSched sc = base;
-                    sc.vector_width = w;
-                    sc.unroll = u;
-                    if (may_par) sc.parallel = parallel_loops(s, n, w);
-                    out.push_back(sc);
-                    if (sc.parallel > 0) {
-                        // Small stages may not be worth waking the thread pool for.
-                        StageSched serial = sc;
-                        serial.parallel = 0;
-                        out.push_back(serial);
-                    }
-                    // Register blocking: unroll a short split part just outside the vectors.
-                    if (!coarse && w > 1 && n.order.size() >= 2) {
-                        const ConcreteLoop &o2 = n.order[n.order.size() - 2];
-                        bool short_split = !o2.outer_part &&
-                                           base.loops[o2.stage_loop].mode == LoopMode::Split &&
-                                           o2.extent >= 2 && o2.extent <= 8;
-                        if (short_split && int(n.order.size()) - 2 >= sc.parallel) {
-                            StageSched blocked = sc;
-                            blocked.unroll_outer = 1;
-                            out.push_back(blocked);
-                        }
-                    }
-                }
-            }
+            add_vectorized(s, box, cur, may_par, opt.coarse, out);
             return;
         }
         for (const LoopTiling &t : opts[i]) {
