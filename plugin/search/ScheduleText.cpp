@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <sstream>
 #include <vector>
@@ -137,11 +138,155 @@ std::map<std::string, int> match_names(const PipelineDag &dag, const std::string
     return out;
 }
 
+/** Throws the UserError for the line being parsed. */
+struct LineError {
+    const int &lineno;
+    const std::string &line;
+    [[noreturn]] void operator()(const std::string &why) const {
+        throw UserError("schedule text line " + std::to_string(lineno) + ": " + why + ": '" + line +
+                        "'");
+    }
+};
+
+using FuncByName = std::function<int(const std::string &)>;
+
+/** "func NAME inline|root|at CONSUMER LEVEL [update S] [store L] [stack]": the Func's placement;
+ * returns the Func, which the stage lines that follow belong to. */
+int parse_func_line(std::istringstream &ls, const PipelineDag &dag, const FuncByName &find,
+                    Decisions &d, const LineError &bad) {
+    std::string name, where;
+    ls >> name >> where;
+    const int cur = find(name);
+    if (cur < 0) bad("no Func named '" + name + "' in this pipeline");
+    FuncSched &fs = d[cur];
+    if (where == "inline") {
+        fs.placement = Placement::Inline;
+    } else if (where == "root") {
+        fs.placement = Placement::Root;
+    } else if (where == "at") {
+        std::string c;
+        ls >> c >> fs.at_level;
+        fs.at_func = find(c);
+        if (fs.at_func < 0 || !ls) bad("bad compute_at target");
+        std::string kw;
+        if (ls >> kw && kw == "update") {
+            if (!(ls >> fs.at_stage) || fs.at_stage < 1 ||
+                fs.at_stage >= int(dag.funcs[fs.at_func].stages.size()))
+                bad("expected 'update S' naming an update stage of " + c);
+            if (!(ls >> kw)) kw.clear();
+        }
+        if (kw == "store") {
+            if (!(ls >> fs.store_level) || fs.store_level > fs.at_level)
+                bad("expected 'store L' with L <= the compute level");
+            if (!(ls >> kw)) kw.clear();
+        }
+        if (kw == "stack") {
+            fs.stack = true;
+            if (!(ls >> kw)) kw.clear();
+        }
+        if (!kw.empty()) bad("expected 'update S', 'store L' or 'stack', got '" + kw + "'");
+        fs.placement = Placement::At;
+    } else {
+        bad("expected inline, root or at");
+    }
+    return cur;
+}
+
+/** "NAME:inner|outer|middle|splitT|splitB/T" for loop `l`. */
+LoopTiling parse_loop(const std::string &tok, const LoopDim &l, const LineError &bad) {
+    size_t colon = tok.rfind(':');
+    if (colon == std::string::npos || tok.substr(0, colon) != l.name)
+        bad("expected loop '" + l.name + "'");
+    std::string m = tok.substr(colon + 1);
+    LoopTiling t;
+    if (m == "inner") {
+        t.mode = LoopMode::Inner;
+    } else if (m == "outer") {
+        t.mode = LoopMode::Outer;
+    } else if (m == "middle") {
+        t.mode = LoopMode::Middle;
+    } else if (m.rfind("split", 0) == 0) {
+        t.mode = LoopMode::Split;
+        // splitT, or splitB/T: bands of B points in tiles of T (multi-level).
+        const std::string f = m.substr(5);
+        const size_t slash = f.find('/');
+        try {
+            t.tile = std::stoll(f.substr(slash == std::string::npos ? 0 : slash + 1));
+            if (slash != std::string::npos) t.band = std::stoll(f.substr(0, slash));
+        } catch (const std::exception &) {
+            bad("bad split factor '" + f + "'");
+        }
+        if (t.tile < 1) bad("split factor must be positive");
+        if (slash != std::string::npos && (t.band <= t.tile || t.band % t.tile != 0 || l.is_rvar))
+            bad("a band must be a multiple of its tile, larger than it, on a pure loop");
+    } else {
+        bad("bad loop mode '" + m + "'");
+    }
+    return t;
+}
+
+/** A split RVar's inner part runs with the middle RVars (LoopNest): the others must be there,
+ * or Halide would see the reduction reordered. */
+void check_rvar_split(const std::vector<LoopDim> &sl, const StageSched &ss, const LineError &bad) {
+    int outer_rvar = -1;
+    for (size_t i = 0; i < sl.size(); i++)
+        if (sl[i].is_rvar) outer_rvar = int(i);
+    bool rvar_split = false, rvar_elsewhere = false;
+    for (size_t i = 0; i < sl.size(); i++) {
+        if (!sl[i].is_rvar) continue;
+        if (ss.loops[i].mode == LoopMode::Split) {
+            if (int(i) != outer_rvar) bad("only the outermost RVar of a stage may be split");
+            rvar_split = true;
+        } else if (ss.loops[i].mode != LoopMode::Middle) {
+            rvar_elsewhere = true;
+        }
+    }
+    if (rvar_split && rvar_elsewhere) bad("a split RVar needs the stage's other RVars 'middle'");
+}
+
+/** "stage S loops L:MODE... vector N unroll N parallel N [unroll_outer [K]]" of Func `cur`. */
+void parse_stage_line(std::istringstream &ls, const PipelineDag &dag, int cur, Decisions &d,
+                      const LineError &bad) {
+    if (cur < 0) bad("stage before any func");
+    int s = -1;
+    std::string kw;
+    ls >> s >> kw;
+    const FuncNode &fn = dag.funcs[cur];
+    if (s < 0 || s >= int(fn.stages.size()) || kw != "loops") bad("bad stage");
+    FuncSched &fs = d[cur];
+    if (int(fs.stages.size()) != s) bad("stages out of order");
+    StageSched ss;
+    for (const LoopDim &l : fn.stages[s].loops) {
+        std::string tok;
+        ls >> tok;
+        ss.loops.push_back(parse_loop(tok, l, bad));
+    }
+    check_rvar_split(fn.stages[s].loops, ss, bad);
+    std::string k1, k2, k3;
+    ls >> k1 >> ss.vector_width >> k2 >> ss.unroll >> k3 >> ss.parallel;
+    if (k1 != "vector" || k2 != "unroll" || k3 != "parallel" || !ls)
+        bad("expected 'vector N unroll N parallel N'");
+    std::string extra;
+    if (ls >> extra) {
+        if (extra != "unroll_outer") bad("unexpected '" + extra + "'");
+        ss.unroll_outer = 1;
+        int loops = 0;
+        if (ls >> loops) {
+            if (loops < 1 || loops >= int(ss.loops.size()))
+                bad("unroll_outer needs 1 to " + std::to_string(ss.loops.size() - 1) + " loops");
+            ss.unroll_outer = loops;
+        }
+        ls.clear(); // a failed read of the count consumed nothing
+        if (ls >> extra) bad("unexpected '" + extra + "'");
+    }
+    fs.stages.push_back(ss);
+}
+
 } // namespace
 
 Decisions parse_schedule_text(const PipelineDag &dag, const std::string &text) {
     const std::map<std::string, int> names = match_names(dag, text);
-    auto find_func_by_name = [&](const std::string &n) {
+    const FuncByName find = [&](const std::string &n) {
         auto it = names.find(n);
         return it == names.end() ? -1 : it->second;
     };
@@ -151,11 +296,8 @@ Decisions parse_schedule_text(const PipelineDag &dag, const std::string &text) {
     std::istringstream in(text);
     std::string line;
     int lineno = 0;
+    const LineError bad{lineno, line};
     int cur = -1;
-    auto bad = [&](const std::string &why) {
-        throw UserError("schedule text line " + std::to_string(lineno) + ": " + why + ": '" + line +
-                        "'");
-    };
     while (std::getline(in, line)) {
         lineno++;
         std::istringstream ls(line);
@@ -166,123 +308,9 @@ Decisions parse_schedule_text(const PipelineDag &dag, const std::string &text) {
             ls >> v;
             if (v != 1) bad("unsupported version");
         } else if (word == "func") {
-            std::string name, where;
-            ls >> name >> where;
-            cur = find_func_by_name(name);
-            if (cur < 0) bad("no Func named '" + name + "' in this pipeline");
-            FuncSched &fs = d[cur];
-            if (where == "inline") {
-                fs.placement = Placement::Inline;
-            } else if (where == "root") {
-                fs.placement = Placement::Root;
-            } else if (where == "at") {
-                std::string c;
-                ls >> c >> fs.at_level;
-                fs.at_func = find_func_by_name(c);
-                if (fs.at_func < 0 || !ls) bad("bad compute_at target");
-                std::string kw;
-                if (ls >> kw && kw == "update") {
-                    if (!(ls >> fs.at_stage) || fs.at_stage < 1 ||
-                        fs.at_stage >= int(dag.funcs[fs.at_func].stages.size()))
-                        bad("expected 'update S' naming an update stage of " + c);
-                    if (!(ls >> kw)) kw.clear();
-                }
-                if (kw == "store") {
-                    if (!(ls >> fs.store_level) || fs.store_level > fs.at_level)
-                        bad("expected 'store L' with L <= the compute level");
-                    if (!(ls >> kw)) kw.clear();
-                }
-                if (kw == "stack") {
-                    fs.stack = true;
-                    if (!(ls >> kw)) kw.clear();
-                }
-                if (!kw.empty()) bad("expected 'update S', 'store L' or 'stack', got '" + kw + "'");
-                fs.placement = Placement::At;
-            } else {
-                bad("expected inline, root or at");
-            }
+            cur = parse_func_line(ls, dag, find, d, bad);
         } else if (word == "stage") {
-            if (cur < 0) bad("stage before any func");
-            int s = -1;
-            std::string kw;
-            ls >> s >> kw;
-            const FuncNode &fn = dag.funcs[cur];
-            if (s < 0 || s >= int(fn.stages.size()) || kw != "loops") bad("bad stage");
-            FuncSched &fs = d[cur];
-            if (int(fs.stages.size()) != s) bad("stages out of order");
-            StageSched ss;
-            for (const LoopDim &l : fn.stages[s].loops) {
-                std::string tok;
-                ls >> tok;
-                size_t colon = tok.rfind(':');
-                if (colon == std::string::npos || tok.substr(0, colon) != l.name)
-                    bad("expected loop '" + l.name + "'");
-                std::string m = tok.substr(colon + 1);
-                LoopTiling t;
-                if (m == "inner")
-                    t.mode = LoopMode::Inner;
-                else if (m == "outer")
-                    t.mode = LoopMode::Outer;
-                else if (m == "middle")
-                    t.mode = LoopMode::Middle;
-                else if (m.rfind("split", 0) == 0) {
-                    t.mode = LoopMode::Split;
-                    // splitT, or splitB/T: bands of B points in tiles of T (multi-level).
-                    const std::string f = m.substr(5);
-                    const size_t slash = f.find('/');
-                    try {
-                        t.tile = std::stoll(f.substr(slash == std::string::npos ? 0 : slash + 1));
-                        if (slash != std::string::npos) t.band = std::stoll(f.substr(0, slash));
-                    } catch (const std::exception &) {
-                        bad("bad split factor '" + f + "'");
-                    }
-                    if (t.tile < 1) bad("split factor must be positive");
-                    if (slash != std::string::npos &&
-                        (t.band <= t.tile || t.band % t.tile != 0 || l.is_rvar))
-                        bad("a band must be a multiple of its tile, larger than it, on a pure "
-                            "loop");
-                } else
-                    bad("bad loop mode '" + m + "'");
-                ss.loops.push_back(t);
-            }
-            // A split RVar's inner part runs with the middle RVars (LoopNest): the others must
-            // be there, or Halide would see the reduction reordered.
-            const std::vector<LoopDim> &sl = fn.stages[s].loops;
-            int outer_rvar = -1;
-            for (size_t i = 0; i < sl.size(); i++)
-                if (sl[i].is_rvar) outer_rvar = int(i);
-            bool rvar_split = false, rvar_elsewhere = false;
-            for (size_t i = 0; i < sl.size(); i++) {
-                if (!sl[i].is_rvar) continue;
-                if (ss.loops[i].mode == LoopMode::Split) {
-                    if (int(i) != outer_rvar)
-                        bad("only the outermost RVar of a stage may be split");
-                    rvar_split = true;
-                } else if (ss.loops[i].mode != LoopMode::Middle) {
-                    rvar_elsewhere = true;
-                }
-            }
-            if (rvar_split && rvar_elsewhere)
-                bad("a split RVar needs the stage's other RVars 'middle'");
-            std::string k1, k2, k3;
-            ls >> k1 >> ss.vector_width >> k2 >> ss.unroll >> k3 >> ss.parallel;
-            if (k1 != "vector" || k2 != "unroll" || k3 != "parallel" || !ls)
-                bad("expected 'vector N unroll N parallel N'");
-            std::string extra;
-            if (ls >> extra) {
-                if (extra != "unroll_outer") bad("unexpected '" + extra + "'");
-                ss.unroll_outer = 1;
-                int loops = 0;
-                if (ls >> loops) {
-                    if (loops < 1 || loops >= int(ss.loops.size()))
-                        bad("unroll_outer needs 1 to " + std::to_string(ss.loops.size() - 1) +
-                            " loops");
-                    ss.unroll_outer = loops;
-                }
-                ls.clear(); // a failed read of the count consumed nothing
-                if (ls >> extra) bad("unexpected '" + extra + "'");
-            }
-            fs.stages.push_back(ss);
+            parse_stage_line(ls, dag, cur, d, bad);
         } else {
             bad("unknown keyword '" + word + "'");
         }
