@@ -45,19 +45,153 @@ std::string fused_name(const Stage &s, const StageSched &ss, const StageNest &n,
     return name + "par";
 }
 
+/** The loop variable of loop `l` of a stage's nest. */
+std::string var_of(const Stage &s, const StageSched &ss, const ConcreteLoop &l) {
+    return loop_var_name(s, ss, l.stage_loop, l.outer_part, l.band_part);
+}
+
+/** A loop of a consumer's nest by name: the fused parallel loop stands for its parts. */
+std::string site_name(const PipelineDag &dag, const Decisions &d, int func, int stage,
+                      const StageNest &n, int level) {
+    const Stage &s = dag.funcs[size_t(func)].stages[size_t(stage)];
+    const StageSched &ss = d[size_t(func)].stages[size_t(stage)];
+    const int fused = fused_parallel_loops(dag, d, func, stage);
+    if (level < fused) return fused_name(s, ss, n, 0, fused);
+    return var_of(s, ss, n.order[size_t(level)]);
+}
+
+/** compute_root, or compute_at (and store_at, store_in stack) of a computed Func. */
+void add_placement(const PipelineDag &dag, const Decisions &d, const FuncNode &f,
+                   std::vector<Directive> &out) {
+    const FuncSched &fs = d[f.id];
+    if (fs.placement == Placement::Root) {
+        out.push_back({Directive::Kind::ComputeRoot, f.id, 0, {}});
+        return;
+    }
+    const FuncNode &c = dag.funcs[fs.at_func];
+    // Halide resolves compute_at(c, var) to the stage of c that uses the Func.
+    const Stage &cst = c.stages[fs.at_stage];
+    const StageSched &cs = d[fs.at_func].stages[fs.at_stage];
+    StageNest cn = make_stage_nest(cst, cs, cst.full_loop_box());
+    const ConcreteLoop &l = cn.order[fs.at_level];
+    Directive at{Directive::Kind::ComputeAt, f.id, 0, {}};
+    at.at_func = fs.at_func;
+    at.vars.push_back({site_name(dag, d, fs.at_func, fs.at_stage, cn, fs.at_level),
+                       cst.loops[l.stage_loop].is_rvar});
+    out.push_back(at);
+    if (fs.store_level >= 0 && fs.store_level < fs.at_level) {
+        const ConcreteLoop &sl = cn.order[fs.store_level];
+        Directive st{Directive::Kind::StoreAt, f.id, 0, {}};
+        st.at_func = fs.at_func;
+        st.vars.push_back({site_name(dag, d, fs.at_func, fs.at_stage, cn, fs.store_level),
+                           cst.loops[sl.stage_loop].is_rvar});
+        out.push_back(st);
+    }
+    if (fs.stack) out.push_back({Directive::Kind::StoreInStack, f.id, 0, {}});
+}
+
+/** The splits of stage `si` (a band's second split after its first). */
+void add_splits(const PipelineDag &dag, const FuncNode &f, size_t si, const StageSched &ss,
+                std::vector<Directive> &out) {
+    const Stage &s = f.stages[si];
+    for (size_t i = 0; i < s.loops.size(); i++) {
+        if (ss.loops[i].mode != LoopMode::Split) continue;
+        Directive sp{Directive::Kind::Split, f.id, int(si), {}};
+        bool rv = s.loops[i].is_rvar;
+        const LoopTiling &t = ss.loops[i];
+        const std::string inner_name = loop_var_name(s, ss, int(i), false);
+        // A band: strip (x_o) first, then the strip's part (x_b) into bands (x_m) of tiles
+        // (x_i). The second split divides a constant extent: no tail is taken; in an update
+        // it must be guarded (Halide rounds up only the definition's own vars).
+        sp.vars = {{s.loops[i].name, rv},
+                   {loop_var_name(s, ss, int(i), true), rv},
+                   {t.band > 0 ? s.loops[i].name + "_b" : inner_name, rv}};
+        sp.factor = t.band > 0 ? t.band : t.tile;
+        sp.tail = split_tail(dag, f.id, int(si), int(i));
+        out.push_back(sp);
+        if (t.band > 0) {
+            Directive b{Directive::Kind::Split, f.id, int(si), {}};
+            b.vars = {
+                sp.vars[2], {loop_var_name(s, ss, int(i), false, true), rv}, {inner_name, rv}};
+            b.factor = t.tile;
+            b.tail = si > 0 ? Tail::GuardWithIf : Tail::ShiftInwards;
+            out.push_back(b);
+        }
+    }
+}
+
+/** Vectorize and unroll the innermost loop of nest `n` of stage `si`, then fully unroll the
+ * loops the nest marks. */
+void add_vectors_and_unrolls(const PipelineDag &dag, const FuncNode &f, size_t si,
+                             const StageSched &ss, const StageNest &n,
+                             std::vector<Directive> &out) {
+    const Stage &s = f.stages[si];
+    const ConcreteLoop &inner = n.order.back();
+    LoopVar iv{var_of(s, ss, inner), s.loops[inner.stage_loop].is_rvar};
+    // Vectorizing or unrolling splits the innermost loop again. In an update, Halide rounds up
+    // only a split of one of the definition's own pure vars, not a part of an earlier split
+    // ("may redundantly recompute some values"); there the factor divides the part's extent,
+    // and the guard it asks for is never taken.
+    Tail inner_tail = split_tail(dag, f.id, int(si), inner.stage_loop);
+    if (si > 0 && ss.loops[size_t(inner.stage_loop)].mode == LoopMode::Split)
+        inner_tail = Tail::GuardWithIf;
+    if (ss.vector_width > 1) {
+        Directive v{Directive::Kind::Vectorize, f.id, int(si), {iv}};
+        v.factor = ss.vector_width;
+        v.tail = inner_tail;
+        out.push_back(v);
+    }
+    if (ss.unroll > 1) {
+        Directive u{Directive::Kind::Unroll, f.id, int(si), {iv}};
+        u.factor = ss.unroll;
+        u.tail = inner_tail;
+        out.push_back(u);
+    }
+    for (const ConcreteLoop &l : n.order) {
+        if (!l.unrolled) continue;
+        Directive u{Directive::Kind::Unroll,
+                    f.id,
+                    int(si),
+                    {{var_of(s, ss, l), s.loops[l.stage_loop].is_rvar}}};
+        u.factor = 0; // fully
+        out.push_back(u);
+    }
+}
+
+/** The parallel loops of stage `si`: fused into one where fused_parallel_loops allows. */
+void add_parallel(const PipelineDag &dag, const Decisions &d, const FuncNode &f, size_t si,
+                  const StageSched &ss, const StageNest &n, std::vector<Directive> &out) {
+    const Stage &s = f.stages[si];
+    const int fused = fused_parallel_loops(dag, d, f.id, int(si));
+    if (fused >= 2) {
+        // Order x_o, y_o, c (outermost first): fuse(c, y_o, y_o_c_par), then
+        // fuse(y_o_c_par, x_o, x_o_y_o_c_par).
+        std::string inner_name;
+        for (int p = fused - 1; p >= 1; p--) {
+            const ConcreteLoop &in = n.order[size_t(p)], &ou = n.order[size_t(p - 1)];
+            Directive fu{Directive::Kind::Fuse, f.id, int(si), {}};
+            fu.vars = {{p == fused - 1 ? var_of(s, ss, in) : inner_name, false},
+                       {var_of(s, ss, ou), false},
+                       {fused_name(s, ss, n, p - 1, fused), false}};
+            inner_name = fu.vars[2].name;
+            out.push_back(fu);
+        }
+        out.push_back({Directive::Kind::Parallel, f.id, int(si), {{inner_name, false}}});
+        return;
+    }
+    for (int p = 0; p < ss.parallel && p < int(n.order.size()); p++) {
+        const ConcreteLoop &l = n.order[p];
+        out.push_back({Directive::Kind::Parallel,
+                       f.id,
+                       int(si),
+                       {{var_of(s, ss, l), s.loops[l.stage_loop].is_rvar}}});
+    }
+}
+
 } // namespace
 
 std::vector<Directive> make_directives(const PipelineDag &dag, const Decisions &d) {
     std::vector<Directive> out;
-    // A loop of a consumer's nest by name: the fused parallel loop stands for its parts.
-    auto site_name = [&](int func, int stage, const StageNest &n, int level) {
-        const Stage &s = dag.funcs[size_t(func)].stages[size_t(stage)];
-        const StageSched &ss = d[size_t(func)].stages[size_t(stage)];
-        const int fused = fused_parallel_loops(dag, d, func, stage);
-        if (level < fused) return fused_name(s, ss, n, 0, fused);
-        const ConcreteLoop &l = n.order[size_t(level)];
-        return loop_var_name(s, ss, l.stage_loop, l.outer_part, l.band_part);
-    };
     for (const FuncNode &f : dag.funcs) {
         const FuncSched &fs = d[f.id];
         if (f.is_input_wrapper) continue;
@@ -65,129 +199,20 @@ std::vector<Directive> make_directives(const PipelineDag &dag, const Decisions &
             out.push_back({Directive::Kind::ComputeInline, f.id, 0, {}});
             continue;
         }
-        if (fs.placement == Placement::Root) {
-            out.push_back({Directive::Kind::ComputeRoot, f.id, 0, {}});
-        } else {
-            const FuncNode &c = dag.funcs[fs.at_func];
-            // Halide resolves compute_at(c, var) to the stage of c that uses the Func.
-            const Stage &cst = c.stages[fs.at_stage];
-            const StageSched &cs = d[fs.at_func].stages[fs.at_stage];
-            StageNest cn = make_stage_nest(cst, cs, cst.full_loop_box());
-            const ConcreteLoop &l = cn.order[fs.at_level];
-            Directive at{Directive::Kind::ComputeAt, f.id, 0, {}};
-            at.at_func = fs.at_func;
-            at.vars.push_back({site_name(fs.at_func, fs.at_stage, cn, fs.at_level),
-                               cst.loops[l.stage_loop].is_rvar});
-            out.push_back(at);
-            if (fs.store_level >= 0 && fs.store_level < fs.at_level) {
-                const ConcreteLoop &sl = cn.order[fs.store_level];
-                Directive st{Directive::Kind::StoreAt, f.id, 0, {}};
-                st.at_func = fs.at_func;
-                st.vars.push_back({site_name(fs.at_func, fs.at_stage, cn, fs.store_level),
-                                   cst.loops[sl.stage_loop].is_rvar});
-                out.push_back(st);
-            }
-            if (fs.stack) out.push_back({Directive::Kind::StoreInStack, f.id, 0, {}});
-        }
+        add_placement(dag, d, f, out);
         for (size_t si = 0; si < f.stages.size(); si++) {
             const Stage &s = f.stages[si];
             const StageSched &ss = fs.stages[si];
-            for (size_t i = 0; i < s.loops.size(); i++) {
-                if (ss.loops[i].mode != LoopMode::Split) continue;
-                Directive sp{Directive::Kind::Split, f.id, int(si), {}};
-                bool rv = s.loops[i].is_rvar;
-                const LoopTiling &t = ss.loops[i];
-                const std::string inner_name = loop_var_name(s, ss, int(i), false);
-                // A band: strip (x_o) first, then the strip's part (x_b) into bands (x_m) of
-                // tiles (x_i). The second split divides a constant extent: no tail is taken;
-                // in an update it must be guarded (Halide rounds up only the definition's
-                // own vars).
-                sp.vars = {{s.loops[i].name, rv},
-                           {loop_var_name(s, ss, int(i), true), rv},
-                           {t.band > 0 ? s.loops[i].name + "_b" : inner_name, rv}};
-                sp.factor = t.band > 0 ? t.band : t.tile;
-                sp.tail = split_tail(dag, f.id, int(si), int(i));
-                out.push_back(sp);
-                if (t.band > 0) {
-                    Directive b{Directive::Kind::Split, f.id, int(si), {}};
-                    b.vars = {sp.vars[2],
-                              {loop_var_name(s, ss, int(i), false, true), rv},
-                              {inner_name, rv}};
-                    b.factor = t.tile;
-                    b.tail = si > 0 ? Tail::GuardWithIf : Tail::ShiftInwards;
-                    out.push_back(b);
-                }
-            }
+            add_splits(dag, f, si, ss, out);
             StageNest n = make_stage_nest(s, ss, s.full_loop_box());
             Directive re{Directive::Kind::Reorder, f.id, int(si), {}};
             for (auto it = n.order.rbegin(); it != n.order.rend(); ++it)
-                re.vars.push_back(
-                    {loop_var_name(s, ss, it->stage_loop, it->outer_part, it->band_part),
-                     s.loops[it->stage_loop].is_rvar});
+                re.vars.push_back({var_of(s, ss, *it), s.loops[it->stage_loop].is_rvar});
             // A one-loop reorder is a no-op, but marks the stage as scheduled for Halide.
             if (!re.vars.empty()) out.push_back(re);
             if (n.order.empty()) continue;
-            const ConcreteLoop &inner = n.order.back();
-            LoopVar iv{loop_var_name(s, ss, inner.stage_loop, inner.outer_part, inner.band_part),
-                       s.loops[inner.stage_loop].is_rvar};
-            // Vectorizing or unrolling splits the innermost loop again. In an update, Halide
-            // rounds up only a split of one of the definition's own pure vars, not a part of
-            // an earlier split ("may redundantly recompute some values"); there the factor
-            // divides the part's extent, and the guard it asks for is never taken.
-            Tail inner_tail = split_tail(dag, f.id, int(si), inner.stage_loop);
-            if (si > 0 && ss.loops[size_t(inner.stage_loop)].mode == LoopMode::Split)
-                inner_tail = Tail::GuardWithIf;
-            if (ss.vector_width > 1) {
-                Directive v{Directive::Kind::Vectorize, f.id, int(si), {iv}};
-                v.factor = ss.vector_width;
-                v.tail = inner_tail;
-                out.push_back(v);
-            }
-            if (ss.unroll > 1) {
-                Directive u{Directive::Kind::Unroll, f.id, int(si), {iv}};
-                u.factor = ss.unroll;
-                u.tail = inner_tail;
-                out.push_back(u);
-            }
-            for (const ConcreteLoop &l : n.order) {
-                if (!l.unrolled) continue;
-                Directive u{Directive::Kind::Unroll,
-                            f.id,
-                            int(si),
-                            {{loop_var_name(s, ss, l.stage_loop, l.outer_part, l.band_part),
-                              s.loops[l.stage_loop].is_rvar}}};
-                u.factor = 0; // fully
-                out.push_back(u);
-            }
-            const int fused = fused_parallel_loops(dag, d, f.id, int(si));
-            if (fused >= 2) {
-                // Order x_o, y_o, c (outermost first): fuse(c, y_o, y_o_c_par), then
-                // fuse(y_o_c_par, x_o, x_o_y_o_c_par).
-                std::string inner_name;
-                for (int p = fused - 1; p >= 1; p--) {
-                    const ConcreteLoop &in = n.order[size_t(p)], &ou = n.order[size_t(p - 1)];
-                    Directive fu{Directive::Kind::Fuse, f.id, int(si), {}};
-                    fu.vars = {
-                        {p == fused - 1
-                             ? loop_var_name(s, ss, in.stage_loop, in.outer_part, in.band_part)
-                             : inner_name,
-                         false},
-                        {loop_var_name(s, ss, ou.stage_loop, ou.outer_part, ou.band_part), false},
-                        {fused_name(s, ss, n, p - 1, fused), false}};
-                    inner_name = fu.vars[2].name;
-                    out.push_back(fu);
-                }
-                out.push_back({Directive::Kind::Parallel, f.id, int(si), {{inner_name, false}}});
-                continue;
-            }
-            for (int p = 0; p < ss.parallel && p < int(n.order.size()); p++) {
-                const ConcreteLoop &l = n.order[p];
-                out.push_back({Directive::Kind::Parallel,
-                               f.id,
-                               int(si),
-                               {{loop_var_name(s, ss, l.stage_loop, l.outer_part, l.band_part),
-                                 s.loops[l.stage_loop].is_rvar}}});
-            }
+            add_vectors_and_unrolls(dag, f, si, ss, n, out);
+            add_parallel(dag, d, f, si, ss, n, out);
         }
     }
     return out;
