@@ -190,6 +190,7 @@ private:
         const std::vector<Expr> &args;
         Type acc;
         double lo, hi;
+        const std::vector<int> &I; ///< s.ints
     };
 
     Func build_stage(int i) {
@@ -199,7 +200,7 @@ private:
         const std::vector<Expr> args = as_exprs(v);
         double lo, hi;
         canonical_range(s.type, lo, hi);
-        const StageCtx ctx{s, f, v, args, acc_type(s.type), lo, hi};
+        const StageCtx ctx{s, f, v, args, acc_type(s.type), lo, hi, s.ints};
         switch (s.kind) {
         case StageKind::InputBoundary:
             build_input_boundary(ctx);
@@ -272,11 +273,7 @@ private:
 
     /** InputBoundary. */
     void build_input_boundary(const StageCtx &ctx) {
-        const StageSpec &s = ctx.s;
-        Func &f = ctx.f;
-        const std::vector<Var> &v = ctx.v;
-        const std::vector<Expr> &args = ctx.args;
-        const std::vector<int> &I = ctx.s.ints;
+        const auto &[s, f, v, args, acc, lo, hi, I] = ctx;
         int in = s.inputs[0];
         const std::vector<int> &ext = spec_.inputs[size_t(in)].extents;
         // Guard: Halide 14's bounds inference can over-estimate the input region read
@@ -294,13 +291,7 @@ private:
 
     /** Pointwise. */
     void build_pointwise(const StageCtx &ctx) {
-        const StageSpec &s = ctx.s;
-        Func &f = ctx.f;
-        const std::vector<Var> &v = ctx.v;
-        const std::vector<Expr> &args = ctx.args;
-        const Type acc = ctx.acc;
-        const double hi = ctx.hi;
-        const std::vector<int> &I = ctx.s.ints;
+        const auto &[s, f, v, args, acc, lo, hi, I] = ctx;
         Expr a = load_as(s.producers[0], args, acc);
         Expr e;
         if (s.producers.size() == 2) {
@@ -354,12 +345,7 @@ private:
 
     /** Cast. */
     void build_cast(const StageCtx &ctx) {
-        const StageSpec &s = ctx.s;
-        Func &f = ctx.f;
-        const std::vector<Var> &v = ctx.v;
-        const std::vector<Expr> &args = ctx.args;
-        const Type acc = ctx.acc;
-        const std::vector<int> &I = ctx.s.ints;
+        const auto &[s, f, v, args, acc, lo, hi, I] = ctx;
         Expr e = load_as(s.producers[0], args, acc);
         if (I[0] == 1) e = e * cst(acc, 2);
         if (I[0] == 2) e = div_const(e, 2);
@@ -368,13 +354,7 @@ private:
 
     /** Select. */
     void build_select(const StageCtx &ctx) {
-        const StageSpec &s = ctx.s;
-        Func &f = ctx.f;
-        const std::vector<Var> &v = ctx.v;
-        const std::vector<Expr> &args = ctx.args;
-        const Type acc = ctx.acc;
-        const double hi = ctx.hi;
-        const std::vector<int> &I = ctx.s.ints;
+        const auto &[s, f, v, args, acc, lo, hi, I] = ctx;
         Expr a = load_as(s.producers[0], args, acc);
         Expr b = s.producers.size() > 1 ? load_as(s.producers[1], args, acc) : cst(acc, hi) - a;
         Expr e;
@@ -397,12 +377,7 @@ private:
 
     /** Stencil1D. */
     void build_stencil1d(const StageCtx &ctx) {
-        const StageSpec &s = ctx.s;
-        Func &f = ctx.f;
-        const std::vector<Var> &v = ctx.v;
-        const std::vector<Expr> &args = ctx.args;
-        const Type acc = ctx.acc;
-        const std::vector<int> &I = ctx.s.ints;
+        const auto &[s, f, v, args, acc, lo, hi, I] = ctx;
         int d = I[0], k = I[1], norm = 0;
         Expr sum = cst(acc, 0);
         for (int t = 0; t < k; t++) {
@@ -418,12 +393,7 @@ private:
 
     /** Stencil2D. */
     void build_stencil2d(const StageCtx &ctx) {
-        const StageSpec &s = ctx.s;
-        Func &f = ctx.f;
-        const std::vector<Var> &v = ctx.v;
-        const std::vector<Expr> &args = ctx.args;
-        const Type acc = ctx.acc;
-        const std::vector<int> &I = ctx.s.ints;
+        const auto &[s, f, v, args, acc, lo, hi, I] = ctx;
         int d0 = I[0], d1 = I[1], k = I[2], norm = 0;
         Expr sum = cst(acc, 0);
         for (int t0 = 0; t0 < k; t0++) {
@@ -442,12 +412,7 @@ private:
 
     /** Separable2D. */
     void build_separable2d(const StageCtx &ctx) {
-        const StageSpec &s = ctx.s;
-        Func &f = ctx.f;
-        const std::vector<Var> &v = ctx.v;
-        const std::vector<Expr> &args = ctx.args;
-        const Type acc = ctx.acc;
-        const std::vector<int> &I = ctx.s.ints;
+        const auto &[s, f, v, args, acc, lo, hi, I] = ctx;
         int d0 = I[0], d1 = I[1], k = I[2], norm = 0;
         Func tmp(s.name + "_x");
         Expr sx = cst(acc, 0), sy = cst(acc, 0);
@@ -472,12 +437,7 @@ private:
 
     /** Downsample / Upsample. */
     void build_resample(const StageCtx &ctx) {
-        const StageSpec &s = ctx.s;
-        Func &f = ctx.f;
-        const std::vector<Var> &v = ctx.v;
-        const std::vector<Expr> &args = ctx.args;
-        const Type acc = ctx.acc;
-        const std::vector<int> &I = ctx.s.ints;
+        const auto &[s, f, v, args, acc, lo, hi, I] = ctx;
         bool down = s.kind == StageKind::Downsample;
         int n = I[0];
         int dims[2] = {I[1], I[2]};
@@ -497,12 +457,7 @@ private:
 
     /** Transpose. */
     void build_transpose(const StageCtx &ctx) {
-        const StageSpec &s = ctx.s;
-        Func &f = ctx.f;
-        const std::vector<Var> &v = ctx.v;
-        const std::vector<Expr> &args = ctx.args;
-        const Type acc = ctx.acc;
-        const std::vector<int> &I = ctx.s.ints;
+        const auto &[s, f, v, args, acc, lo, hi, I] = ctx;
         std::vector<Expr> a(args.size());
         for (size_t j = 0; j < args.size(); j++)
             a[size_t(I[j])] = args[j];
@@ -511,11 +466,7 @@ private:
 
     /** Broadcast. */
     void build_broadcast(const StageCtx &ctx) {
-        const StageSpec &s = ctx.s;
-        Func &f = ctx.f;
-        const std::vector<Var> &v = ctx.v;
-        const std::vector<Expr> &args = ctx.args;
-        const Type acc = ctx.acc;
+        const auto &[s, f, v, args, acc, lo, hi, I] = ctx;
         std::vector<Expr> a(args.begin(), args.end() - 1);
         Expr c = v.back();
         Expr e = load_as(s.producers[0], a, acc) * Halide::cast(acc, c % 4 + 1);
@@ -524,12 +475,7 @@ private:
 
     /** Slice. */
     void build_slice(const StageCtx &ctx) {
-        const StageSpec &s = ctx.s;
-        Func &f = ctx.f;
-        const std::vector<Var> &v = ctx.v;
-        const std::vector<Expr> &args = ctx.args;
-        const Type acc = ctx.acc;
-        const std::vector<int> &I = ctx.s.ints;
+        const auto &[s, f, v, args, acc, lo, hi, I] = ctx;
         int d = I[0];
         int extent = st(s.producers[0]).extents[size_t(d)];
         Expr coord = I[2] ? Halide::clamp(scalar_as(s.scalars[0], Halide::Int(32)), 0, extent - 1)
@@ -541,14 +487,7 @@ private:
 
     /** ReduceSum / ReduceMax / ArgMin. */
     void build_reduction(const StageCtx &ctx) {
-        const StageSpec &s = ctx.s;
-        Func &f = ctx.f;
-        const std::vector<Var> &v = ctx.v;
-        const std::vector<Expr> &args = ctx.args;
-        const Type acc = ctx.acc;
-        const double lo = ctx.lo;
-        const double hi = ctx.hi;
-        const std::vector<int> &I = ctx.s.ints;
+        const auto &[s, f, v, args, acc, lo, hi, I] = ctx;
         int d = I[0], rext = I[1], where_mode = I[2];
         RDom r(0, rext, s.name + "_r");
         if (where_mode == 1) r.where((r.x + v[0]) % 3 != 0);
@@ -576,14 +515,7 @@ private:
 
     /** TuplePair. */
     void build_tuple_pair(const StageCtx &ctx) {
-        const StageSpec &s = ctx.s;
-        Func &f = ctx.f;
-        const std::vector<Var> &v = ctx.v;
-        const std::vector<Expr> &args = ctx.args;
-        const Type acc = ctx.acc;
-        const double lo = ctx.lo;
-        const double hi = ctx.hi;
-        const std::vector<int> &I = ctx.s.ints;
+        const auto &[s, f, v, args, acc, lo, hi, I] = ctx;
         Expr a = load_as(s.producers[0], args, acc);
         Expr b;
         if (s.producers.size() > 1) {
@@ -609,10 +541,7 @@ private:
 
     /** Histogram. */
     void build_histogram(const StageCtx &ctx) {
-        const StageSpec &s = ctx.s;
-        Func &f = ctx.f;
-        const std::vector<Var> &v = ctx.v;
-        const std::vector<int> &I = ctx.s.ints;
+        const auto &[s, f, v, args, acc, lo, hi, I] = ctx;
         int bins = I[0], rdims = I[1], where_mode = I[2];
         const StageSpec &A = st(s.producers[0]);
         Halide::Region rr;
@@ -629,12 +558,7 @@ private:
 
     /** Scan. */
     void build_scan(const StageCtx &ctx) {
-        const StageSpec &s = ctx.s;
-        Func &f = ctx.f;
-        const std::vector<Var> &v = ctx.v;
-        const std::vector<Expr> &args = ctx.args;
-        const Type acc = ctx.acc;
-        const std::vector<int> &I = ctx.s.ints;
+        const auto &[s, f, v, args, acc, lo, hi, I] = ctx;
         int d = I[0];
         int e = s.extents[size_t(d)];
         f(v) = load_as(s.producers[0], args, acc);
@@ -647,11 +571,7 @@ private:
 
     /** ConvLayer. */
     void build_conv_layer(const StageCtx &ctx) {
-        const StageSpec &s = ctx.s;
-        Func &f = ctx.f;
-        const std::vector<Var> &v = ctx.v;
-        const Type acc = ctx.acc;
-        const std::vector<int> &I = ctx.s.ints;
+        const auto &[s, f, v, args, acc, lo, hi, I] = ctx;
         int k = I[0], cin = I[1], cout = I[2], w_input = I[3], wseed = I[5];
         const StageSpec &A = st(s.producers[0]);
         RDom r(0, k, 0, k, 0, cin, s.name + "_r");
@@ -669,12 +589,7 @@ private:
 
     /** MatMul. */
     void build_mat_mul(const StageCtx &ctx) {
-        const StageSpec &s = ctx.s;
-        Func &f = ctx.f;
-        const std::vector<Var> &v = ctx.v;
-        const std::vector<Expr> &args = ctx.args;
-        const Type acc = ctx.acc;
-        const std::vector<int> &I = ctx.s.ints;
+        const auto &[s, f, v, args, acc, lo, hi, I] = ctx;
         int kr = I[0], w_input = I[2], wseed = I[3];
         RDom r(0, kr, s.name + "_r");
         std::vector<Expr> a = args;
@@ -688,13 +603,7 @@ private:
 
     /** Lookup. */
     void build_lookup(const StageCtx &ctx) {
-        const StageSpec &s = ctx.s;
-        Func &f = ctx.f;
-        const std::vector<Var> &v = ctx.v;
-        const std::vector<Expr> &args = ctx.args;
-        const double lo = ctx.lo;
-        const double hi = ctx.hi;
-        const std::vector<int> &I = ctx.s.ints;
+        const auto &[s, f, v, args, acc, lo, hi, I] = ctx;
         int t = I[0], t_input = I[1], formula = I[2];
         Expr idx = bin_index(s.producers[0], args, t);
         if (t_input) {
@@ -717,11 +626,7 @@ private:
 
     /** Boundary. */
     void build_boundary(const StageCtx &ctx) {
-        const StageSpec &s = ctx.s;
-        Func &f = ctx.f;
-        const std::vector<Var> &v = ctx.v;
-        const std::vector<Expr> &args = ctx.args;
-        const std::vector<int> &I = ctx.s.ints;
+        const auto &[s, f, v, args, acc, lo, hi, I] = ctx;
         int p = s.producers[0];
         Func bc = apply_boundary(BoundaryKind(I[0]), funcs_[size_t(p)], st(p).extents, st(p).type);
         f(v) = finish(load_from(p, bc, args), s.type);
@@ -729,12 +634,7 @@ private:
 
     /** FanIn. */
     void build_fan_in(const StageCtx &ctx) {
-        const StageSpec &s = ctx.s;
-        Func &f = ctx.f;
-        const std::vector<Var> &v = ctx.v;
-        const std::vector<Expr> &args = ctx.args;
-        const Type acc = ctx.acc;
-        const std::vector<int> &I = ctx.s.ints;
+        const auto &[s, f, v, args, acc, lo, hi, I] = ctx;
         int n = int(s.producers.size());
         Expr e;
         if (I[0] == 1) {
