@@ -437,11 +437,123 @@ void SearchSpace::children(const State &s, const SearchSpaceOptions &opt,
     children(s, opt, [&](StatePtr c) { out->push_back(std::move(c)); });
 }
 
+namespace {
+
+/** The region one realization of a placed Func computes: under a sliding window only the new
+ * points along the dimensions that slide, so tiles are no larger than those (bench box_blur,
+ * s11b: `rows` sliding down the output's rows with its y split by 2 and unrolled, over the one
+ * new row per output row, ran 0.75 ms where the same placement with y whole ran 0.45). */
+Box64 fresh_region(const FuncNest &placed) {
+    Box64 region = placed.region;
+    if (!placed.sliding || placed.store_realizations <= 0) return region;
+    const double per_store = placed.realizations / placed.store_realizations;
+    for (size_t dd = 0; dd < region.size(); dd++) {
+        const int64_t stored = placed.store_region[dd].extent();
+        if (stored <= region[dd].extent() || per_store < 2) continue;
+        const int64_t fresh = std::max<int64_t>(1, int64_t(double(stored) / per_store));
+        region[dd].max = std::min(region[dd].max, region[dd].min + fresh - 1);
+    }
+    return region;
+}
+
+} // namespace
+
+void SearchSpace::placement_children(const State &parent, FuncSched p, int combo_cap,
+                                     const SearchSpaceOptions &opt,
+                                     const std::function<void(StatePtr)> &offer) const {
+    const int func = order_[parent.num_decided];
+    const FuncNode &f = dag_.funcs[func];
+    if (p.placement == Placement::Inline) {
+        offer(make_child(parent, p));
+        return;
+    }
+    // The placement part of the nest is the same for every tiling: compute it once.
+    Decisions placed_decisions = parent.decisions;
+    placed_decisions[func] = p;
+    FuncNest placed;
+    place_func_nest(dag_, placed_decisions, parent.nests, func, &placed);
+    if (std::any_of(placed.region.begin(), placed.region.end(),
+                    [](const Interval64 &i) { return i.empty(); }))
+        return;
+    const Box64 region = fresh_region(placed);
+    bool may_par = p.placement == Placement::Root;
+    std::vector<std::vector<StageSched>> per_stage;
+    std::vector<Box64> boxes; // each stage's loops over one realization
+    size_t main_stage = 0;
+    double most = -1;
+    for (const Stage &st : f.stages) {
+        const Box64 &box = boxes.emplace_back(stage_loop_box(st, region));
+        per_stage.push_back(cached_tilings(st, box, may_par, opt));
+        double work = double(box_volume(box)) * double(st.ops.total() + 1);
+        if (work > most) {
+            most = work;
+            main_stage = per_stage.size() - 1;
+        }
+    }
+    // The stage with the most work gets the variety; the others a couple of variants.
+    const int others = opt.coarse ? opt.tilings_other_stages_coarse : opt.tilings_other_stages;
+    for (size_t i = 0; i < per_stage.size(); i++)
+        if (i != main_stage) detail::thin(&per_stage[i], size_t(std::max(1, others)));
+    // Register tiles: a reduction's constant-size realization in a consumer's tile, with its
+    // pure loops outside the vector loop unrolled (SearchSpaceOptions::register_tiles), offered
+    // as a twin of each combination below, so that the combinations offered without it stay
+    // the same (added to the per-stage lists, they shifted the thinning: bench
+    // depthwise_separable_conv's pick lost its 1x1 block, 5.7 ms vs 1.8). A loop count Halide
+    // could not see as constant would stop the build ("Can only unroll for loops over a
+    // constant extent"), so only for constant_size buffers.
+    const bool tiles = opt.register_tiles && p.placement == Placement::At && placed.constant_size &&
+                       !placed.sliding && f.stages.size() > 1;
+    // Loops each tiling of an update stage would unroll (register_tile_loops), once per tiling
+    // rather than once per combination that uses it.
+    std::vector<std::vector<int>> tile_loops(per_stage.size());
+    for (size_t i = 1; tiles && i < per_stage.size(); i++)
+        for (const StageSched &t : per_stage[i])
+            tile_loops[i].push_back(register_tile_loops(f.stages[i], t, boxes[i]));
+    // The combinations, in lexicographic order (the last stage varies fastest), evenly thinned:
+    // combination k is picked by its mixed-radix digits, never materializing the whole product
+    // (which grows as tilings^stages).
+    unsigned __int128 total = 1;
+    for (const auto &v : per_stage) {
+        total *= v.size();
+        if (total > (unsigned __int128)(1) << 100) total = (unsigned __int128)(1) << 100;
+    }
+    if (total == 0) return;
+    const uint64_t picks = total <= (unsigned __int128)(combo_cap)
+                               ? uint64_t(total)
+                               : uint64_t(std::max(1, combo_cap));
+    const double step = double(total) / double(picks); // as thin() computes it
+    for (uint64_t k = 0; k < picks; k++) {
+        unsigned __int128 index =
+            picks == uint64_t(total) ? k : (unsigned __int128)(double(k) * step);
+        p.stages.assign(per_stage.size(), StageSched{});
+        std::vector<size_t> picked(per_stage.size());
+        for (size_t i = per_stage.size(); i-- > 0;) {
+            const size_t n = per_stage[i].size();
+            picked[i] = size_t(index % n);
+            p.stages[i] = per_stage[i][picked[i]];
+            index /= n;
+        }
+        offer(make_child(parent, p, &placed));
+        if (!tiles) continue;
+        // Update stages only: the accumulators are what a tile keeps in registers. Random
+        // pipeline 762 (dropout seed 1 of reliability 1000) had a matmul's pure stage tiled too
+        // (x vector by 4 y by 4 z unrolled), and LLVM 14's loop unroller ran over 12 minutes on
+        // it (killed); without that one tile it compiled in 6 s and matched.
+        bool tiled = false;
+        for (size_t i = 1; i < p.stages.size(); i++) {
+            const int loops = tile_loops[i][picked[i]];
+            if (loops == 0 || loops == p.stages[i].unroll_outer) continue;
+            p.stages[i].unroll_outer = loops;
+            tiled = true;
+        }
+        if (tiled) offer(make_child(parent, p, &placed));
+    }
+}
+
 void SearchSpace::children(const State &s, const SearchSpaceOptions &opt,
                            const std::function<void(StatePtr)> &emit) const {
     if (is_complete(s)) return;
-    int func = order_[s.num_decided];
-    const FuncNode &f = dag_.funcs[func];
+    const int func = order_[s.num_decided];
     // Children over a limit wait here until it is clear that no child is under them; of
     // those, the ones over only the memory limit come first, then over only the unroll
     // budget, then over both (one list each, capped).
@@ -463,116 +575,14 @@ void SearchSpace::children(const State &s, const SearchSpaceOptions &opt,
         std::vector<StatePtr> &v = over[!unroll ? 0 : !memory ? 1 : 2];
         if (int(v.size()) < opt.max_fallback_children) v.push_back(std::move(c));
     };
-    // Children of `parent` placing the Func as `p` (every tiling combination of its stages, up
-    // to `combo_cap`).
-    auto offer_placement = [&](const State &parent, FuncSched p, int combo_cap) {
-        if (p.placement == Placement::Inline) {
-            offer_child(make_child(parent, p));
-            return;
-        }
-        // The placement part of the nest is the same for every tiling: compute it once.
-        Decisions placed_decisions = parent.decisions;
-        placed_decisions[func] = p;
-        FuncNest placed;
-        place_func_nest(dag_, placed_decisions, parent.nests, func, &placed);
-        Box64 region = placed.region;
-        bool empty = std::any_of(region.begin(), region.end(),
-                                 [](const Interval64 &i) { return i.empty(); });
-        if (empty) return;
-        // Under a sliding window a realization computes only the new points along the
-        // dimensions that slide: tiles no larger than those (bench box_blur, s11b: `rows`
-        // sliding down the output's rows with its y split by 2 and unrolled, over the one new
-        // row per output row, ran 0.75 ms where the same placement with y whole ran 0.45).
-        if (placed.sliding && placed.store_realizations > 0) {
-            const double per_store = placed.realizations / placed.store_realizations;
-            for (size_t dd = 0; dd < region.size(); dd++) {
-                const int64_t stored = placed.store_region[dd].extent();
-                if (stored <= region[dd].extent() || per_store < 2) continue;
-                const int64_t fresh = std::max<int64_t>(1, int64_t(double(stored) / per_store));
-                region[dd].max = std::min(region[dd].max, region[dd].min + fresh - 1);
-            }
-        }
-        bool may_par = p.placement == Placement::Root;
-        std::vector<std::vector<StageSched>> per_stage;
-        std::vector<Box64> boxes; // each stage's loops over one realization
-        size_t main_stage = 0;
-        double most = -1;
-        for (const Stage &st : f.stages) {
-            const Box64 &box = boxes.emplace_back(stage_loop_box(st, region));
-            per_stage.push_back(cached_tilings(st, box, may_par, opt));
-            double work = double(box_volume(box)) * double(st.ops.total() + 1);
-            if (work > most) {
-                most = work;
-                main_stage = per_stage.size() - 1;
-            }
-        }
-        // The stage with the most work gets the variety; the others a couple of variants.
-        const int others = opt.coarse ? opt.tilings_other_stages_coarse : opt.tilings_other_stages;
-        for (size_t i = 0; i < per_stage.size(); i++)
-            if (i != main_stage) detail::thin(&per_stage[i], size_t(std::max(1, others)));
-        // Register tiles: a reduction's constant-size realization in a consumer's tile, with
-        // its pure loops outside the vector loop unrolled (SearchSpaceOptions::register_tiles),
-        // offered as a twin of each combination below, so that the combinations offered
-        // without it stay the same (added to the per-stage lists, they shifted the thinning:
-        // bench depthwise_separable_conv's pick lost its 1x1 block, 5.7 ms vs 1.8). A loop
-        // count Halide could not see as constant would stop the build ("Can only unroll for
-        // loops over a constant extent"), so only for constant_size buffers.
-        const bool tiles = opt.register_tiles && p.placement == Placement::At &&
-                           placed.constant_size && !placed.sliding && f.stages.size() > 1;
-        // Loops each tiling of an update stage would unroll (register_tile_loops), once per
-        // tiling rather than once per combination that uses it.
-        std::vector<std::vector<int>> tile_loops(per_stage.size());
-        for (size_t i = 1; tiles && i < per_stage.size(); i++)
-            for (const StageSched &t : per_stage[i])
-                tile_loops[i].push_back(register_tile_loops(f.stages[i], t, boxes[i]));
-        // The combinations, in lexicographic order (the last stage varies fastest), evenly
-        // thinned: combination k is picked by its mixed-radix digits, never materializing the
-        // whole product (which grows as tilings^stages).
-        unsigned __int128 total = 1;
-        for (const auto &v : per_stage) {
-            total *= v.size();
-            if (total > (unsigned __int128)(1) << 100) total = (unsigned __int128)(1) << 100;
-        }
-        if (total == 0) return;
-        const uint64_t picks = total <= (unsigned __int128)(combo_cap)
-                                   ? uint64_t(total)
-                                   : uint64_t(std::max(1, combo_cap));
-        const double step = double(total) / double(picks); // as thin() computes it
-        for (uint64_t k = 0; k < picks; k++) {
-            unsigned __int128 index =
-                picks == uint64_t(total) ? k : (unsigned __int128)(double(k) * step);
-            p.stages.assign(per_stage.size(), StageSched{});
-            std::vector<size_t> picked(per_stage.size());
-            for (size_t i = per_stage.size(); i-- > 0;) {
-                const size_t n = per_stage[i].size();
-                picked[i] = size_t(index % n);
-                p.stages[i] = per_stage[i][picked[i]];
-                index /= n;
-            }
-            offer_child(make_child(parent, p, &placed));
-            if (!tiles) continue;
-            // Update stages only: the accumulators are what a tile keeps in registers. Random
-            // pipeline 762 (dropout seed 1 of reliability 1000) had a matmul's pure stage tiled
-            // too (x vector by 4 y by 4 z unrolled), and LLVM 14's loop unroller ran over 12
-            // minutes on it (killed); without that one tile it compiled in 6 s and matched.
-            bool tiled = false;
-            for (size_t i = 1; i < p.stages.size(); i++) {
-                const int loops = tile_loops[i][picked[i]];
-                if (loops == 0 || loops == p.stages[i].unroll_outer) continue;
-                p.stages[i].unroll_outer = loops;
-                tiled = true;
-            }
-            if (tiled) offer_child(make_child(parent, p, &placed));
-        }
-    };
     const int combo_cap = opt.coarse ? opt.combos_per_placement_coarse : opt.combos_per_placement;
     for (const FuncSched &p : placements(s, func, opt))
-        offer_placement(s, p, combo_cap);
+        placement_children(s, p, combo_cap, opt, offer_child);
     // The Func inside its consumer re-tiled for it: the consumer's tiling was chosen before its
     // producers were, when no split of a loop it could leave whole paid off.
     const int retile_cap = std::max(1, combo_cap / std::max(1, opt.retile_combos_divisor));
     for (const Retiling &r : retilings(s, func, opt))
-        offer_placement(*r.parent, r.placement, retile_cap);
+        placement_children(*r.parent, r.placement, retile_cap, opt, offer_child);
     if (!any_ok) {
         for (auto &v : over) {
             if (v.empty()) continue;

@@ -256,6 +256,12 @@ private:
     mutable std::mutex tiling_cache_mutex_;
     std::vector<FuncSched> placements(const State &s, int func,
                                       const SearchSpaceOptions &opt) const;
+    /** The children of `parent` placing its next Func as `p`: every tiling combination of the
+     * Func's stages (evenly thinned to `combo_cap`), each followed by its register-tiled twin
+     * where one applies; passed to `offer`. */
+    void placement_children(const State &parent, FuncSched p, int combo_cap,
+                            const SearchSpaceOptions &opt,
+                            const std::function<void(StatePtr)> &offer) const;
     /** Appends `func` computed at each loop 0..last of stage `stage` of `anchor` (outermost
      * first, down to the vector loop), each followed by its sliding-window variants. */
     void offer_site(const State &s, int func, int anchor, int stage, int last,
