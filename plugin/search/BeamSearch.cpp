@@ -149,6 +149,66 @@ std::string mib(double bytes) {
     return o.str();
 }
 
+/** How a pass's bounds narrowed its steps, for the notes at its end. */
+struct PassBounds {
+    int narrowed = 0, min_keep = 0, min_batch = 0; // memory
+    int paced = 0, min_paced = 0;                  // time
+};
+
+/** States to keep and children per batch for one step: the beam and one batch of children
+ * must fit in what the memory bound leaves (the tiling cache and the parents held), and the
+ * pass must end in time at the pace its steps have gone so far (`seconds_per_parent` < 0:
+ * no pace yet). */
+void bound_step(const BeamSearchOptions &opt, double budget, double cache_bytes, size_t parents,
+                double per_child, bool finishing, double seconds_left, double seconds_per_parent,
+                int steps_left, int &keep, int &batch, PassBounds &b) {
+    // This step's children are a little larger than the last step's (one more Func
+    // decided): plan with some room.
+    const double per = per_child * 1.05 + 1024;
+    const double avail = budget - cache_bytes - double(parents) * per;
+    keep = finishing ? 1 : std::max(1, opt.beam_size);
+    batch = std::max(1, opt.max_batch);
+    if (double(keep + batch) * per > avail) {
+        batch = int(std::max(16.0, std::min(double(batch), avail / per - keep)));
+        if (double(keep + batch) * per > avail) {
+            keep = int(std::max(1.0, std::min(double(keep), avail / per / 2)));
+            batch = std::max(16, keep);
+        }
+        b.narrowed++;
+        b.min_keep = std::min(b.min_keep, keep);
+        b.min_batch = std::min(b.min_batch, batch);
+    }
+    if (opt.time_limit_s > 0 && !finishing && seconds_per_parent >= 0) {
+        double affordable = seconds_left / (seconds_per_parent * double(steps_left));
+        if (affordable < keep) {
+            keep = int(std::max(1.0, affordable));
+            b.paced++;
+            b.min_paced = std::min(b.min_paced, keep);
+        }
+    }
+}
+
+/** The placement-prefix hashes of the best `keep_structures` states of a pass's final beam,
+ * per depth: the states the next pass may continue. */
+void allow_structures_of(const SearchSpace &space, const std::vector<StatePtr> &beam,
+                         int keep_structures, std::vector<std::set<uint64_t>> &allowed) {
+    for (auto &a : allowed)
+        a.clear();
+    const int steps = int(space.order().size());
+    int keep = std::min<int>(keep_structures, int(beam.size()));
+    for (int i = 0; i < keep; i++) {
+        // Rebuild the prefix hashes by replaying the decisions in order.
+        uint64_t h = 0;
+        const State &s = *beam[i];
+        allowed[0].insert(h);
+        for (int step = 0; step < steps; step++) {
+            const FuncSched &fs = s.decisions[space.order()[step]];
+            h = hash_mix(h, placement_key(fs));
+            allowed[step + 1].insert(h);
+        }
+    }
+}
+
 } // namespace
 
 StatePtr beam_search(const SearchSpace &space, StateEvaluator &eval, const BeamSearchOptions &opt,
@@ -192,12 +252,13 @@ StatePtr beam_search(const SearchSpace &space, StateEvaluator &eval, const BeamS
         so.memory_limit_bytes = opt.memory_limit_bytes;
         std::vector<StatePtr> beam = {space.initial_state()};
         double per_child = child_bytes(*beam[0], -1) * 1.3;
-        int narrowed = 0, min_keep = beam_size, min_batch = opt.max_batch;
+        PassBounds bounds;
+        bounds.min_keep = bounds.min_paced = beam_size;
+        bounds.min_batch = opt.max_batch;
         // Pacing: seconds per parent so far in this pass, to narrow the beam when the pass
         // would not end in its share of the time limit (the first of several passes: half).
         double parent_seconds = 0;
         int64_t parents_done = 0;
-        int paced = 0, min_paced = beam_size;
         const double pass_end = opt.time_limit_s * (passes > 1 && pass == 0 && !best ? 0.5 : 0.9);
         for (int step = 0; step < steps; step++) {
             st.step = step;
@@ -224,34 +285,12 @@ StatePtr beam_search(const SearchSpace &space, StateEvaluator &eval, const BeamS
                 space.clear_caches();
                 st.cache_drops++;
             }
-            // This step's children are a little larger than the last step's (one more Func
-            // decided): plan with some room.
-            const double per = per_child * 1.05 + 1024;
-            const double parents = double(beam.size()) * per;
-            const double avail = budget - space.cache_bytes() - parents;
-            int keep = finishing ? 1 : beam_size;
-            int batch = std::max(1, opt.max_batch);
-            if (double(keep + batch) * per > avail) {
-                batch = int(std::max(16.0, std::min(double(batch), avail / per - keep)));
-                if (double(keep + batch) * per > avail) {
-                    keep = int(std::max(1.0, std::min(double(keep), avail / per / 2)));
-                    batch = std::max(16, keep);
-                }
-                narrowed++;
-                min_keep = std::min(min_keep, keep);
-                min_batch = std::min(min_batch, batch);
-            }
-
-            if (opt.time_limit_s > 0 && !finishing && parents_done > 0) {
-                double per_parent = parent_seconds / double(parents_done);
-                double left = pass_end - since(start);
-                double parents = left / (per_parent * double(steps - step));
-                if (parents < keep) {
-                    keep = int(std::max(1.0, parents));
-                    paced++;
-                    min_paced = std::min(min_paced, keep);
-                }
-            }
+            int keep = 0, batch = 0;
+            bound_step(opt, budget, space.cache_bytes(), beam.size(), per_child, finishing,
+                       pass_end - since(start),
+                       parents_done > 0 ? parent_seconds / double(parents_done) : -1, steps - step,
+                       keep, batch, bounds);
+            const double parents = double(beam.size()) * (per_child * 1.05 + 1024);
             auto step_start = Clock::now();
             const bool filter = pass > 0 && !allowed[step + 1].empty();
             const size_t per_structure = opt.structure_share > 0
@@ -297,19 +336,20 @@ StatePtr beam_search(const SearchSpace &space, StateEvaluator &eval, const BeamS
             if (beam.empty()) break;
         }
         if (abandoned) break;
-        if (narrowed > 0) {
-            st.narrowed_steps += narrowed;
+        if (bounds.narrowed > 0) {
+            st.narrowed_steps += bounds.narrowed;
             std::ostringstream o;
             o << "memory bound (" << mib(budget) << "): pass " << pass + 1 << " narrowed "
-              << narrowed << " of " << steps << " steps (beam down to " << min_keep
-              << ", batches of " << min_batch << "; ~" << per_child / 1024 << " KiB per state)";
+              << bounds.narrowed << " of " << steps << " steps (beam down to " << bounds.min_keep
+              << ", batches of " << bounds.min_batch << "; ~" << per_child / 1024
+              << " KiB per state)";
             note(o.str());
         }
-        if (paced > 0) {
+        if (bounds.paced > 0) {
             std::ostringstream o;
             o << "time limit (" << opt.time_limit_s << " s): pass " << pass + 1
-              << " narrowed the beam on " << paced << " of " << steps << " steps (down to "
-              << min_paced << ") to end in time";
+              << " narrowed the beam on " << bounds.paced << " of " << steps << " steps (down to "
+              << bounds.min_paced << ") to end in time";
             note(o.str());
         }
         if (beam.empty() || !space.is_complete(*beam[0])) {
@@ -329,20 +369,7 @@ StatePtr beam_search(const SearchSpace &space, StateEvaluator &eval, const BeamS
         }
         if (finishing) break; // the time is up: no further passes
         // Structures of the best states of this pass constrain the next one.
-        for (auto &a : allowed)
-            a.clear();
-        int keep = std::min<int>(opt.keep_structures, int(beam.size()));
-        for (int i = 0; i < keep; i++) {
-            // Rebuild the prefix hashes by replaying the decisions in order.
-            uint64_t h = 0;
-            const State &s = *beam[i];
-            allowed[0].insert(h);
-            for (int step = 0; step < steps; step++) {
-                const FuncSched &fs = s.decisions[space.order()[step]];
-                h = hash_mix(h, placement_key(fs));
-                allowed[step + 1].insert(h);
-            }
-        }
+        allow_structures_of(space, beam, opt.keep_structures, allowed);
     }
     if (st.cache_drops > 0)
         note("memory bound: dropped the tiling cache " + std::to_string(st.cache_drops) + " times");
