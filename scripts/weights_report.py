@@ -36,6 +36,10 @@ def main():
         for weights, by_seed in regret_report.read_regret(a.regret).items():
             out.append(regret_report.summary("Search regret on held-out pipelines (" + weights +
                                              ")", list(by_seed.values())))
+            out.append("Each seed's learned pick, analytical pick and best known schedule "
+                       "compiled and timed interleaved in fresh processes (`sextant-sample "
+                       "--regret`; docs/COSTMODEL.md, \"Judging a model by its picks\"). "
+                       "Regret: a pick's time over the fastest of the three.\n")
     out.append("%d samples of %d random pipelines; %d pipelines (%d samples) held out for "
                "validation by hash (%d%%). %d epochs, best epoch %d (by held-out pairwise "
                "accuracy); %s ranking loss, learning rate %g, pair temperature %g, absolute "
