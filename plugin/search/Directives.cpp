@@ -73,20 +73,17 @@ void add_placement(const PipelineDag &dag, const Decisions &d, const FuncNode &f
     const Stage &cst = c.stages[fs.at_stage];
     const StageSched &cs = d[fs.at_func].stages[fs.at_stage];
     StageNest cn = make_stage_nest(cst, cs, cst.full_loop_box());
-    const ConcreteLoop &l = cn.order[fs.at_level];
-    Directive at{Directive::Kind::ComputeAt, f.id, 0, {}};
-    at.at_func = fs.at_func;
-    at.vars.push_back({site_name(dag, d, fs.at_func, fs.at_stage, cn, fs.at_level),
-                       cst.loops[l.stage_loop].is_rvar});
-    out.push_back(at);
-    if (fs.store_level >= 0 && fs.store_level < fs.at_level) {
-        const ConcreteLoop &sl = cn.order[fs.store_level];
-        Directive st{Directive::Kind::StoreAt, f.id, 0, {}};
-        st.at_func = fs.at_func;
-        st.vars.push_back({site_name(dag, d, fs.at_func, fs.at_stage, cn, fs.store_level),
-                           cst.loops[sl.stage_loop].is_rvar});
-        out.push_back(st);
-    }
+    // compute_at or store_at the consumer's loop at `level`.
+    auto at_loop = [&](Directive::Kind kind, int level) {
+        Directive at{kind, f.id, 0, {}};
+        at.at_func = fs.at_func;
+        at.vars.push_back({site_name(dag, d, fs.at_func, fs.at_stage, cn, level),
+                           cst.loops[cn.order[size_t(level)].stage_loop].is_rvar});
+        out.push_back(at);
+    };
+    at_loop(Directive::Kind::ComputeAt, fs.at_level);
+    if (fs.store_level >= 0 && fs.store_level < fs.at_level)
+        at_loop(Directive::Kind::StoreAt, fs.store_level);
     if (fs.stack) out.push_back({Directive::Kind::StoreInStack, f.id, 0, {}});
 }
 
