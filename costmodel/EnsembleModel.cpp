@@ -16,22 +16,24 @@ std::vector<double> EnsembleModel::predict_stages(const FeatureBatch &batch) {
         each.push_back(m->predict_stages(batch));
     const size_t rows = each[0].size();
     const double n = double(members_.size());
-    std::vector<double> out(rows);
+    std::vector<double> out(rows), logs(members_.size());
     for (size_t r = 0; r < rows; r++) {
-        bool all_positive = true;
         double sum = 0, log_sum = 0;
-        for (const auto &p : each) {
-            all_positive = all_positive && p[r] > 0;
-            sum += p[r];
-            log_sum += p[r] > 0 ? std::log(p[r]) : 0;
+        bool all_positive = true;
+        for (size_t m = 0; m < each.size(); m++) {
+            sum += each[m][r];
+            all_positive = all_positive && each[m][r] > 0;
+            logs[m] = all_positive ? std::log(each[m][r]) : 0;
+            log_sum += logs[m];
         }
         if (!all_positive) {
             out[r] = sum / n;
             continue;
         }
-        double mean = log_sum / n, var = 0;
-        for (const auto &p : each)
-            var += (std::log(p[r]) - mean) * (std::log(p[r]) - mean);
+        const double mean = log_sum / n;
+        double var = 0;
+        for (double l : logs)
+            var += (l - mean) * (l - mean);
         out[r] = std::exp(mean + caution_ * std::sqrt(var / n));
     }
     return out;

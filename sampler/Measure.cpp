@@ -268,12 +268,9 @@ Measurement MeasurePool::time_slot(Slot &s) {
         if (o.get() != &s && !o->compiled) o->child.stop();
     const MeasureSpec &spec = s.spec;
     Subject sub = timed_subject(spec, s.compiled_schedule);
-    ProtocolOptions po;
-    po.rounds = 1;
-    po.busy_threshold = spec.timing.busy_threshold;
-    po.busy_retries = spec.timing.busy_retries;
     // The limit covers compile and timing together, as one budget per schedule.
-    po.timeout_s = std::max(1.0, spec.timing.timeout_s - s.compile_active_s);
+    const ProtocolOptions po =
+        spec.timing.protocol(1, std::max(1.0, spec.timing.timeout_s - s.compile_active_s));
     SubjectResult r;
     auto t0 = Slot::Clock::now();
     for (int k = 0; k < std::max(1, spec.rounds); k++)

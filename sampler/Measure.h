@@ -49,6 +49,16 @@ struct TimingOptions {
      * span is run again, up to busy_retries times (measure/Protocol.h). */
     double busy_threshold = 0.10;
     int busy_retries = 2;
+
+    /** The protocol's options for `rounds` interleaved rounds within `timeout_s` each. */
+    ProtocolOptions protocol(int rounds, double timeout_s) const {
+        ProtocolOptions p;
+        p.rounds = rounds;
+        p.timeout_s = timeout_s;
+        p.busy_threshold = busy_threshold;
+        p.busy_retries = busy_retries;
+        return p;
+    }
 };
 
 /** What one measurement does. */

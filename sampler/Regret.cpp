@@ -165,12 +165,8 @@ nlohmann::json RegretRun::judge(uint64_t seed) {
         subjects.push_back(timed_subject(spec, e.compiled));
         timed.push_back(&e);
     }
-    ProtocolOptions po;
-    po.rounds = opt_.rounds;
-    po.timeout_s = opt_.timing.timeout_s;
-    po.busy_threshold = opt_.timing.busy_threshold;
-    po.busy_retries = opt_.timing.busy_retries;
-    std::vector<SubjectResult> results = measure_interleaved(subjects, po);
+    std::vector<SubjectResult> results =
+        measure_interleaved(subjects, opt_.timing.protocol(opt_.rounds, opt_.timing.timeout_s));
     for (size_t i = 0; i < timed.size(); i++) {
         const SubjectResult &r = results[i];
         if (!r.ok()) {
