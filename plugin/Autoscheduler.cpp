@@ -140,6 +140,101 @@ std::string describe_progress(const std::vector<Halide::Internal::Function> &out
     return o.str();
 }
 
+/** The beam search's options from the plugin's parameters; the time limit is what analysing
+ * the pipeline and loading the model (since `started`) left of it. */
+BeamSearchOptions search_options(const Params &params,
+                                 std::chrono::steady_clock::time_point started) {
+    BeamSearchOptions bo;
+    bo.beam_size = params.beam_size;
+    bo.num_passes = params.num_passes;
+    bo.random_dropout = params.random_dropout;
+    bo.seed = params.seed;
+    bo.memory_limit_bytes = params.memory_limit_bytes;
+    bo.memory_bytes = params.search_memory_bytes;
+    parse_search_space_options(params.search_space, &bo.space); // checked by Params::parse
+    if (params.time_limit_s > 0) {
+        double used =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        bo.time_limit_s = std::max(0.05 * params.time_limit_s, params.time_limit_s - used);
+    } else {
+        bo.time_limit_s = 0;
+    }
+    return bo;
+}
+
+/** The search (or SEXTANT_CANDIDATES' several searches): its pick, never null. Reports the
+ * bounds' notes and a root allocation over SEXTANT_MEMORY_LIMIT on stderr; on an exception,
+ * leaves where the search was in `progress`. */
+StatePtr search(const PipelineDag &dag, const SearchSpace &space, CostModel &model,
+                ModelEvaluator &eval, const Params &params,
+                std::chrono::steady_clock::time_point started,
+                const std::function<void(const std::string &)> &log, Progress &progress,
+                SearchStats *stats) {
+    const BeamSearchOptions bo = search_options(params, started);
+    StatePtr best;
+    try {
+        if (params.candidates_dir.empty()) {
+            std::unique_ptr<FaultyEvaluator> faulty;
+            if (!params.test_fault.empty())
+                faulty = std::make_unique<FaultyEvaluator>(eval, params.test_fault);
+            StateEvaluator &ev = faulty ? static_cast<StateEvaluator &>(*faulty) : eval;
+            best = beam_search(space, ev, bo, stats,
+                               params.debug > 1 ? log : std::function<void(const std::string &)>());
+        } else {
+            best = write_candidates(dag, space, model, bo, params, log, stats);
+        }
+    } catch (...) {
+        progress.pass = stats->pass;
+        progress.step = stats->step;
+        progress.func = stats->func;
+        throw;
+    }
+    SEXTANT_ASSERT(best, "the search ended without a complete schedule (a step had no legal "
+                         "child)");
+    // What the bounds did is worth knowing even without SEXTANT_DEBUG.
+    for (const std::string &n : stats->notes)
+        std::cerr << "Sextant: " << n << "\n";
+    if (params.memory_limit_bytes > 0 && best->root_bytes > params.memory_limit_bytes) {
+        std::cerr << "Sextant: warning: no schedule keeps its root allocations within "
+                     "SEXTANT_MEMORY_LIMIT="
+                  << int64_t(params.memory_limit_bytes) << " bytes; the chosen one allocates "
+                  << int64_t(best->root_bytes) << " bytes at root\n";
+    }
+    return best;
+}
+
+/** The debug log's last line: search effort, prediction, and the allocator's predicted cost
+ * (with `buffers`, one line per heap or stack buffer). */
+std::string summary(const PipelineDag &dag, const ModelEvaluator &eval, const State &best,
+                    const AutoscheduleResult &r, bool buffers_too) {
+    const ModelEvaluator::Timing &t = eval.timing();
+    std::ostringstream done;
+    done << "scheduled " << dag.funcs.size() << " Funcs in " << r.stats.seconds_total
+         << " s: " << r.stats.states_evaluated << " states, " << t.rows
+         << " stage rows featurized in " << t.featurize_seconds << " s ("
+         << (t.featurize_seconds > 0 ? double(t.states) / t.featurize_seconds : 0.0)
+         << " states/s), cost model " << t.predict_seconds << " s ("
+         << (r.stats.seconds_total > 0 ? 100.0 * t.predict_seconds / r.stats.seconds_total : 0.0)
+         << "% of search); predicted " << r.predicted_seconds * 1e3
+         << " ms per run; unrolling adds " << best.unrolled_nodes
+         << " IR nodes; search held at most " << r.stats.peak_held_bytes / (1024.0 * 1024.0)
+         << " MiB";
+    std::vector<AllocatorBuffer> buffers;
+    const AllocatorEstimate alloc = estimate_allocator(dag, best.decisions, best.nests, &buffers);
+    done << "; allocator: " << alloc.heap_mallocs << " mallocs and " << alloc.page_faults
+         << " page faults per run predicted (" << allocator_seconds(alloc) * 1e3
+         << " ms; trim threshold " << alloc.trim_threshold_bytes / 1024 << " KiB)";
+    if (buffers_too) {
+        for (const AllocatorBuffer &b : buffers)
+            done << "\n  buffer " << dag.funcs[b.func].name << ": "
+                 << (b.bytes > 0 ? std::to_string(int64_t(b.bytes / 1024)) + " KiB from malloc"
+                                 : std::string("on the stack"))
+                 << ", " << b.allocations << " allocations and " << b.page_faults
+                 << " page faults per run";
+    }
+    return done.str();
+}
+
 AutoscheduleResult autoschedule_impl(const std::vector<Halide::Internal::Function> &outputs,
                                      const Halide::Target &target, const MachineInfo &machine,
                                      const Params &params, Progress &progress) {
@@ -169,51 +264,7 @@ AutoscheduleResult autoschedule_impl(const std::vector<Halide::Internal::Functio
         log("replaying " + params.schedule_file);
     } else {
         progress.phase = "searching";
-        BeamSearchOptions bo;
-        bo.beam_size = params.beam_size;
-        bo.num_passes = params.num_passes;
-        bo.random_dropout = params.random_dropout;
-        bo.seed = params.seed;
-        bo.memory_limit_bytes = params.memory_limit_bytes;
-        bo.memory_bytes = params.search_memory_bytes;
-        parse_search_space_options(params.search_space, &bo.space); // checked by Params::parse
-        if (params.time_limit_s > 0) {
-            // What analysing the pipeline and loading the model left of the limit.
-            double used =
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-            bo.time_limit_s = std::max(0.05 * params.time_limit_s, params.time_limit_s - used);
-        } else {
-            bo.time_limit_s = 0;
-        }
-        try {
-            if (params.candidates_dir.empty()) {
-                std::unique_ptr<FaultyEvaluator> faulty;
-                if (!params.test_fault.empty())
-                    faulty = std::make_unique<FaultyEvaluator>(eval, params.test_fault);
-                StateEvaluator &ev = faulty ? static_cast<StateEvaluator &>(*faulty) : eval;
-                best = beam_search(space, ev, bo, &r.stats,
-                                   params.debug > 1 ? std::function<void(const std::string &)>(log)
-                                                    : std::function<void(const std::string &)>());
-            } else {
-                best = write_candidates(dag, space, *model, bo, params, log, &r.stats);
-            }
-        } catch (...) {
-            progress.pass = r.stats.pass;
-            progress.step = r.stats.step;
-            progress.func = r.stats.func;
-            throw;
-        }
-        SEXTANT_ASSERT(best, "the search ended without a complete schedule (a step had no legal "
-                             "child)");
-        // What the bounds did is worth knowing even without SEXTANT_DEBUG.
-        for (const std::string &n : r.stats.notes)
-            std::cerr << "Sextant: " << n << "\n";
-        if (params.memory_limit_bytes > 0 && best->root_bytes > params.memory_limit_bytes) {
-            std::cerr << "Sextant: warning: no schedule keeps its root allocations within "
-                         "SEXTANT_MEMORY_LIMIT="
-                      << int64_t(params.memory_limit_bytes) << " bytes; the chosen one allocates "
-                      << int64_t(best->root_bytes) << " bytes at root\n";
-        }
+        best = search(dag, space, *model, eval, params, started, log, progress, &r.stats);
     }
     progress.phase = "applying the schedule";
     r.predicted_seconds = best->cost;
@@ -235,31 +286,7 @@ AutoscheduleResult autoschedule_impl(const std::vector<Halide::Internal::Functio
     r.featurize_seconds = t.featurize_seconds;
     r.model_seconds = t.predict_seconds;
     r.rows_featurized = t.rows;
-    std::ostringstream done;
-    done << "scheduled " << dag.funcs.size() << " Funcs in " << r.stats.seconds_total
-         << " s: " << r.stats.states_evaluated << " states, " << t.rows
-         << " stage rows featurized in " << t.featurize_seconds << " s ("
-         << (t.featurize_seconds > 0 ? double(t.states) / t.featurize_seconds : 0.0)
-         << " states/s), cost model " << t.predict_seconds << " s ("
-         << (r.stats.seconds_total > 0 ? 100.0 * t.predict_seconds / r.stats.seconds_total : 0.0)
-         << "% of search); predicted " << r.predicted_seconds * 1e3
-         << " ms per run; unrolling adds " << best->unrolled_nodes
-         << " IR nodes; search held at most " << r.stats.peak_held_bytes / (1024.0 * 1024.0)
-         << " MiB";
-    std::vector<AllocatorBuffer> buffers;
-    const AllocatorEstimate alloc = estimate_allocator(dag, best->decisions, best->nests, &buffers);
-    done << "; allocator: " << alloc.heap_mallocs << " mallocs and " << alloc.page_faults
-         << " page faults per run predicted (" << allocator_seconds(alloc) * 1e3
-         << " ms; trim threshold " << alloc.trim_threshold_bytes / 1024 << " KiB)";
-    if (params.debug > 1) {
-        for (const AllocatorBuffer &b : buffers)
-            done << "\n  buffer " << dag.funcs[b.func].name << ": "
-                 << (b.bytes > 0 ? std::to_string(int64_t(b.bytes / 1024)) + " KiB from malloc"
-                                 : std::string("on the stack"))
-                 << ", " << b.allocations << " allocations and " << b.page_faults
-                 << " page faults per run";
-    }
-    log(done.str());
+    log(summary(dag, eval, *best, r, params.debug > 1));
     return r;
 }
 

@@ -13,6 +13,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <string>
 
 namespace {
@@ -79,6 +80,65 @@ struct Options {
     RegretOptions regret; ///< judged when regret.weights is set
     int rounds = 0;       ///< --rounds, if given
 };
+
+/** --inject KIND@N,...: the N-th measurement of the run is made to fail as KIND. */
+void parse_inject(const std::string &spec, std::map<int64_t, std::string> *inject) {
+    size_t pos = 0;
+    while (pos <= spec.size()) {
+        size_t comma = spec.find(',', pos);
+        std::string item = spec.substr(pos, comma == std::string::npos ? comma : comma - pos);
+        size_t at = item.find('@');
+        std::string kind = item.substr(0, at);
+        if (at == std::string::npos || (kind != "crash" && kind != "hang" && kind != "error"))
+            throw UserError("--inject: expected KIND@N with KIND crash|hang|error, got '" + item +
+                            "'");
+        const std::string n = item.substr(at + 1);
+        char *end = nullptr;
+        const long long k = std::strtoll(n.c_str(), &end, 10);
+        if (n.empty() || *end) throw ArgError("--inject: '" + n + "' is not a number");
+        (*inject)[int64_t(k)] = kind;
+        if (comma == std::string::npos) break;
+        pos = comma + 1;
+    }
+}
+
+/** Checks the parsed flags and hands the shared ones (timing, seeds, search) to the regret
+ * and remeasure modes. */
+void finish(Options &o, bool have_from, bool have_to) {
+    if (o.db.empty()) throw UserError(std::string("--db is required\n") + kUsage);
+    if (have_from != have_to) throw UserError("--from and --to go together");
+    o.have_range = have_from;
+    if (o.have_range && o.sampler.to < o.sampler.from)
+        throw UserError("--to must not be less than --from");
+    if (o.sampler.per_pipeline < 1) throw UserError("--per-pipeline must be at least 1");
+    if (o.sampler.timing.repeats < 1) throw UserError("--repeats must be at least 1");
+    if (o.sampler.timing.busy_retries < 0) throw UserError("--busy-retries must not be negative");
+    if (o.sampler.jobs < 1) throw UserError("--jobs must be at least 1");
+    o.sampler.candidates.count = o.sampler.per_pipeline;
+    if (o.rounds != 0) {
+        if (o.rounds < 1) throw UserError("--rounds must be at least 1");
+        o.remeasure_opt.rounds = o.regret.rounds = o.rounds;
+    }
+    if (!o.regret.weights.empty()) {
+        if (!o.have_range) throw UserError("--regret needs --from and --to (the seeds judged)");
+        if (o.regret.out_path.empty()) throw UserError("--regret needs --regret-out");
+        o.regret.from = o.sampler.from;
+        o.regret.to = o.sampler.to;
+        o.regret.timing = o.sampler.timing;
+        o.regret.search_timeout_s = o.sampler.search_timeout_s;
+        o.regret.parallelism = o.sampler.parallelism;
+        o.regret.search = o.sampler.candidates.first;
+        o.regret.generator = o.sampler.generator;
+        o.regret.quiet = o.sampler.quiet;
+    }
+    if (o.remeasure > 0) {
+        if (o.remeasure_opt.out_path.empty()) throw UserError("--remeasure needs --remeasure-out");
+        o.remeasure_opt.fraction = o.remeasure;
+        o.remeasure_opt.jobs = o.sampler.jobs;
+        o.remeasure_opt.timing = o.sampler.timing;
+        o.remeasure_opt.quiet = o.sampler.quiet;
+    }
+}
 
 Options parse_args(int argc, char **argv) {
     Options o;
@@ -150,67 +210,16 @@ Options parse_args(int argc, char **argv) {
             o.sampler.quiet = true;
         else if (a == "--verbose")
             o.sampler.verbose = true;
-        else if (a == "--inject") {
-            std::string spec = args.value();
-            size_t pos = 0;
-            while (pos <= spec.size()) {
-                size_t comma = spec.find(',', pos);
-                std::string item =
-                    spec.substr(pos, comma == std::string::npos ? comma : comma - pos);
-                size_t at = item.find('@');
-                std::string kind = item.substr(0, at);
-                if (at == std::string::npos ||
-                    (kind != "crash" && kind != "hang" && kind != "error"))
-                    throw UserError("--inject: expected KIND@N with KIND crash|hang|error, got '" +
-                                    item + "'");
-                const std::string n = item.substr(at + 1);
-                char *end = nullptr;
-                const long long k = std::strtoll(n.c_str(), &end, 10);
-                if (n.empty() || *end) throw ArgError("--inject: '" + n + "' is not a number");
-                o.sampler.inject[int64_t(k)] = kind;
-                if (comma == std::string::npos) break;
-                pos = comma + 1;
-            }
-        } else if (a == "--help" || a == "-h") {
+        else if (a == "--inject")
+            parse_inject(args.value(), &o.sampler.inject);
+        else if (a == "--help" || a == "-h") {
             std::fputs(kUsage, stdout);
             std::exit(0);
         } else {
             args.unknown();
         }
     }
-    if (o.db.empty()) throw UserError(std::string("--db is required\n") + kUsage);
-    if (have_from != have_to) throw UserError("--from and --to go together");
-    o.have_range = have_from;
-    if (o.have_range && o.sampler.to < o.sampler.from)
-        throw UserError("--to must not be less than --from");
-    if (o.sampler.per_pipeline < 1) throw UserError("--per-pipeline must be at least 1");
-    if (o.sampler.timing.repeats < 1) throw UserError("--repeats must be at least 1");
-    if (o.sampler.timing.busy_retries < 0) throw UserError("--busy-retries must not be negative");
-    if (o.sampler.jobs < 1) throw UserError("--jobs must be at least 1");
-    o.sampler.candidates.count = o.sampler.per_pipeline;
-    if (o.rounds != 0) {
-        if (o.rounds < 1) throw UserError("--rounds must be at least 1");
-        o.remeasure_opt.rounds = o.regret.rounds = o.rounds;
-    }
-    if (!o.regret.weights.empty()) {
-        if (!o.have_range) throw UserError("--regret needs --from and --to (the seeds judged)");
-        if (o.regret.out_path.empty()) throw UserError("--regret needs --regret-out");
-        o.regret.from = o.sampler.from;
-        o.regret.to = o.sampler.to;
-        o.regret.timing = o.sampler.timing;
-        o.regret.search_timeout_s = o.sampler.search_timeout_s;
-        o.regret.parallelism = o.sampler.parallelism;
-        o.regret.search = o.sampler.candidates.first;
-        o.regret.generator = o.sampler.generator;
-        o.regret.quiet = o.sampler.quiet;
-    }
-    if (o.remeasure > 0) {
-        if (o.remeasure_opt.out_path.empty()) throw UserError("--remeasure needs --remeasure-out");
-        o.remeasure_opt.fraction = o.remeasure;
-        o.remeasure_opt.jobs = o.sampler.jobs;
-        o.remeasure_opt.timing = o.sampler.timing;
-        o.remeasure_opt.quiet = o.sampler.quiet;
-    }
+    finish(o, have_from, have_to);
     return o;
 }
 

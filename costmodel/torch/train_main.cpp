@@ -57,24 +57,29 @@ accuracy), DIR/report.json, DIR/scatter.csv, DIR/scatter.png and DIR/checkpoint/
     std::exit(2);
 }
 
-} // namespace
-
-int main(int argc, char **argv) {
-    std::vector<std::string> data;
-    int synthetic = 0;
-    std::string init;
+/** The command line: where the samples come from, the trainer's and the net's options. */
+struct CommandLine {
+    std::vector<std::string> data; ///< --data files (JSON lines)
+    int synthetic = 0;             ///< --synthetic pipelines
+    std::string init;              ///< --init weights to fine-tune
     TrainerOptions opt;
-    opt.plot_script = SEXTANT_PLOT_SCRIPT;
     TorchModelConfig cfg;
+};
+
+CommandLine parse_args(int argc, char **argv) {
+    CommandLine cl;
+    TrainerOptions &opt = cl.opt;
+    TorchModelConfig &cfg = cl.cfg;
+    opt.plot_script = SEXTANT_PLOT_SCRIPT;
     cfg.parallelism = int(std::max(1u, std::thread::hardware_concurrency()));
     try {
         Args args(argc, argv);
         while (args.next()) {
             const std::string &a = args.flag();
             if (a == "--data")
-                data.push_back(args.value());
+                cl.data.push_back(args.value());
             else if (a == "--synthetic")
-                synthetic = args.integer();
+                cl.synthetic = args.integer();
             else if (a == "--out")
                 opt.out_dir = args.value();
             else if (a == "--epochs")
@@ -94,7 +99,7 @@ int main(int argc, char **argv) {
             else if (a == "--resume")
                 opt.resume = true;
             else if (a == "--init")
-                init = args.value();
+                cl.init = args.value();
             else if (a == "--parallelism")
                 cfg.parallelism = args.integer();
             else if (a == "--llc-bytes")
@@ -133,46 +138,59 @@ int main(int argc, char **argv) {
                 opt.progress = false;
             else if (a == "-h" || a == "--help") {
                 std::printf("%s", kUsage);
-                return 0;
+                std::exit(0);
             } else
                 args.unknown();
         }
     } catch (const ArgError &e) {
         usage_error(e.what());
     }
-    if (data.empty() && synthetic == 0) usage_error("give --data FILE or --synthetic N");
+    if (cl.data.empty() && cl.synthetic == 0) usage_error("give --data FILE or --synthetic N");
     if (!TorchModelConfig::valid_multiplier_range(cfg.multiplier_range))
         usage_error("--multiplier-range must be 0 (unbounded) or between 1 and 1e6");
+    return cl;
+}
+
+/** Reads (or makes) the samples, trains, and prints where the weights and report went. */
+void train(CommandLine cl) {
+    TrainerOptions &opt = cl.opt;
+    const TorchModelConfig &cfg = cl.cfg;
+    std::vector<TrainingSample> samples;
+    for (const std::string &d : cl.data) {
+        std::vector<TrainingSample> s = read_samples_jsonl(d);
+        samples.insert(samples.end(), s.begin(), s.end());
+    }
+    if (cl.synthetic > 0) {
+        SyntheticOptions so;
+        so.pipelines = cl.synthetic;
+        so.parallelism = cfg.parallelism;
+        so.llc_bytes = cfg.llc_bytes;
+        so.seed = opt.seed;
+        std::vector<TrainingSample> s = synthetic_dataset(so);
+        samples.insert(samples.end(), s.begin(), s.end());
+    }
+    std::unique_ptr<TrainableCostModel> model;
+    if (!cl.init.empty()) {
+        model = load_torch_cost_model(cl.init, cfg.parallelism, cfg.llc_bytes, cfg.num_threads);
+        opt.fine_tune = true;
+    } else {
+        model = make_torch_cost_model(cfg);
+    }
+    AnalyticalModel analytical(cfg.parallelism, cfg.llc_bytes);
+    opt.baseline = &analytical;
+    TrainResult r = train_cost_model(*model, samples, opt);
+    std::printf("weights: %s\nreport: %s\nvalidation: %s\nanalytical model on the same "
+                "validation set: %s\n",
+                r.weights_path.c_str(), r.report_path.c_str(), metrics_json(r.validation).c_str(),
+                metrics_json(r.baseline_validation).c_str());
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+    const CommandLine cl = parse_args(argc, argv);
     try {
-        std::vector<TrainingSample> samples;
-        for (const std::string &d : data) {
-            std::vector<TrainingSample> s = read_samples_jsonl(d);
-            samples.insert(samples.end(), s.begin(), s.end());
-        }
-        if (synthetic > 0) {
-            SyntheticOptions so;
-            so.pipelines = synthetic;
-            so.parallelism = cfg.parallelism;
-            so.llc_bytes = cfg.llc_bytes;
-            so.seed = opt.seed;
-            std::vector<TrainingSample> s = synthetic_dataset(so);
-            samples.insert(samples.end(), s.begin(), s.end());
-        }
-        std::unique_ptr<TrainableCostModel> model;
-        if (!init.empty()) {
-            model = load_torch_cost_model(init, cfg.parallelism, cfg.llc_bytes, cfg.num_threads);
-            opt.fine_tune = true;
-        } else {
-            model = make_torch_cost_model(cfg);
-        }
-        AnalyticalModel analytical(cfg.parallelism, cfg.llc_bytes);
-        opt.baseline = &analytical;
-        TrainResult r = train_cost_model(*model, samples, opt);
-        std::printf("weights: %s\nreport: %s\nvalidation: %s\nanalytical model on the same "
-                    "validation set: %s\n",
-                    r.weights_path.c_str(), r.report_path.c_str(),
-                    metrics_json(r.validation).c_str(),
-                    metrics_json(r.baseline_validation).c_str());
+        train(cl);
     } catch (const UserError &e) {
         std::fprintf(stderr, "sextant-train: error: %s\n", e.what());
         return 1;

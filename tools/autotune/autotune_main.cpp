@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 using namespace sextant;
 
@@ -62,10 +63,29 @@ measurements.jsonl, samples.db.
     std::exit(2);
 }
 
-} // namespace
-
-int main(int argc, char **argv) {
+/** The command line: the autotuner's options plus the flags of the --remeasure mode. */
+struct CommandLine {
     AutotuneOptions opt;
+    std::vector<std::string> remeasure; ///< schedule files to re-time instead of autotuning
+    int rounds = 7;                     ///< --remeasure's interleaved rounds
+};
+
+/** A comma-separated list, empty items dropped. */
+std::vector<std::string> comma_list(const std::string &list) {
+    std::vector<std::string> items;
+    size_t p0 = 0;
+    while (p0 <= list.size()) {
+        size_t c = list.find(',', p0);
+        if (c == std::string::npos) c = list.size();
+        if (c > p0) items.push_back(list.substr(p0, c - p0));
+        p0 = c + 1;
+    }
+    return items;
+}
+
+CommandLine parse_args(int argc, char **argv) {
+    CommandLine cl;
+    AutotuneOptions &opt = cl.opt;
     opt.target = SEXTANT_HOST_TARGET_TEXT;
     opt.plugin = SEXTANT_PLUGIN_PATH;
     opt.trainer = SEXTANT_TRAINER_PATH;
@@ -73,109 +93,112 @@ int main(int argc, char **argv) {
     opt.plot_script = SEXTANT_AUTOTUNE_PLOT;
     if (std::filesystem::exists(SEXTANT_SHIPPED_WEIGHTS)) opt.weights = SEXTANT_SHIPPED_WEIGHTS;
     int epochs = 20;
-    std::vector<std::string> remeasure;
-    int rounds = 7;
+    Args args(argc, argv);
+    while (args.next()) {
+        const std::string &a = args.flag();
+        if (a == "-h" || a == "--help") {
+            std::printf("%s", kUsage);
+            std::exit(0);
+        } else if (a == "--generator")
+            opt.generator = args.value();
+        else if (a == "-g")
+            opt.generator_name = args.value();
+        else if (a == "--dir")
+            opt.work_dir = args.value();
+        else if (a == "--target")
+            opt.target = args.value();
+        else if (a == "--machine-params")
+            opt.machine_params = args.value();
+        else if (a == "--batches")
+            opt.batches = args.integer(1);
+        else if (a == "--minutes")
+            opt.time_budget_s = args.positive() * 60;
+        else if (a == "--candidates")
+            opt.candidates_per_batch = args.integer(1);
+        else if (a == "--select")
+            opt.select = args.value();
+        else if (a == "--measure")
+            opt.measure_per_batch = args.integer(1);
+        else if (a == "--explore")
+            opt.explore_per_batch = args.integer(0);
+        else if (a == "--jobs")
+            opt.jobs = args.integer(1);
+        else if (a == "--repeats")
+            opt.repeats = args.integer(1);
+        else if (a == "--run-budget" || a == "--min-time")
+            opt.run_budget_s = args.positive();
+        else if (a == "--max-runs")
+            opt.max_runs = args.integer(1);
+        else if (a == "--beam")
+            opt.beam_size = args.integer(1);
+        else if (a == "--passes")
+            opt.num_passes = args.integer(1);
+        else if (a == "--candidate-beam")
+            opt.candidate_beam_size = args.integer(1);
+        else if (a == "--weights")
+            opt.weights = args.value();
+        else if (a == "--epochs")
+            epochs = args.integer(0);
+        else if (a == "--plugin")
+            opt.plugin = args.value();
+        else if (a == "--trainer")
+            opt.trainer = args.value();
+        else if (a == "--time-exe")
+            opt.time_exe = args.value();
+        else if (a == "--quiet")
+            opt.quiet = true;
+        else if (a == "--remeasure")
+            cl.remeasure = comma_list(args.value());
+        else if (a == "--rounds")
+            cl.rounds = args.integer(1);
+        else if (a == "--final-top")
+            opt.final_top = args.integer(0);
+        else if (a == "--final-rounds")
+            opt.final_rounds = args.integer(1);
+        else if (a.rfind("-", 0) != 0 && a.find('=') != std::string::npos)
+            opt.generator_args.push_back(a);
+        else
+            args.unknown();
+    }
+    if (opt.generator.empty()) usage_error("--generator is required");
+    if (opt.generator_name.empty()) usage_error("-g is required");
+    if (opt.work_dir.empty()) usage_error("--dir is required");
+    if (epochs == 0) opt.trainer.clear();
+    opt.train_epochs = std::max(1, epochs);
+    return cl;
+}
+
+int remeasure(const CommandLine &cl) {
+    std::vector<RemeasuredSchedule> r = remeasure_schedules(cl.opt, cl.remeasure, cl.rounds);
+    for (const RemeasuredSchedule &x : r) {
+        if (!x.error.empty())
+            std::printf("%s: FAILED %s\n", x.file.c_str(), x.error.c_str());
+        else
+            std::printf("%s: min %.4f ms, median %.4f ms over %zu rounds\n", x.file.c_str(),
+                        x.min_s * 1e3, x.median_s * 1e3, x.runs_s.size());
+    }
+    return 0;
+}
+
+int autotune(const AutotuneOptions &opt) {
+    AutotuneSummary s = run_autotune(opt);
+    std::printf("autotuned %d batches, %d measurements (%d failed): best %.4f ms%s", s.batches_done,
+                s.measurements, s.failures, s.best_seconds * 1e3,
+                s.verified ? " (re-timed interleaved)" : "");
+    if (s.baseline_seconds > 0)
+        std::printf(", untuned %.4f ms (%.2fx)", s.baseline_seconds * 1e3,
+                    s.baseline_seconds / s.best_seconds);
+    std::printf("\nbest schedule: %s\nreport: %s/report.md\n", s.best_schedule_header.c_str(),
+                opt.work_dir.c_str());
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
     try {
-        Args args(argc, argv);
-        while (args.next()) {
-            const std::string &a = args.flag();
-            if (a == "-h" || a == "--help") {
-                std::printf("%s", kUsage);
-                return 0;
-            } else if (a == "--generator")
-                opt.generator = args.value();
-            else if (a == "-g")
-                opt.generator_name = args.value();
-            else if (a == "--dir")
-                opt.work_dir = args.value();
-            else if (a == "--target")
-                opt.target = args.value();
-            else if (a == "--machine-params")
-                opt.machine_params = args.value();
-            else if (a == "--batches")
-                opt.batches = args.integer(1);
-            else if (a == "--minutes")
-                opt.time_budget_s = args.positive() * 60;
-            else if (a == "--candidates")
-                opt.candidates_per_batch = args.integer(1);
-            else if (a == "--select")
-                opt.select = args.value();
-            else if (a == "--measure")
-                opt.measure_per_batch = args.integer(1);
-            else if (a == "--explore")
-                opt.explore_per_batch = args.integer(0);
-            else if (a == "--jobs")
-                opt.jobs = args.integer(1);
-            else if (a == "--repeats")
-                opt.repeats = args.integer(1);
-            else if (a == "--run-budget" || a == "--min-time")
-                opt.run_budget_s = args.positive();
-            else if (a == "--max-runs")
-                opt.max_runs = args.integer(1);
-            else if (a == "--beam")
-                opt.beam_size = args.integer(1);
-            else if (a == "--passes")
-                opt.num_passes = args.integer(1);
-            else if (a == "--candidate-beam")
-                opt.candidate_beam_size = args.integer(1);
-            else if (a == "--weights")
-                opt.weights = args.value();
-            else if (a == "--epochs")
-                epochs = args.integer(0);
-            else if (a == "--plugin")
-                opt.plugin = args.value();
-            else if (a == "--trainer")
-                opt.trainer = args.value();
-            else if (a == "--time-exe")
-                opt.time_exe = args.value();
-            else if (a == "--quiet")
-                opt.quiet = true;
-            else if (a == "--remeasure") {
-                std::string list = args.value();
-                size_t p0 = 0;
-                while (p0 <= list.size()) {
-                    size_t c = list.find(',', p0);
-                    if (c == std::string::npos) c = list.size();
-                    if (c > p0) remeasure.push_back(list.substr(p0, c - p0));
-                    p0 = c + 1;
-                }
-            } else if (a == "--rounds")
-                rounds = args.integer(1);
-            else if (a == "--final-top")
-                opt.final_top = args.integer(0);
-            else if (a == "--final-rounds")
-                opt.final_rounds = args.integer(1);
-            else if (a.rfind("-", 0) != 0 && a.find('=') != std::string::npos)
-                opt.generator_args.push_back(a);
-            else
-                args.unknown();
-        }
-        if (opt.generator.empty()) usage_error("--generator is required");
-        if (opt.generator_name.empty()) usage_error("-g is required");
-        if (opt.work_dir.empty()) usage_error("--dir is required");
-        if (epochs == 0) opt.trainer.clear();
-        opt.train_epochs = std::max(1, epochs);
-        if (!remeasure.empty()) {
-            std::vector<RemeasuredSchedule> r = remeasure_schedules(opt, remeasure, rounds);
-            for (const RemeasuredSchedule &x : r) {
-                if (!x.error.empty())
-                    std::printf("%s: FAILED %s\n", x.file.c_str(), x.error.c_str());
-                else
-                    std::printf("%s: min %.4f ms, median %.4f ms over %zu rounds\n", x.file.c_str(),
-                                x.min_s * 1e3, x.median_s * 1e3, x.runs_s.size());
-            }
-            return 0;
-        }
-        AutotuneSummary s = run_autotune(opt);
-        std::printf("autotuned %d batches, %d measurements (%d failed): best %.4f ms%s",
-                    s.batches_done, s.measurements, s.failures, s.best_seconds * 1e3,
-                    s.verified ? " (re-timed interleaved)" : "");
-        if (s.baseline_seconds > 0)
-            std::printf(", untuned %.4f ms (%.2fx)", s.baseline_seconds * 1e3,
-                        s.baseline_seconds / s.best_seconds);
-        std::printf("\nbest schedule: %s\nreport: %s/report.md\n", s.best_schedule_header.c_str(),
-                    opt.work_dir.c_str());
-        return 0;
+        const CommandLine cl = parse_args(argc, argv);
+        return cl.remeasure.empty() ? autotune(cl.opt) : remeasure(cl);
     } catch (const ArgError &e) {
         usage_error(e.what());
     } catch (const UserError &e) {
