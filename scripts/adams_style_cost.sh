@@ -5,7 +5,7 @@
 #      -e static_library,h,registration,featurization
 #   2. c++ link of RunGenMain.cpp + the registration + the static library into a benchmark
 #   3. the benchmark binary (--estimate_all --benchmarks=all)
-# Usage: sampler/adams_style_cost.sh BUILD_DIR FIRST_SEED NUM_SEEDS [WORKDIR]
+# Usage: scripts/adams_style_cost.sh BUILD_DIR FIRST_SEED NUM_SEEDS [WORKDIR]
 # With PRECOMPILED_RUNGEN=1, RunGenMain.cpp is compiled once up front (not counted) and each
 # sample only links it (an optimisation autotune_loop.sh does not make).
 # Prints per-phase seconds per sample and samples/hour (serial, as measured; and with the
