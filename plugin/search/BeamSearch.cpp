@@ -209,173 +209,227 @@ void allow_structures_of(const SearchSpace &space, const std::vector<StatePtr> &
     }
 }
 
-} // namespace
+/** One beam search: what its passes and steps share. */
+class BeamSearchRun {
+public:
+    BeamSearchRun(const SearchSpace &space, StateEvaluator &eval, const BeamSearchOptions &opt,
+                  SearchStats &st, const std::function<void(const std::string &)> &log)
+        : space_(space), eval_(eval), opt_(opt), st_(st), log_(log),
+          beam_size_(std::max(1, opt.beam_size)),
+          passes_(beam_size_ == 1 ? 1 : std::max(1, opt.num_passes)),
+          steps_(int(space.order().size())),
+          budget_(opt.memory_bytes > 0 ? opt.memory_bytes : 1e300),
+          // Seeds are spread by the golden gamma: SplitMix64 streams whose states differ by a
+          // multiple of it are the same stream shifted.
+          rng_(opt.seed * kGoldenGamma + 1),
+          // For the reservoir pick, apart from dropout's draws.
+          pick_rng_((opt.seed ^ 0x5bd1e995ULL) * kGoldenGamma + 1), allowed_(steps_ + 1) {}
 
-StatePtr beam_search(const SearchSpace &space, StateEvaluator &eval, const BeamSearchOptions &opt,
-                     SearchStats *stats, const std::function<void(const std::string &)> &log) {
-    auto start = Clock::now();
-    SearchStats scratch;
-    SearchStats &st = stats ? *stats : scratch;
-    auto note = [&](const std::string &msg) {
-        st.notes.push_back(msg);
-        if (log) log(msg);
-    };
-    auto out_of_time = [&] { return opt.time_limit_s > 0 && since(start) > opt.time_limit_s; };
-    const int beam_size = std::max(1, opt.beam_size);
-    const int passes = beam_size == 1 ? 1 : std::max(1, opt.num_passes);
-    const int steps = int(space.order().size());
-    const double budget = opt.memory_bytes > 0 ? opt.memory_bytes : 1e300;
-    // Seeds are spread by the golden gamma: SplitMix64 streams whose states differ by a
-    // multiple of it are the same stream shifted.
-    Rng rng(opt.seed * kGoldenGamma + 1);
-    // For the reservoir pick, apart from dropout's draws.
-    Rng pick_rng((opt.seed ^ 0x5bd1e995ULL) * kGoldenGamma + 1);
-    StatePtr best;
-    // Placement-prefix hashes allowed at each depth (empty set = anything goes).
-    std::vector<std::set<uint64_t>> allowed(steps + 1);
-    // The time ran out during the first pass: it finishes greedily, with coarse tilings.
-    bool finishing = false;
-    bool abandoned = false;
-
-    for (int pass = 0; pass < passes && !abandoned; pass++) {
-        if (pass > 0 && out_of_time()) {
-            st.time_limited = true;
-            std::ostringstream o;
-            o << "time limit (" << opt.time_limit_s << " s) reached after pass " << pass << " of "
-              << passes << "; using the best schedule found so far";
-            note(o.str());
-            break;
+    StatePtr run() {
+        for (int pass = 0; pass < passes_ && !abandoned_; pass++) {
+            if (pass > 0 && out_of_time()) {
+                st_.time_limited = true;
+                std::ostringstream o;
+                o << "time limit (" << opt_.time_limit_s << " s) reached after pass " << pass
+                  << " of " << passes_ << "; using the best schedule found so far";
+                note(o.str());
+                break;
+            }
+            if (!run_pass(pass)) break;
         }
-        st.pass = pass + 1;
-        SearchSpaceOptions so = opt.space;
-        so.coarse = passes > 1 && pass == 0;
-        so.memory_limit_bytes = opt.memory_limit_bytes;
-        std::vector<StatePtr> beam = {space.initial_state()};
-        double per_child = child_bytes(*beam[0], -1) * 1.3;
+        if (st_.cache_drops > 0)
+            note("memory bound: dropped the tiling cache " + std::to_string(st_.cache_drops) +
+                 " times");
+        st_.func = -1;
+        st_.seconds_total += since(start_);
+        return best_;
+    }
+
+private:
+    /** What one pass carries from step to step. */
+    struct Pass {
+        int index = 0;
+        SearchSpaceOptions so;
+        std::vector<StatePtr> beam;
+        double per_child = 0; ///< estimated bytes of one child state
         PassBounds bounds;
-        bounds.min_keep = bounds.min_paced = beam_size;
-        bounds.min_batch = opt.max_batch;
         // Pacing: seconds per parent so far in this pass, to narrow the beam when the pass
         // would not end in its share of the time limit (the first of several passes: half).
         double parent_seconds = 0;
         int64_t parents_done = 0;
-        const double pass_end = opt.time_limit_s * (passes > 1 && pass == 0 && !best ? 0.5 : 0.9);
-        for (int step = 0; step < steps; step++) {
-            st.step = step;
-            st.func = space.order()[step];
-            if (!finishing && out_of_time()) {
-                st.time_limited = true;
-                std::ostringstream o;
-                o << "time limit (" << opt.time_limit_s << " s) reached in pass " << pass + 1
-                  << " at step " << step + 1 << " of " << steps;
-                if (best) {
-                    note(o.str() + "; using the best schedule of the passes before");
-                    abandoned = true;
-                    break;
-                }
-                note(o.str() + "; finishing this pass greedily with coarse tilings");
-                finishing = true;
-            }
-            if (finishing) {
-                so.coarse = true;
-                if (beam.size() > 1) beam.resize(1);
-            }
-            // Memory: the tiling cache, the beam, the best children and one batch.
-            if (space.cache_bytes() > budget / 4) {
-                space.clear_caches();
-                st.cache_drops++;
-            }
-            int keep = 0, batch = 0;
-            bound_step(opt, budget, space.cache_bytes(), beam.size(), per_child, finishing,
-                       pass_end - since(start),
-                       parents_done > 0 ? parent_seconds / double(parents_done) : -1, steps - step,
-                       keep, batch, bounds);
-            const double parents = double(beam.size()) * (per_child * 1.05 + 1024);
-            auto step_start = Clock::now();
-            const bool filter = pass > 0 && !allowed[step + 1].empty();
-            const size_t per_structure = opt.structure_share > 0
-                                             ? size_t(std::ceil(keep * opt.structure_share))
-                                             : size_t(keep);
-            const size_t per_cost = opt.equal_cost_share > 0
-                                        ? size_t(std::ceil(keep * opt.equal_cost_share))
-                                        : size_t(keep);
-            BestChildren kept(eval, &st, size_t(keep), size_t(batch), per_structure, per_cost);
-            StatePtr dropped_pick; // one child that dropout dropped, uniformly (reservoir)
-            int64_t dropped = 0, matching = 0;
-            bool measured = false;
-            auto take = [&](bool use_filter) {
-                auto emit = [&](StatePtr c) {
-                    if (!measured) {
-                        per_child = std::max(per_child, child_bytes(*c, st.func) * 1.3);
-                        measured = true;
-                    }
-                    if (use_filter && !allowed[step + 1].count(c->placement_hash)) return;
-                    matching++;
-                    if (opt.random_dropout < 100 && int(rng.below(100)) >= opt.random_dropout) {
-                        if (pick_rng.below(uint64_t(++dropped)) == 0) dropped_pick = std::move(c);
-                        return;
-                    }
-                    kept.add(std::move(c));
-                };
-                for (size_t i = 0; i < beam.size(); i++) {
-                    space.children(*beam[i], so, emit);
-                    double held = parents + double(kept.held()) * per_child + space.cache_bytes();
-                    st.peak_held_bytes = std::max(st.peak_held_bytes, held);
-                    // Out of time in the first pass: the children made so far must do.
-                    if (!finishing && !best && !kept.empty() && i + 1 < beam.size() &&
-                        out_of_time())
-                        break;
-                }
-            };
-            take(filter);
-            if (filter && matching == 0) take(false); // no child continues a kept structure
-            if (kept.empty() && dropped_pick) kept.add(std::move(dropped_pick));
-            parents_done += int64_t(beam.size());
-            beam = kept.take();
-            parent_seconds += since(step_start);
-            if (beam.empty()) break;
-        }
-        if (abandoned) break;
-        if (bounds.narrowed > 0) {
-            st.narrowed_steps += bounds.narrowed;
-            std::ostringstream o;
-            o << "memory bound (" << mib(budget) << "): pass " << pass + 1 << " narrowed "
-              << bounds.narrowed << " of " << steps << " steps (beam down to " << bounds.min_keep
-              << ", batches of " << bounds.min_batch << "; ~" << per_child / 1024
-              << " KiB per state)";
-            note(o.str());
-        }
-        if (bounds.paced > 0) {
-            std::ostringstream o;
-            o << "time limit (" << opt.time_limit_s << " s): pass " << pass + 1
-              << " narrowed the beam on " << bounds.paced << " of " << steps << " steps (down to "
-              << bounds.min_paced << ") to end in time";
-            note(o.str());
-        }
-        if (beam.empty() || !space.is_complete(*beam[0])) {
-            st.func = -1;
-            break;
-        }
-        if (!best || better(beam[0], best)) best = beam[0];
-        st.best_cost_per_pass.push_back(beam[0]->cost);
-        st.final_beam.clear();
-        for (const StatePtr &b : beam)
-            if (space.is_complete(*b)) st.final_beam.push_back(b);
-        if (log) {
-            std::ostringstream o;
-            o << "pass " << pass + 1 << "/" << passes << (so.coarse ? " (coarse)" : "")
-              << ": best predicted " << beam[0]->cost * 1e3 << " ms";
-            log(o.str());
-        }
-        if (finishing) break; // the time is up: no further passes
-        // Structures of the best states of this pass constrain the next one.
-        allow_structures_of(space, beam, opt.keep_structures, allowed);
+        double pass_end = 0;
+    };
+
+    void note(const std::string &msg) {
+        st_.notes.push_back(msg);
+        if (log_) log_(msg);
     }
-    if (st.cache_drops > 0)
-        note("memory bound: dropped the tiling cache " + std::to_string(st.cache_drops) + " times");
-    st.func = -1;
-    st.seconds_total += since(start);
-    return best;
+    bool out_of_time() const { return opt_.time_limit_s > 0 && since(start_) > opt_.time_limit_s; }
+
+    /** One pass; false when the search ends with it. */
+    bool run_pass(int pass) {
+        st_.pass = pass + 1;
+        Pass p;
+        p.index = pass;
+        p.so = opt_.space;
+        p.so.coarse = passes_ > 1 && pass == 0;
+        p.so.memory_limit_bytes = opt_.memory_limit_bytes;
+        p.beam = {space_.initial_state()};
+        p.per_child = child_bytes(*p.beam[0], -1) * 1.3;
+        p.bounds.min_keep = p.bounds.min_paced = beam_size_;
+        p.bounds.min_batch = opt_.max_batch;
+        p.pass_end = opt_.time_limit_s * (passes_ > 1 && pass == 0 && !best_ ? 0.5 : 0.9);
+        for (int step = 0; step < steps_; step++) {
+            st_.step = step;
+            st_.func = space_.order()[step];
+            if (!finishing_ && out_of_time() && !run_out_of_time(p, step)) break;
+            if (finishing_) {
+                p.so.coarse = true;
+                if (p.beam.size() > 1) p.beam.resize(1);
+            }
+            expand(p, step);
+            if (p.beam.empty()) break;
+        }
+        if (abandoned_) return false;
+        bound_notes(p);
+        if (p.beam.empty() || !space_.is_complete(*p.beam[0])) {
+            st_.func = -1;
+            return false;
+        }
+        if (!best_ || better(p.beam[0], best_)) best_ = p.beam[0];
+        st_.best_cost_per_pass.push_back(p.beam[0]->cost);
+        st_.final_beam.clear();
+        for (const StatePtr &b : p.beam)
+            if (space_.is_complete(*b)) st_.final_beam.push_back(b);
+        if (log_) {
+            std::ostringstream o;
+            o << "pass " << pass + 1 << "/" << passes_ << (p.so.coarse ? " (coarse)" : "")
+              << ": best predicted " << p.beam[0]->cost * 1e3 << " ms";
+            log_(o.str());
+        }
+        if (finishing_) return false; // the time is up: no further passes
+        // Structures of the best states of this pass constrain the next one.
+        allow_structures_of(space_, p.beam, opt_.keep_structures, allowed_);
+        return true;
+    }
+
+    /** The time ran out at `step`: with a schedule from an earlier pass, abandons this one
+     * (false); in the first pass, finishes it greedily with coarse tilings (true). */
+    bool run_out_of_time(const Pass &p, int step) {
+        st_.time_limited = true;
+        std::ostringstream o;
+        o << "time limit (" << opt_.time_limit_s << " s) reached in pass " << p.index + 1
+          << " at step " << step + 1 << " of " << steps_;
+        if (best_) {
+            note(o.str() + "; using the best schedule of the passes before");
+            abandoned_ = true;
+            return false;
+        }
+        note(o.str() + "; finishing this pass greedily with coarse tilings");
+        finishing_ = true;
+        return true;
+    }
+
+    /** One step: the beam's children for the step's Func, the best of them the next beam. */
+    void expand(Pass &p, int step) {
+        // Memory: the tiling cache, the beam, the best children and one batch.
+        if (space_.cache_bytes() > budget_ / 4) {
+            space_.clear_caches();
+            st_.cache_drops++;
+        }
+        int keep = 0, batch = 0;
+        bound_step(opt_, budget_, space_.cache_bytes(), p.beam.size(), p.per_child, finishing_,
+                   p.pass_end - since(start_),
+                   p.parents_done > 0 ? p.parent_seconds / double(p.parents_done) : -1,
+                   steps_ - step, keep, batch, p.bounds);
+        const double parents = double(p.beam.size()) * (p.per_child * 1.05 + 1024);
+        auto step_start = Clock::now();
+        const bool filter = p.index > 0 && !allowed_[step + 1].empty();
+        const size_t per_structure = opt_.structure_share > 0
+                                         ? size_t(std::ceil(keep * opt_.structure_share))
+                                         : size_t(keep);
+        const size_t per_cost = opt_.equal_cost_share > 0
+                                    ? size_t(std::ceil(keep * opt_.equal_cost_share))
+                                    : size_t(keep);
+        BestChildren kept(eval_, &st_, size_t(keep), size_t(batch), per_structure, per_cost);
+        StatePtr dropped_pick; // one child that dropout dropped, uniformly (reservoir)
+        int64_t dropped = 0, matching = 0;
+        bool measured = false;
+        auto take = [&](bool use_filter) {
+            auto emit = [&](StatePtr c) {
+                if (!measured) {
+                    p.per_child = std::max(p.per_child, child_bytes(*c, st_.func) * 1.3);
+                    measured = true;
+                }
+                if (use_filter && !allowed_[step + 1].count(c->placement_hash)) return;
+                matching++;
+                if (opt_.random_dropout < 100 && int(rng_.below(100)) >= opt_.random_dropout) {
+                    if (pick_rng_.below(uint64_t(++dropped)) == 0) dropped_pick = std::move(c);
+                    return;
+                }
+                kept.add(std::move(c));
+            };
+            for (size_t i = 0; i < p.beam.size(); i++) {
+                space_.children(*p.beam[i], p.so, emit);
+                double held = parents + double(kept.held()) * p.per_child + space_.cache_bytes();
+                st_.peak_held_bytes = std::max(st_.peak_held_bytes, held);
+                // Out of time in the first pass: the children made so far must do.
+                if (!finishing_ && !best_ && !kept.empty() && i + 1 < p.beam.size() &&
+                    out_of_time())
+                    break;
+            }
+        };
+        take(filter);
+        if (filter && matching == 0) take(false); // no child continues a kept structure
+        if (kept.empty() && dropped_pick) kept.add(std::move(dropped_pick));
+        p.parents_done += int64_t(p.beam.size());
+        p.beam = kept.take();
+        p.parent_seconds += since(step_start);
+    }
+
+    /** The notes of a pass the memory bound or the time limit narrowed. */
+    void bound_notes(const Pass &p) {
+        if (p.bounds.narrowed > 0) {
+            st_.narrowed_steps += p.bounds.narrowed;
+            std::ostringstream o;
+            o << "memory bound (" << mib(budget_) << "): pass " << p.index + 1 << " narrowed "
+              << p.bounds.narrowed << " of " << steps_ << " steps (beam down to "
+              << p.bounds.min_keep << ", batches of " << p.bounds.min_batch << "; ~"
+              << p.per_child / 1024 << " KiB per state)";
+            note(o.str());
+        }
+        if (p.bounds.paced > 0) {
+            std::ostringstream o;
+            o << "time limit (" << opt_.time_limit_s << " s): pass " << p.index + 1
+              << " narrowed the beam on " << p.bounds.paced << " of " << steps_
+              << " steps (down to " << p.bounds.min_paced << ") to end in time";
+            note(o.str());
+        }
+    }
+
+    const SearchSpace &space_;
+    StateEvaluator &eval_;
+    const BeamSearchOptions &opt_;
+    SearchStats &st_;
+    const std::function<void(const std::string &)> &log_;
+    const Clock::time_point start_ = Clock::now();
+    const int beam_size_, passes_, steps_;
+    const double budget_;
+    Rng rng_, pick_rng_;
+    StatePtr best_;
+    /** Placement-prefix hashes allowed at each depth (empty set = anything goes). */
+    std::vector<std::set<uint64_t>> allowed_;
+    /** The time ran out during the first pass: it finishes greedily, with coarse tilings. */
+    bool finishing_ = false;
+    bool abandoned_ = false;
+};
+
+} // namespace
+
+StatePtr beam_search(const SearchSpace &space, StateEvaluator &eval, const BeamSearchOptions &opt,
+                     SearchStats *stats, const std::function<void(const std::string &)> &log) {
+    SearchStats scratch;
+    return BeamSearchRun(space, eval, opt, stats ? *stats : scratch, log).run();
 }
 
 } // namespace sextant
