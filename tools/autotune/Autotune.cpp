@@ -189,27 +189,27 @@ std::map<std::string, std::string> Autotuner::model_env() const {
     return {};
 }
 
-std::vector<Proposal> Autotuner::propose(int batch) {
-    fs::path bdir = dir_ / ("batch-" + std::to_string(batch));
-    fs::create_directories(bdir);
-    fs::remove(bdir / "candidates.jsonl");
-    std::map<std::string, std::string> env = model_env();
-    env["SEXTANT_CANDIDATES"] = bdir.string();
-    env["SEXTANT_NUM_CANDIDATES"] = std::to_string(opt_.candidates_per_batch);
+std::vector<Proposal> Autotuner::run_proposer(const fs::path &dir,
+                                              std::map<std::string, std::string> env, int count,
+                                              int seed, const std::string &log_name) {
+    fs::create_directories(dir);
+    fs::remove(dir / "candidates.jsonl");
+    env["SEXTANT_CANDIDATES"] = dir.string();
+    env["SEXTANT_NUM_CANDIDATES"] = std::to_string(count);
     env["SEXTANT_CANDIDATE_BEAM_SIZE"] = std::to_string(opt_.candidate_beam_size);
     env["SEXTANT_BEAM_SIZE"] = std::to_string(opt_.beam_size);
     env["SEXTANT_NUM_PASSES"] = std::to_string(opt_.num_passes);
-    env["SEXTANT_SEED"] = std::to_string(batch);
-    std::string logp = (dir_ / "logs" / ("propose-" + std::to_string(batch) + ".log")).string();
+    env["SEXTANT_SEED"] = std::to_string(seed);
+    std::string logp = (dir_ / "logs" / (log_name + ".log")).string();
     fs::remove(logp);
     RunResult r =
-        run_logged(generator_command(bdir, "schedule"), env, logp, opt_.propose_timeout_s, true);
+        run_logged(generator_command(dir, "schedule"), env, logp, opt_.propose_timeout_s, true);
     if (!r.ok())
         throw UserError("the generator failed while Sextant proposed schedules (" + r.message +
                         "). Command: " + opt_.generator + " -g " + opt_.generator_name +
                         " ...; its output (" + logp + ") ends with:\n" + file_tail(logp, 25));
     std::vector<Proposal> out;
-    for (const json &j : read_json_lines(bdir / "candidates.jsonl")) {
+    for (const json &j : read_json_lines(dir / "candidates.jsonl")) {
         Proposal p;
         p.index = j.at("index");
         p.source = j.at("source");
@@ -222,18 +222,48 @@ std::vector<Proposal> Autotuner::propose(int batch) {
     return out;
 }
 
+std::vector<Proposal> Autotuner::propose(int batch) {
+    const fs::path bdir = dir_ / ("batch-" + std::to_string(batch));
+    const std::map<std::string, std::string> model = model_env();
+    std::vector<Proposal> out = run_proposer(bdir, model, opt_.candidates_per_batch, batch,
+                                             "propose-" + std::to_string(batch));
+    if (batch != 0 || model.empty()) {
+        if (batch == 0) out[0].anchor = true;
+        return out;
+    }
+    // Batch 0 with a learned model: the analytical model's pick (what the plugin gives by
+    // default, so the report's baseline) and the learned model's pick are both measured. On
+    // held-out random pipelines the two never picked the same schedule and the faster of the
+    // two ran 0.78x the analytical pick (docs/COSTMODEL.md): measuring both costs one build.
+    std::vector<Proposal> analytical =
+        run_proposer(bdir / "analytical", {{"SEXTANT_COST_MODEL", "analytical"}}, 1, batch,
+                     "propose-0-analytical");
+    Proposal base = analytical[0];
+    base.source = "analytical:" + base.source;
+    base.anchor = true;
+    std::vector<Proposal> all = {base};
+    for (Proposal &p : out) {
+        if (p.hash == base.hash) continue;
+        p.anchor = p.index == 0;
+        p.index += 1;
+        all.push_back(std::move(p));
+    }
+    return all;
+}
+
 std::vector<Proposal> Autotuner::select(int batch, const std::vector<Proposal> &all) {
     std::vector<Proposal> fresh;
     for (const Proposal &p : all)
         if (!store_->has_record(workload_id_, p.hash)) fresh.push_back(p);
     if (opt_.select == "all") return fresh;
+    // Anchors first: batch 0's untuned picks (index 0, what the plugin gives by default, is
+    // the baseline the report compares with).
     std::vector<Proposal> picked;
-    // Batch 0's first candidate is what the plugin picks untuned: always measured, as the
-    // baseline the report compares with.
-    if (batch == 0 && !fresh.empty() && fresh[0].index == 0) {
-        picked.push_back(fresh[0]);
-        fresh.erase(fresh.begin());
-    }
+    for (const Proposal &p : fresh)
+        if (p.anchor) picked.push_back(p);
+    fresh.erase(
+        std::remove_if(fresh.begin(), fresh.end(), [](const Proposal &p) { return p.anchor; }),
+        fresh.end());
     std::stable_sort(fresh.begin(), fresh.end(), [](const Proposal &a, const Proposal &b) {
         return a.predicted_seconds < b.predicted_seconds;
     });

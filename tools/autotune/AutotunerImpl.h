@@ -23,8 +23,9 @@ namespace fs = std::filesystem;
 using json = nlohmann::json;
 
 struct Proposal {
-    int index = 0;
+    int index = 0; ///< 0 in batch 0: the plugin's untuned pick, the report's baseline
     std::string source;
+    bool anchor = false; ///< always measured (batch 0: the analytical and the learned pick)
     double predicted_seconds = 0;
     std::string text;
     std::string hash;
@@ -65,6 +66,9 @@ private:
                                                const std::string &emit) const;
     std::map<std::string, std::string> model_env() const;
     std::vector<Proposal> propose(int batch);
+    /** The candidates a generator run in candidate mode writes to dir, made with model env. */
+    std::vector<Proposal> run_proposer(const fs::path &dir, std::map<std::string, std::string> env,
+                                       int count, int seed, const std::string &log_name);
     std::vector<Proposal> select(int batch, const std::vector<Proposal> &all);
     Measured build(const Proposal &p, const fs::path &bdir);
     /** build() of every proposal into dirs[i], opt_.jobs at a time. */
