@@ -51,6 +51,14 @@ TrainingSample featurization_to_sample(const std::string &pipeline, const json &
 }
 
 void Autotuner::setup() {
+    check_options();
+    const json ident = claim_work_dir();
+    open_store(ident);
+    resume_from_logs();
+    build_runtime();
+}
+
+void Autotuner::check_options() {
     if (opt_.generator.empty() || opt_.generator_name.empty())
         throw UserError("a generator binary (--generator) and a generator name (-g) are required");
     if (!fs::exists(opt_.generator))
@@ -79,11 +87,12 @@ void Autotuner::setup() {
             throw UserError("machine params '" + opt_.machine_params +
                             "' are not 'cores,llc_bytes,balance'");
     }
+}
+
+json Autotuner::claim_work_dir() {
     fs::create_directories(dir_ / "logs");
     fs::create_directories(dir_ / "features");
     fs::create_directories(dir_ / "schedules");
-
-    // The work directory belongs to one pipeline: a resumed run must ask for the same one.
     json ident = {{"generator", opt_.generator},           {"generator_name", opt_.generator_name},
                   {"generator_args", opt_.generator_args}, {"target", opt_.target},
                   {"machine_params", opt_.machine_params}, {"select", opt_.select}};
@@ -103,7 +112,10 @@ void Autotuner::setup() {
         args += (args.empty() ? "" : " ") + a;
     identity_ = "user:" + fs::path(opt_.generator).filename().string() + ":" + opt_.generator_name +
                 "(" + args + ")";
+    return ident;
+}
 
+void Autotuner::open_store(const json &ident) {
     store_ = std::make_unique<SampleStore>((dir_ / "samples.db").string());
     WorkloadInfo w;
     w.kind = "user";
@@ -114,8 +126,9 @@ void Autotuner::setup() {
     w.sextant_version = "autotune";
     w.featurizer_version = kFeatureSchemaVersion;
     workload_id_ = store_->upsert_workload(w);
+}
 
-    // Resume: what the measurement log says so far.
+void Autotuner::resume_from_logs() {
     for (const json &m : read_json_lines(dir_ / "measurements.jsonl")) {
         measurements_ = std::max(measurements_, m.value("n", 0));
         elapsed_base_ = std::max(elapsed_base_, m.value("elapsed_s", 0.0));
@@ -132,9 +145,9 @@ void Autotuner::setup() {
     }
     for (const json &b : read_json_lines(dir_ / "batches.jsonl"))
         elapsed_base_ = std::max(elapsed_base_, b.value("elapsed_s", 0.0));
+}
 
-    // The Halide runtime, once per work directory: the schedules are built without it
-    // (-no_runtime) and the pipeline driver loads it beside each one, as the bench does.
+void Autotuner::build_runtime() {
     runtime_so_ = dir_ / "runtime" / "libsextant_runtime.so";
     if (!fs::exists(runtime_so_)) {
         fs::create_directories(runtime_so_.parent_path());

@@ -61,7 +61,20 @@ private:
     }
     bool over_budget() const { return opt_.time_budget_s > 0 && elapsed() > opt_.time_budget_s; }
 
+    /** check_options, claim_work_dir, open_store, resume_from_logs, build_runtime. */
     void setup();
+    /** The generator, plugin and driver exist; --select and the machine params parse. */
+    void check_options();
+    /** The work directory belongs to one pipeline: a resumed run must ask for the same one.
+     * Returns the pipeline's identity (workload.json). */
+    json claim_work_dir();
+    /** The sample store of the work directory, with this pipeline's workload. */
+    void open_store(const json &ident);
+    /** Resume: counts, best and baseline from what the measurement log says so far. */
+    void resume_from_logs();
+    /** The Halide runtime, once per work directory: the schedules are built without it
+     * (-no_runtime) and the pipeline driver loads it beside each one, as the bench does. */
+    void build_runtime();
     std::vector<std::string> generator_command(const fs::path &out_dir,
                                                const std::string &emit) const;
     std::map<std::string, std::string> model_env() const;
