@@ -294,13 +294,18 @@ private:
 
         for (const Expr &e : exprs)
             count_ops(e, &s.ops);
-
-        // Loads and Jacobians.
         std::vector<RawCall> calls;
         for (const Expr &e : exprs) {
             std::vector<RawCall> c = collect_calls(e);
             calls.insert(calls.end(), c.begin(), c.end());
         }
+        add_loads(node, s, calls);
+        mark_parallel_safe(node, s, stage_index, def, calls);
+        add_footprint_edges(func_id, stage_index, exprs, calls);
+    }
+
+    /** The stage's loads with their Jacobians; identical ones counted once. */
+    void add_loads(const FuncNode &node, Stage &s, const std::vector<RawCall> &calls) {
         for (const RawCall &c : calls) {
             if (c.is_input) record_input_param(c);
             Load ld;
@@ -335,8 +340,11 @@ private:
             }
             if (!merged) s.loads.push_back(ld);
         }
+    }
 
-        // Pure vars of updates are parallel-safe when every self-read uses them in place.
+    /** Pure vars of updates are parallel-safe when every self-read uses them in place. */
+    static void mark_parallel_safe(const FuncNode &node, Stage &s, int stage_index,
+                                   const Definition &def, const std::vector<RawCall> &calls) {
         for (LoopDim &l : s.loops) {
             if (l.is_rvar || l.func_dim < 0) continue;
             l.parallel_safe = true;
@@ -351,8 +359,14 @@ private:
                     l.parallel_safe = false;
             }
         }
+    }
 
-        // Footprints: symbolic in the loop bounds, one edge per producer.
+    /** Footprints: symbolic in the loop bounds, one edge per producer; each producer's
+     * required region grows by what this stage reads of it over its whole loop box. */
+    void add_footprint_edges(int func_id, int stage_index, const std::vector<Expr> &exprs,
+                             const std::vector<RawCall> &calls) {
+        const FuncNode &node = dag_.funcs[func_id];
+        const Stage &s = node.stages[stage_index];
         Scope<Interval> scope;
         std::vector<std::string> mins, maxs;
         for (const LoopDim &l : s.loops) {
