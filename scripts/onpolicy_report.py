@@ -3,11 +3,15 @@
 (`sextant-sample --weights`): per workload that has both a `beam` (analytical) and a
 `learned:beam` record, the runtime ratio of the two picks, and how close the best of each
 model's candidates comes to the best measured schedule. --held-out keeps only the pipelines
-sextant-train holds out for validation (FNV-1a-64 of the pipeline id % 100 < 15).
+sextant-train holds out for validation (FNV-1a-64 of the pipeline id % 100 < 15); --seeds A:B
+only random pipelines of seeds [A, B) (one DAgger round's).
 
-    scripts/onpolicy_report.py build-sampler/samples.db [--held-out]
+    scripts/onpolicy_report.py build-sampler/samples.db [--held-out] [--seeds A:B]
 """
+import argparse
 import math
+import os
+import re
 import sqlite3
 import sys
 
@@ -23,18 +27,38 @@ def geomean(v):
     return math.exp(sum(v) / len(v)) if v else float("nan")
 
 
+def seed_range(text):
+    m = re.fullmatch(r"(\d+):(\d+)", text)
+    if not m or int(m.group(1)) > int(m.group(2)):
+        raise argparse.ArgumentTypeError("expected A:B with A <= B, got '%s'" % text)
+    return int(m.group(1)), int(m.group(2))
+
+
 def main():
-    if len(sys.argv) < 2:
-        sys.exit(__doc__)
-    db = sqlite3.connect(sys.argv[1])
-    held_only = "--held-out" in sys.argv
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("db", help="a SampleStore (sextant-sample --db)")
+    ap.add_argument("--held-out", action="store_true", help="only sextant-train's held-out pipelines")
+    ap.add_argument("--seeds", type=seed_range, help="only random pipelines of seeds [A, B)")
+    args = ap.parse_args()
+    if not os.path.isfile(args.db):
+        sys.exit("onpolicy_report.py: no sample store at '%s'" % args.db)
+    db = sqlite3.connect("file:%s?mode=ro" % args.db, uri=True)
+    held_only = args.held_out
+    keep = None
+    if args.seeds:
+        keep = set()
+        for w, ident in db.execute("SELECT id, identity FROM workloads"):
+            m = re.match(r"random:seed=(\d+):", ident)
+            if m and args.seeds[0] <= int(m.group(1)) < args.seeds[1]:
+                keep.add(w)
     held = {w for w, i in db.execute("SELECT id, identity FROM workloads") if fnv1a64(i) % 100 < 15}
     by = {}
     for w, src, t, cs in db.execute("SELECT workload_id, source, runtime_min_s, compile_s FROM records"):
         by.setdefault(w, {})[src] = (t, cs)
     pick, comp, best_l, best_a = [], [], [], []
     for w, d in by.items():
-        if held_only and w not in held:
+        if (held_only and w not in held) or (keep is not None and w not in keep):
             continue
         a, l = d.get("beam"), d.get("learned:beam")
         if not a or not l or a[0] is None or l[0] is None or a[0] < 1e-5:
@@ -46,7 +70,8 @@ def main():
         la = [v[0] for s, v in d.items() if v[0] and not s.startswith("learned")]
         best_l.append(math.log(min(ll) / min(ok)))
         best_a.append(math.log(min(la) / min(ok)))
-    print("pipelines: %d%s" % (len(pick), " (held out)" if held_only else ""))
+    scope = (" (held out)" if held_only else "") + (" (seeds %d:%d)" % args.seeds if args.seeds else "")
+    print("pipelines: %d%s" % (len(pick), scope))
     print("learned beam pick / analytical beam pick, runtime geomean: %.3f (better on %d, worse on %d)"
           % (geomean(pick), sum(x < 0 for x in pick), sum(x > 0 for x in pick)))
     print("compile time, same ratio: %.2f" % geomean(comp))
