@@ -286,7 +286,7 @@ AutoscheduleResult autoschedule_impl(const std::vector<Halide::Internal::Functio
     r.featurize_seconds = t.featurize_seconds;
     r.model_seconds = t.predict_seconds;
     r.rows_featurized = t.rows;
-    log(summary(dag, eval, *best, r, params.debug > 1));
+    if (params.debug > 0) log(summary(dag, eval, *best, r, params.debug > 1));
     return r;
 }
 
