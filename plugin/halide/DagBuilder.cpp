@@ -300,7 +300,7 @@ private:
             calls.insert(calls.end(), c.begin(), c.end());
         }
         add_loads(node, s, calls);
-        mark_parallel_safe(node, s, stage_index, def, calls);
+        mark_parallel_safe(node, s, stage_index, calls);
         add_footprint_edges(func_id, stage_index, exprs, calls);
     }
 
@@ -342,9 +342,13 @@ private:
         }
     }
 
-    /** Pure vars of updates are parallel-safe when every self-read uses them in place. */
+    /** Pure vars of updates are parallel-safe when every self-read uses them in place. A pure
+     * loop is one whose var stands naked in its own place on the left-hand side (func_dim), so
+     * two of its iterations write different cells whatever the other coordinates are: a var
+     * that also feeds another coordinate (bilateral_grid's `grid(x, y, bin(x, y), c) += ...`)
+     * is still safe, as Halide itself treats it (a pure var of the update). */
     static void mark_parallel_safe(const FuncNode &node, Stage &s, int stage_index,
-                                   const Definition &def, const std::vector<RawCall> &calls) {
+                                   const std::vector<RawCall> &calls) {
         for (LoopDim &l : s.loops) {
             if (l.is_rvar || l.func_dim < 0) continue;
             l.parallel_safe = true;
@@ -353,10 +357,6 @@ private:
                 if (c.is_input || c.name != node.name) continue;
                 const Variable *v = c.args[l.func_dim].as<Variable>();
                 if (!v || v->name != l.name) l.parallel_safe = false;
-            }
-            for (size_t a = 0; a < def.args().size(); a++) {
-                if (int(a) != l.func_dim && expr_uses_var(def.args()[a], l.name))
-                    l.parallel_safe = false;
             }
         }
     }

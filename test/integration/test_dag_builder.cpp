@@ -179,6 +179,33 @@ TEST_CASE("histogram scatter", "[dag]") {
         CHECK_FALSE(l.parallel_safe);
 }
 
+TEST_CASE("a splat's pure vars stay parallel-safe when they also pick the bin", "[dag]") {
+    // bilateral_grid's splat: grid(x, y, bin(x, y), c) += ... writes a different cell for
+    // every (x, y, c) whatever the bin, so x, y and c may be vectorized or parallelized (Halide
+    // treats them as the update's pure vars).
+    ImageParam in(Float(32), 2, "in_splat");
+    Var x("x"), y("y"), z("z"), c("c");
+    RDom r(0, 4, 0, 4, "r");
+    Func grid("grid");
+    Expr v = in(x * 4 + r.x, y * 4 + r.y);
+    Expr bin = clamp(cast<int>(v * 8.0f), 0, 7);
+    grid(x, y, z, c) = 0.0f;
+    grid(x, y, bin, c) += select(c == 0, v, 1.0f);
+    grid.set_estimates({{0, 64}, {0, 48}, {0, 8}, {0, 2}});
+    PipelineDag dag = build({grid});
+    const sextant::Stage &splat = func(dag, "grid").stages.at(1);
+    int pure = 0;
+    for (const sextant::LoopDim &l : splat.loops) {
+        if (l.is_rvar) {
+            CHECK_FALSE(l.parallel_safe);
+        } else {
+            CHECK(l.parallel_safe);
+            pure++;
+        }
+    }
+    CHECK(pure == 3); // x, y, c: the bin's place is no loop
+}
+
 TEST_CASE("a scatter index clamped around a value Halide cannot fold is still bounded", "[dag]") {
     // bin's value bounds are [floor_f64(-8), floor_f64(8)], which Halide 14's simplifier does
     // not fold; the clamp around the index still bounds the region written (random pipeline
