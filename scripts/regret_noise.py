@@ -10,21 +10,16 @@ Judge on an idle machine: on two cores a competing process moves these figures b
 (docs/COSTMODEL.md, "On-policy rounds").
 """
 import argparse
-import json
 import math
+
+from regret_report import read_regret
 
 
 def read_run(path):
-    """{seed: line}; a line cut short by an interrupted run is skipped."""
+    """{seed: line} of one run's judged seeds (one weights file per run)."""
     run = {}
-    with open(path) as f:
-        for line in f:
-            try:
-                j = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if "error" not in j:
-                run[j["seed"]] = j
+    for lines in read_regret(path).values():
+        run.update({seed: j for seed, j in lines.items() if "error" not in j})
     return run
 
 
