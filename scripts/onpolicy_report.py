@@ -15,6 +15,8 @@ import re
 import sqlite3
 import sys
 
+from regret_report import seed_range
+
 
 def fnv1a64(s):
     h = 1469598103934665603
@@ -25,13 +27,6 @@ def fnv1a64(s):
 
 def geomean(v):
     return math.exp(sum(v) / len(v)) if v else float("nan")
-
-
-def seed_range(text):
-    m = re.fullmatch(r"(\d+):(\d+)", text)
-    if not m or int(m.group(1)) > int(m.group(2)):
-        raise argparse.ArgumentTypeError("expected A:B with A <= B, got '%s'" % text)
-    return int(m.group(1)), int(m.group(2))
 
 
 def main():
@@ -45,20 +40,19 @@ def main():
         sys.exit("onpolicy_report.py: no sample store at '%s'" % args.db)
     db = sqlite3.connect("file:%s?mode=ro" % args.db, uri=True)
     held_only = args.held_out
-    keep = None
-    if args.seeds:
-        keep = set()
-        for w, ident in db.execute("SELECT id, identity FROM workloads"):
-            m = re.match(r"random:seed=(\d+):", ident)
-            if m and args.seeds[0] <= int(m.group(1)) < args.seeds[1]:
-                keep.add(w)
-    held = {w for w, i in db.execute("SELECT id, identity FROM workloads") if fnv1a64(i) % 100 < 15}
+    held, keep = set(), set()
+    for w, ident in db.execute("SELECT id, identity FROM workloads"):
+        if fnv1a64(ident) % 100 < 15:
+            held.add(w)
+        m = re.match(r"random:seed=(\d+):", ident)
+        if args.seeds and m and args.seeds[0] <= int(m.group(1)) < args.seeds[1]:
+            keep.add(w)
     by = {}
     for w, src, t, cs in db.execute("SELECT workload_id, source, runtime_min_s, compile_s FROM records"):
         by.setdefault(w, {})[src] = (t, cs)
     pick, comp, best_l, best_a = [], [], [], []
     for w, d in by.items():
-        if (held_only and w not in held) or (keep is not None and w not in keep):
+        if (held_only and w not in held) or (args.seeds and w not in keep):
             continue
         a, l = d.get("beam"), d.get("learned:beam")
         if not a or not l or a[0] is None or l[0] is None or a[0] < 1e-5:

@@ -12,7 +12,7 @@ Judge on an idle machine: on two cores a competing process moves these figures b
 import argparse
 import math
 
-from regret_report import read_regret
+from regret_report import geomean, read_regret
 
 
 def read_run(path):
@@ -34,10 +34,6 @@ def percentiles(changes, qs=(0.5, 0.75, 0.9)):
     """The |log| changes at the given quantiles, as percentages."""
     v = sorted(changes)
     return [100 * math.expm1(v[min(len(v) - 1, int(q * len(v)))]) for q in qs]
-
-
-def geomean(values):
-    return math.exp(sum(math.log(x) for x in values) / len(values))
 
 
 def main():

@@ -9,10 +9,19 @@ each pick is the faster one by more than the noise, and the 10 worst learned pic
 import argparse
 import json
 import math
+import re
 
 
 def geomean(v):
     return math.exp(sum(math.log(x) for x in v) / len(v)) if v else float("nan")
+
+
+def seed_range(text):
+    """argparse type for `--seeds A:B` (seeds A <= seed < B)."""
+    m = re.fullmatch(r"(\d+):(\d+)", text)
+    if not m or int(m.group(1)) > int(m.group(2)):
+        raise argparse.ArgumentTypeError("expected A:B with A <= B, got '%s'" % text)
+    return int(m.group(1)), int(m.group(2))
 
 
 def read_regret(path, weights=None, seeds=None):
@@ -68,10 +77,9 @@ def main():
     ap.add_argument("--weights", help="only lines judging this weights file")
     ap.add_argument("--noise", type=float, default=0.05,
                     help="a pick is faster only when the other is slower by more than this")
-    ap.add_argument("--seeds", help="only seeds A <= seed < B, given as A:B")
+    ap.add_argument("--seeds", type=seed_range, help="only seeds A <= seed < B, given as A:B")
     a = ap.parse_args()
-    seeds = tuple(int(x) for x in a.seeds.split(":")) if a.seeds else None
-    for weights, by_seed in read_regret(a.jsonl, a.weights, seeds).items():
+    for weights, by_seed in read_regret(a.jsonl, a.weights, a.seeds).items():
         print(summary(weights, list(by_seed.values()), a.noise))
 
 

@@ -16,7 +16,9 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../../.." && pwd)
 CELL=$(cd "$1" && pwd) OUT=$2 TIME=${3:-}
 TOOLS=$ROOT/build-bench/tools
-TARGET=x86-64-linux-avx-avx2-avx512-avx512_cannonlake-avx512_skylake-f16c-fma-sse41-no_runtime
+# The bench run's own target (bench.sh resolved it from the host), as bench/schedules/replay.sh.
+TARGET=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["target"])' \
+    "$CELL/../../config.json")-no_runtime
 mkdir -p "$OUT" && cd "$OUT"
 SCHED=$(ls "$CELL"/*.schedule.h)
 FN=$(basename "$SCHED" .schedule.h)
