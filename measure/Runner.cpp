@@ -246,36 +246,17 @@ Child::Child(Child &&o) noexcept {
 
 Child &Child::operator=(Child &&o) noexcept {
     if (this == &o) return *this;
-    if (pid_ > 0 && !reaped_) {
-        kill();
-        reap();
-    }
-    close_fds();
-    pid_ = o.pid_;
-    out_fd_ = o.out_fd_;
-    in_fd_ = o.in_fd_;
-    pidfd_ = o.pidfd_;
-    is_program_ = o.is_program_;
-    group_ = o.group_;
-    start_error_ = std::move(o.start_error_);
-    status_ = o.status_;
-    ru_ = o.ru_;
-    output_ = std::move(o.output_);
-    timeout_s_ = o.timeout_s_;
-    stopped_ = o.stopped_;
-    paused_ = o.paused_;
-    timed_out_ = o.timed_out_;
-    reaped_ = o.reaped_;
-    started_ = o.started_;
-    paused_since_ = o.paused_since_;
-    paused_s_ = o.paused_s_;
-    o.pid_ = -1;
-    o.out_fd_ = o.in_fd_ = o.pidfd_ = -1;
-    o.reaped_ = true;
+    release();
+    static_cast<ChildState &>(*this) = std::move(o);
+    static_cast<ChildState &>(o) = ChildState{}; // owns no process and no pipe now
     return *this;
 }
 
 Child::~Child() {
+    release();
+}
+
+void Child::release() {
     if (pid_ > 0 && !reaped_) {
         kill();
         reap();

@@ -61,11 +61,30 @@ struct ChildOptions {
     bool own_process_group = true;
 };
 
+/** What a Child owns and knows, apart from its methods: plain values, so a move is one
+ * member-wise assignment (Child's move operations). */
+struct ChildState {
+    using Clock = std::chrono::steady_clock;
+    pid_t pid_ = -1;
+    int out_fd_ = -1, in_fd_ = -1;
+    int pidfd_ = -1;
+    bool is_program_ = false;
+    bool group_ = true;
+    std::string start_error_; ///< why exec failed ("" if it did not)
+    std::string output_;
+    int status_ = 0;
+    struct rusage ru_ {};
+    double timeout_s_ = 0;
+    bool stopped_ = false, paused_ = false, timed_out_ = false, reaped_ = false;
+    Clock::time_point started_, paused_since_;
+    double paused_s_ = 0;
+};
+
 /** A running child. Not copyable; destroying a Child that was not waited for kills and reaps
  * it. Starting one is thread-safe for programs (everything is prepared before fork and the
  * child only execs); a function child runs arbitrary code after fork, so start those only
  * from a single-threaded process. */
-class Child {
+class Child : private ChildState {
 public:
     /** Forks; the child runs body(result_fd, command_fd) and _exit(0) (1 if it throws).
      * result_fd is the write end of the result pipe; command_fd the read end of a pipe the
@@ -120,23 +139,11 @@ public:
     RunResult reap();
 
 private:
-    using Clock = std::chrono::steady_clock;
+    /** Kills and reaps a child still running, and closes the pipes. */
+    void release();
     void close_fds();
     /** Collects the exit status (waiting for it when `block`); true once reaped. */
     bool try_reap(bool block);
-    pid_t pid_ = -1;
-    int out_fd_ = -1, in_fd_ = -1;
-    int pidfd_ = -1;
-    bool is_program_ = false;
-    bool group_ = true;
-    std::string start_error_; ///< why exec failed ("" if it did not)
-    std::string output_;
-    int status_ = 0;
-    struct rusage ru_ {};
-    double timeout_s_ = 0;
-    bool stopped_ = false, paused_ = false, timed_out_ = false, reaped_ = false;
-    Clock::time_point started_, paused_since_;
-    double paused_s_ = 0;
 };
 
 /** Child::function(body).wait(), with body(result_fd). */

@@ -127,23 +127,19 @@ bool time_runs(const std::function<bool()> &call, const StopRule &rule, TimedRun
     return true;
 }
 
+// The measured fields as JSON under their own names; a line missing one (an older child's)
+// reads as the field's default.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TimedRuns, times_s, calls_per_run, stop, warmup_s,
+                                                warmup_minflt, timed_s, minflt_per_run,
+                                                majflt_per_run, nvcsw_per_run, nivcsw_per_run,
+                                                run_delay_s, busy_fraction)
+
 std::string timed_runs_to_json(const TimedRuns &t) {
-    nlohmann::json j = {{"best_s", t.best_s()},
-                        {"third_best_s", t.third_best_s()},
-                        {"median_s", t.median_s()},
-                        {"runs", t.times_s.size()},
-                        {"calls_per_run", t.calls_per_run},
-                        {"stop", t.stop},
-                        {"warmup_s", t.warmup_s},
-                        {"warmup_minflt", t.warmup_minflt},
-                        {"timed_s", t.timed_s},
-                        {"minflt_per_run", t.minflt_per_run},
-                        {"majflt_per_run", t.majflt_per_run},
-                        {"nvcsw_per_run", t.nvcsw_per_run},
-                        {"nivcsw_per_run", t.nivcsw_per_run},
-                        {"run_delay_s", t.run_delay_s},
-                        {"busy_fraction", t.busy_fraction},
-                        {"times_s", t.times_s}};
+    nlohmann::json j = t;
+    j["best_s"] = t.best_s();
+    j["third_best_s"] = t.third_best_s();
+    j["median_s"] = t.median_s();
+    j["runs"] = t.times_s.size();
     return j.dump();
 }
 
@@ -152,20 +148,8 @@ bool timed_runs_from_json(const std::string &line, TimedRuns &out) {
     try {
         nlohmann::json j = nlohmann::json::parse(line);
         if (!j.is_object() || !j.contains("times_s")) return false;
-        TimedRuns t;
-        t.times_s = j.at("times_s").get<std::vector<double>>();
+        TimedRuns t = j.get<TimedRuns>();
         if (t.times_s.empty()) return false;
-        t.calls_per_run = j.value("calls_per_run", 1);
-        t.stop = j.value("stop", std::string("converged"));
-        t.warmup_s = j.value("warmup_s", 0.0);
-        t.warmup_minflt = j.value("warmup_minflt", 0L);
-        t.timed_s = j.value("timed_s", 0.0);
-        t.minflt_per_run = j.value("minflt_per_run", 0.0);
-        t.majflt_per_run = j.value("majflt_per_run", 0.0);
-        t.nvcsw_per_run = j.value("nvcsw_per_run", 0.0);
-        t.nivcsw_per_run = j.value("nivcsw_per_run", 0.0);
-        t.run_delay_s = j.value("run_delay_s", 0.0);
-        t.busy_fraction = j.value("busy_fraction", 0.0);
         out = std::move(t);
         return true;
     } catch (const nlohmann::json::exception &) {

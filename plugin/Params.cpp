@@ -37,21 +37,32 @@ std::string Params::default_cost_model() {
 #endif
 }
 
+BeamSearchOptions Params::default_search() {
+    BeamSearchOptions o;
+    o.time_limit_s = 30;
+    return o;
+}
+
 Params Params::parse(const std::map<std::string, std::string> &env) {
     Params p;
     using Setter = std::function<void(const std::string &key, const std::string &value)>;
     const std::map<std::string, Setter> ours = {
-        {"BEAM_SIZE", [&](auto &k, auto &v) { p.beam_size = int(parse_int(k, v, 1, 4096)); }},
-        {"NUM_PASSES", [&](auto &k, auto &v) { p.num_passes = int(parse_int(k, v, 1, 100)); }},
+        {"BEAM_SIZE",
+         [&](auto &k, auto &v) { p.search.beam_size = int(parse_int(k, v, 1, 4096)); }},
+        {"NUM_PASSES",
+         [&](auto &k, auto &v) { p.search.num_passes = int(parse_int(k, v, 1, 100)); }},
         {"RANDOM_DROPOUT",
-         [&](auto &k, auto &v) { p.random_dropout = int(parse_int(k, v, 1, 100)); }},
-        {"SEED", [&](auto &k, auto &v) { p.seed = uint64_t(parse_int(k, v, 0, INT64_MAX)); }},
+         [&](auto &k, auto &v) { p.search.random_dropout = int(parse_int(k, v, 1, 100)); }},
+        {"SEED",
+         [&](auto &k, auto &v) { p.search.seed = uint64_t(parse_int(k, v, 0, INT64_MAX)); }},
         {"MEMORY_LIMIT",
-         [&](auto &k, auto &v) { p.memory_limit_bytes = double(parse_int(k, v, -1, INT64_MAX)); }},
+         [&](auto &k, auto &v) {
+             p.search.memory_limit_bytes = double(parse_int(k, v, -1, INT64_MAX));
+         }},
         {"SEARCH_MEMORY_LIMIT",
-         [&](auto &k, auto &v) { p.search_memory_bytes = double(parse_int(k, v, 0, INT64_MAX)); }},
+         [&](auto &k, auto &v) { p.search.memory_bytes = double(parse_int(k, v, 0, INT64_MAX)); }},
         {"TIME_LIMIT",
-         [&](auto &k, auto &v) { p.time_limit_s = double(parse_int(k, v, 0, 1000000)); }},
+         [&](auto &k, auto &v) { p.search.time_limit_s = double(parse_int(k, v, 0, 1000000)); }},
         {"TEST_FAULT",
          [&](auto &k, auto &v) {
              if (v != "internal" && v != "bad_alloc")
@@ -72,9 +83,10 @@ Params Params::parse(const std::map<std::string, std::string> &env) {
         {"CANDIDATES", [&](auto &, auto &v) { p.candidates_dir = v; }},
         {"SEARCH_SPACE",
          [&](auto &k, auto &v) {
-             SearchSpaceOptions check;
-             std::string e = parse_search_space_options(v, &check);
+             SearchSpaceOptions space;
+             std::string e = parse_search_space_options(v, &space);
              if (!e.empty()) throw UserError(k + "=" + v + ": " + e);
+             p.search.space = space;
              p.search_space = v;
          }},
         {"NUM_CANDIDATES",
@@ -122,10 +134,10 @@ Params Params::from_environment() {
 
 std::string Params::describe() const {
     std::ostringstream o;
-    o << "beam_size=" << beam_size << " num_passes=" << num_passes
-      << " random_dropout=" << random_dropout << " seed=" << seed
-      << " memory_limit_bytes=" << memory_limit_bytes
-      << " search_memory_bytes=" << search_memory_bytes << " time_limit_s=" << time_limit_s
+    o << "beam_size=" << search.beam_size << " num_passes=" << search.num_passes
+      << " random_dropout=" << search.random_dropout << " seed=" << search.seed
+      << " memory_limit_bytes=" << search.memory_limit_bytes
+      << " search_memory_bytes=" << search.memory_bytes << " time_limit_s=" << search.time_limit_s
       << " cost_model=" << cost_model
       << (search_space.empty() ? "" : " search_space=" + search_space)
       << " weights=" << (weights.empty() ? "<shipped>" : weights);

@@ -4,6 +4,8 @@
 // UserErrors. No other code reads the environment.
 #pragma once
 
+#include "plugin/search/BeamSearch.h"
+
 #include <cstdint>
 #include <map>
 #include <string>
@@ -11,28 +13,28 @@
 namespace sextant {
 
 struct Params {
-    /** Beam width; 1 = greedy (one pass). HL_BEAM_SIZE / SEXTANT_BEAM_SIZE. */
-    int beam_size = 32;
-    /** Search passes, the first coarse. HL_NUM_PASSES / SEXTANT_NUM_PASSES. */
-    int num_passes = 5;
-    /** Percent chance to keep each candidate (100 = off). HL_RANDOM_DROPOUT /
-     * SEXTANT_RANDOM_DROPOUT. */
-    int random_dropout = 100;
-    /** Seed for dropout; same seed, same schedule. HL_SEED / SEXTANT_SEED. */
-    uint64_t seed = 0;
-    /** Prune schedules whose root allocations exceed this many bytes; 0 = no limit.
-     * HL_AUTOSCHEDULE_MEMORY_LIMIT / SEXTANT_MEMORY_LIMIT. */
-    double memory_limit_bytes = 0;
-    /** Bytes the search may hold at once (states, scored children, caches); when a step
-     * would need more it narrows its batch, then its beam. 0 = no bound. Default 1 GiB.
-     * SEXTANT_SEARCH_MEMORY_LIMIT. */
-    double search_memory_bytes = double(1) * 1024 * 1024 * 1024;
-    /** Seconds the autoscheduler may take, from its call to the end of the search (analysing
-     * the pipeline counts); then the best complete schedule so far is applied (in the first
-     * pass, the rest of it is finished greedily) and the log says so. 0 = no limit. Default 30:
-     * Halide then still lowers and compiles the scheduled pipeline in the generator (17 s for
-     * bench synthetic_200's 200 Funcs), and a user waits for both. SEXTANT_TIME_LIMIT. */
-    double time_limit_s = 30;
+    /** The beam search's options, each settable from the environment:
+     *  - beam_size: beam width, 1 = greedy (one pass). HL_BEAM_SIZE / SEXTANT_BEAM_SIZE.
+     *  - num_passes: search passes, the first coarse. HL_NUM_PASSES / SEXTANT_NUM_PASSES.
+     *  - random_dropout: percent chance to keep each candidate (100 = off).
+     *    HL_RANDOM_DROPOUT / SEXTANT_RANDOM_DROPOUT.
+     *  - seed: for dropout; same seed, same schedule. HL_SEED / SEXTANT_SEED.
+     *  - memory_limit_bytes: prune schedules whose root allocations exceed this many bytes;
+     *    0 = no limit. HL_AUTOSCHEDULE_MEMORY_LIMIT / SEXTANT_MEMORY_LIMIT.
+     *  - memory_bytes: bytes the search may hold at once (states, scored children, caches);
+     *    when a step would need more it narrows its batch, then its beam. 0 = no bound.
+     *    Default 1 GiB. SEXTANT_SEARCH_MEMORY_LIMIT.
+     *  - time_limit_s: seconds the autoscheduler may take, from its call to the end of the
+     *    search (analysing the pipeline counts, so the search gets what is left); then the best
+     *    complete schedule so far is applied (in the first pass, the rest of it is finished
+     *    greedily) and the log says so. 0 = no limit. Default 30 (the search's own default is
+     *    60): Halide then still lowers and compiles the scheduled pipeline in the generator
+     *    (17 s for bench synthetic_200's 200 Funcs), and a user waits for both.
+     *    SEXTANT_TIME_LIMIT.
+     *  - space: what the search offers, from `search_space` below.
+     * The others keep BeamSearchOptions' defaults. */
+    BeamSearchOptions search = default_search();
+    static BeamSearchOptions default_search();
     /** 0 quiet, 1 summary, 2 per-pass progress (stderr). HL_DEBUG_AUTOSCHEDULE / SEXTANT_DEBUG. */
     int debug = 0;
     /** "learned" (LibTorch net with weights) or "analytical". SEXTANT_COST_MODEL. The default
@@ -56,9 +58,10 @@ struct Params {
      * DIR/candidates.jsonl; the first is applied as usual. Autotuning uses this to propose
      * schedules without compiling them. SEXTANT_CANDIDATES. */
     std::string candidates_dir;
-    /** Changes to what the search offers and the caps that thin it: "key=value,...", the
-     * fields of SearchSpaceOptions (plugin/search/SearchSpace.h; docs/SEARCH.md lists them),
-     * e.g. "split_factors=2/4/8/16:8,large_pipeline_funcs=200". SEXTANT_SEARCH_SPACE. */
+    /** Changes to what the search offers and the caps that thin it (parsed into
+     * `search.space`): "key=value,...", the fields of SearchSpaceOptions
+     * (plugin/search/SearchSpace.h; docs/SEARCH.md lists them), e.g.
+     * "split_factors=2/4/8/16:8,large_pipeline_funcs=200". SEXTANT_SEARCH_SPACE. */
     std::string search_space;
     /** How many distinct candidates to write. SEXTANT_NUM_CANDIDATES. */
     int num_candidates = 16;

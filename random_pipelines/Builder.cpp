@@ -22,21 +22,9 @@ using Halide::Type;
 using Halide::Var;
 
 Type halide_type(ElemType t) {
-    switch (t) {
-    case ElemType::UInt8:
-        return Halide::UInt(8);
-    case ElemType::UInt16:
-        return Halide::UInt(16);
-    case ElemType::Int16:
-        return Halide::Int(16);
-    case ElemType::Int32:
-        return Halide::Int(32);
-    case ElemType::Float32:
-        return Halide::Float(32);
-    case ElemType::Float64:
-        return Halide::Float(64);
-    }
-    return Halide::Int(32);
+    const ElemTypeInfo &info = elem_type_info(t);
+    const halide_type_code_t code[] = {halide_type_uint, halide_type_int, halide_type_float};
+    return Type(code[info.code], info.bits, 1);
 }
 
 namespace {

@@ -64,22 +64,16 @@ const char *kind_name(StageKind k) {
     return "unknown";
 }
 
-const char *type_name(ElemType t) {
-    switch (t) {
-    case ElemType::UInt8:
-        return "uint8";
-    case ElemType::UInt16:
-        return "uint16";
-    case ElemType::Int16:
-        return "int16";
-    case ElemType::Int32:
-        return "int32";
-    case ElemType::Float32:
-        return "float32";
-    case ElemType::Float64:
-        return "float64";
-    }
-    return "unknown";
+const ElemTypeInfo &elem_type_info(ElemType t) {
+    static const ElemTypeInfo rows[] = {
+        {"uint8", ElemTypeInfo::UInt, 8, 0, 255},
+        {"uint16", ElemTypeInfo::UInt, 16, 0, 65535},
+        {"int16", ElemTypeInfo::Int, 16, -32768, 32767},
+        {"int32", ElemTypeInfo::Int, 32, -65536, 65536},
+        {"float32", ElemTypeInfo::Float, 32, -65536, 65536},
+        {"float64", ElemTypeInfo::Float, 64, -65536, 65536},
+    };
+    return rows[size_t(t)];
 }
 
 const char *boundary_name(BoundaryKind b) {
@@ -100,32 +94,6 @@ const char *boundary_name(BoundaryKind b) {
         break;
     }
     return "unknown";
-}
-
-bool is_float(ElemType t) {
-    return t == ElemType::Float32 || t == ElemType::Float64;
-}
-
-void canonical_range(ElemType t, double &lo, double &hi) {
-    switch (t) {
-    case ElemType::UInt8:
-        lo = 0, hi = 255;
-        return;
-    case ElemType::UInt16:
-        lo = 0, hi = 65535;
-        return;
-    case ElemType::Int16:
-        lo = -32768, hi = 32767;
-        return;
-    case ElemType::Int32:
-        lo = -65536, hi = 65536;
-        return;
-    case ElemType::Float32:
-    case ElemType::Float64:
-        lo = -65536, hi = 65536;
-        return;
-    }
-    lo = 0, hi = 0;
 }
 
 std::vector<int> consumers_of(const PipelineSpec &spec, int i) {

@@ -124,12 +124,28 @@ struct PipelineSpec {
 /** Version of the generator's output for a given seed; bump when plans change. */
 constexpr int kGeneratorVersion = 2;
 
+/** What the planner and the builder know of an element type: one row per ElemType. */
+struct ElemTypeInfo {
+    const char *name; ///< as in PipelineSpec::describe and RandomPipeline's stage info
+    enum Code : uint8_t { UInt, Int, Float } code;
+    int bits;
+    /** Values every non-accumulating stage of this type keeps to (inclusive). */
+    double lo, hi;
+};
+const ElemTypeInfo &elem_type_info(ElemType t);
+
 const char *kind_name(StageKind k);
-const char *type_name(ElemType t);
+inline const char *type_name(ElemType t) {
+    return elem_type_info(t).name;
+}
 const char *boundary_name(BoundaryKind b);
-bool is_float(ElemType t);
-/** Values every non-accumulating stage of this type keeps to (inclusive). */
-void canonical_range(ElemType t, double &lo, double &hi);
+inline bool is_float(ElemType t) {
+    return elem_type_info(t).code == ElemTypeInfo::Float;
+}
+inline void canonical_range(ElemType t, double &lo, double &hi) {
+    lo = elem_type_info(t).lo;
+    hi = elem_type_info(t).hi;
+}
 
 /** Stage indices that read stage i. */
 std::vector<int> consumers_of(const PipelineSpec &spec, int i);

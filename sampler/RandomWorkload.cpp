@@ -32,23 +32,18 @@ bool same_pipeline_as_recorded(const RandomWorkload &w, const std::string &ident
     return false;
 }
 
+namespace random_pipelines {
+// The options as JSON, one key per field (of the same name), both ways (found by ADL).
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RandomPipelineOptions, min_stages, max_stages, max_outputs,
+                                   max_inputs, max_dims, min_extent, max_extent, min_channels,
+                                   max_channels, max_input_points, max_work, max_tree_size,
+                                   kind_weights)
+} // namespace random_pipelines
+
 std::string random_workload_json(const RandomWorkload &w) {
-    const rp::RandomPipelineOptions &o = w.options;
-    nlohmann::json j = {{"seed", w.seed},
-                        {"generator_version", rp::kGeneratorVersion},
-                        {"min_stages", o.min_stages},
-                        {"max_stages", o.max_stages},
-                        {"max_outputs", o.max_outputs},
-                        {"max_inputs", o.max_inputs},
-                        {"max_dims", o.max_dims},
-                        {"min_extent", o.min_extent},
-                        {"max_extent", o.max_extent},
-                        {"min_channels", o.min_channels},
-                        {"max_channels", o.max_channels},
-                        {"max_input_points", o.max_input_points},
-                        {"max_work", o.max_work},
-                        {"max_tree_size", o.max_tree_size},
-                        {"kind_weights", o.kind_weights}};
+    nlohmann::json j = w.options;
+    j["seed"] = w.seed;
+    j["generator_version"] = rp::kGeneratorVersion;
     return j.dump();
 }
 
@@ -56,21 +51,8 @@ RandomWorkload parse_random_workload_json(const std::string &json) {
     try {
         nlohmann::json j = nlohmann::json::parse(json);
         RandomWorkload w;
-        rp::RandomPipelineOptions &o = w.options;
         w.seed = j.at("seed").get<uint64_t>();
-        o.min_stages = j.at("min_stages").get<int>();
-        o.max_stages = j.at("max_stages").get<int>();
-        o.max_outputs = j.at("max_outputs").get<int>();
-        o.max_inputs = j.at("max_inputs").get<int>();
-        o.max_dims = j.at("max_dims").get<int>();
-        o.min_extent = j.at("min_extent").get<int>();
-        o.max_extent = j.at("max_extent").get<int>();
-        o.min_channels = j.at("min_channels").get<int>();
-        o.max_channels = j.at("max_channels").get<int>();
-        o.max_input_points = j.at("max_input_points").get<int64_t>();
-        o.max_work = j.at("max_work").get<double>();
-        o.max_tree_size = j.at("max_tree_size").get<double>();
-        o.kind_weights = j.at("kind_weights").get<std::vector<double>>();
+        w.options = j.get<rp::RandomPipelineOptions>();
         return w;
     } catch (const nlohmann::json::exception &e) {
         throw UserError("malformed random workload options '" + json + "': " + e.what());

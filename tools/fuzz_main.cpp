@@ -220,8 +220,8 @@ std::vector<std::string> sliding_candidates(uint64_t seed, const Options &opt) {
                                      for (Halide::Func &f : p.outputs)
                                          outs.push_back(f.function());
                                      sextant::Params params;
-                                     params.beam_size = opt.beam;
-                                     params.num_passes = opt.passes;
+                                     params.search.beam_size = opt.beam;
+                                     params.search.num_passes = opt.passes;
                                      params.candidates_dir = dir;
                                      params.num_candidates = 32;
                                      sextant::MachineInfo m;
@@ -255,14 +255,14 @@ int run_one(uint64_t seed, const Options &opt) {
         return 0;
     }
     sextant::Params params;
-    params.beam_size = opt.beam;
-    params.num_passes = opt.passes;
+    params.search.beam_size = opt.beam;
+    params.search.num_passes = opt.passes;
     if (opt.sliding == 0) {
         std::printf("planned %d\n", opt.seeds);
         std::fflush(stdout);
         for (int k = 0; k < opt.seeds; k++) {
-            params.random_dropout = k == 0 ? 100 : 50;
-            params.seed = uint64_t(k);
+            params.search.random_dropout = k == 0 ? 100 : 50;
+            params.search.seed = uint64_t(k);
             params.schedule_file = opt.replay;
             run_schedule_isolated(seed, opt, params, want);
         }

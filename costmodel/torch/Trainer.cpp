@@ -18,20 +18,14 @@ namespace sextant {
 
 namespace fs = std::filesystem;
 
+// The metrics as JSON under their own names (report.json, the progress lines).
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(RankingMetrics, pipelines, samples, pairs, pairwise_accuracy,
+                                   kendall_tau, top1_regret_geomean, top1_regret_max,
+                                   mean_abs_log_error)
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-nlohmann::json metrics_to_json(const RankingMetrics &m) {
-    return {{"pipelines", m.pipelines},
-            {"samples", m.samples},
-            {"pairs", m.pairs},
-            {"pairwise_accuracy", m.pairwise_accuracy},
-            {"kendall_tau", m.kendall_tau},
-            {"top1_regret_geomean", m.top1_regret_geomean},
-            {"top1_regret_max", m.top1_regret_max},
-            {"mean_abs_log_error", m.mean_abs_log_error}};
-}
 
 std::string format_seconds(double s) {
     char buf[32];
@@ -99,7 +93,7 @@ private:
 } // namespace
 
 std::string metrics_json(const RankingMetrics &m) {
-    return metrics_to_json(m).dump();
+    return nlohmann::json(m).dump();
 }
 
 namespace {
@@ -318,15 +312,15 @@ TrainResult train_cost_model(TrainableCostModel &model, const std::vector<Traini
         {"ranking_loss", opt.loss.ranking == RankingLoss::Throughput ? "throughput" : "pairwise"},
         {"weight_pairs_by_gap", opt.loss.weight_pairs_by_gap},
         {"fine_tuned", opt.fine_tune}};
-    nlohmann::json metrics = {{"validation", metrics_to_json(res.validation)},
-                              {"train", metrics_to_json(res.train)},
+    nlohmann::json metrics = {{"validation", nlohmann::json(res.validation)},
+                              {"train", nlohmann::json(res.train)},
                               {"validation_is_train_set", !have_val}};
     if (opt.baseline) {
         res.baseline_validation = evaluate(*opt.baseline, val_set, opt.loss.tie_log_ratio);
         res.baseline_train = evaluate(*opt.baseline, train_all, opt.loss.tie_log_ratio);
         metrics["baseline"] = {{"model", opt.baseline->name()},
-                               {"validation", metrics_to_json(res.baseline_validation)},
-                               {"train", metrics_to_json(res.baseline_train)}};
+                               {"validation", nlohmann::json(res.baseline_validation)},
+                               {"train", nlohmann::json(res.baseline_train)}};
     }
     model.set_manifest_entry("training", summary.dump());
     model.set_manifest_entry("metrics", metrics.dump());

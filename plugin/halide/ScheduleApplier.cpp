@@ -52,16 +52,10 @@ void apply_directives(const PipelineDag &dag, const std::vector<Directive> &dire
             f.compute_root();
             break;
         case K::ComputeAt:
-            if (d.vars[0].is_rvar)
-                f.compute_at(funcs.at(dag.funcs[d.at_func].name), RVar(d.vars[0].name));
-            else
-                f.compute_at(funcs.at(dag.funcs[d.at_func].name), Var(d.vars[0].name));
+            f.compute_at(LoopLevel(funcs.at(dag.funcs[d.at_func].name), var_of(d.vars[0])));
             break;
         case K::StoreAt:
-            if (d.vars[0].is_rvar)
-                f.store_at(funcs.at(dag.funcs[d.at_func].name), RVar(d.vars[0].name));
-            else
-                f.store_at(funcs.at(dag.funcs[d.at_func].name), Var(d.vars[0].name));
+            f.store_at(LoopLevel(funcs.at(dag.funcs[d.at_func].name), var_of(d.vars[0])));
             break;
         case K::StoreInStack:
             f.store_in(Halide::MemoryType::Stack);

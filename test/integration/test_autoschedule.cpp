@@ -139,8 +139,8 @@ std::string scratch_path(const std::string &name) {
 
 sextant::Params fast_params() {
     sextant::Params p;
-    p.beam_size = 8;
-    p.num_passes = 2;
+    p.search.beam_size = 8;
+    p.search.num_passes = 2;
     return p;
 }
 
@@ -210,18 +210,18 @@ TEST_CASE("a scalar Func schedules and matches", "[e2e]") {
 
 TEST_CASE("greedy and dropout schedules are legal too", "[e2e]") {
     sextant::Params p = fast_params();
-    p.beam_size = 1;
+    p.search.beam_size = 1;
     check_pipeline(separable_blur, {{256, 128}}, p);
-    p.beam_size = 4;
-    p.random_dropout = 30;
-    p.seed = 7;
+    p.search.beam_size = 4;
+    p.search.random_dropout = 30;
+    p.search.seed = 7;
     check_pipeline(pyramid_two_outputs, {{128, 96, 3}, {64, 48, 3}}, p);
 }
 
 TEST_CASE("same inputs and seed give the same schedule", "[e2e]") {
     sextant::Params p = fast_params();
-    p.random_dropout = 50;
-    p.seed = 3;
+    p.search.random_dropout = 50;
+    p.search.seed = 3;
     std::string a, b;
     check_pipeline(pyramid_two_outputs, {{128, 96, 3}, {64, 48, 3}}, p, &a);
     check_pipeline(pyramid_two_outputs, {{128, 96, 3}, {64, 48, 3}}, p, &b);

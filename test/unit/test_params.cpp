@@ -7,10 +7,10 @@ using sextant::Params;
 
 TEST_CASE("defaults", "[params]") {
     Params p = Params::parse({});
-    CHECK(p.beam_size == 32);
-    CHECK(p.num_passes == 5);
-    CHECK(p.random_dropout == 100);
-    CHECK(p.seed == 0);
+    CHECK(p.search.beam_size == 32);
+    CHECK(p.search.num_passes == 5);
+    CHECK(p.search.random_dropout == 100);
+    CHECK(p.search.seed == 0);
 }
 
 TEST_CASE("Adams2019 names are accepted; SEXTANT_ names win", "[params]") {
@@ -19,9 +19,9 @@ TEST_CASE("Adams2019 names are accepted; SEXTANT_ names win", "[params]") {
                               {"SEXTANT_SEED", "12"},
                               {"HL_RANDOM_DROPOUT", "50"},
                               {"HL_NO_SUBTILING", "1"}});
-    CHECK(p.beam_size == 4);
-    CHECK(p.seed == 12);
-    CHECK(p.random_dropout == 50);
+    CHECK(p.search.beam_size == 4);
+    CHECK(p.search.seed == 12);
+    CHECK(p.search.random_dropout == 50);
 }
 
 TEST_CASE("unknown SEXTANT_ keys and bad values are errors", "[params]") {
