@@ -56,71 +56,83 @@ int coverage(uint64_t from, uint64_t to, const RandomPipelineOptions &opts) {
     return 0;
 }
 
+struct ToolOptions {
+    uint64_t seed = 0, from = 0, to = 0, repeats = 3;
+    bool describe = false, run = false, coverage = false;
+    RandomPipelineOptions generator;
+};
+
+/** The command line; throws ArgError. */
+ToolOptions parse_args(int argc, char **argv) {
+    ToolOptions o;
+    RandomPipelineOptions &g = o.generator;
+    sextant::Args args(argc, argv);
+    while (args.next()) {
+        const std::string &a = args.flag();
+        if (a == "--seed")
+            o.seed = args.seed();
+        else if (a == "--describe")
+            o.describe = true;
+        else if (a == "--run")
+            o.run = true;
+        else if (a == "--repeats")
+            o.repeats = args.seed();
+        else if (a == "--coverage") {
+            o.coverage = true;
+            o.from = args.seed();
+            o.to = args.seed();
+        } else if (a == "--min-stages")
+            g.min_stages = args.integer(0);
+        else if (a == "--max-stages")
+            g.max_stages = args.integer(0);
+        else if (a == "--max-outputs")
+            g.max_outputs = args.integer(0);
+        else if (a == "--max-work")
+            g.max_work = args.number(0);
+        else if (a == "--max-extent")
+            g.max_extent = args.integer(0);
+        else if (a == "--help" || a == "-h") {
+            usage();
+            std::exit(0);
+        } else
+            args.unknown();
+    }
+    if (!o.describe && !o.run && !o.coverage) throw sextant::ArgError("nothing to do");
+    return o;
+}
+
+/** --describe and --run of one seed. */
+int build_and_run(const ToolOptions &o) {
+    auto t0 = std::chrono::steady_clock::now();
+    RandomPipeline rp = make_random_pipeline(o.seed, o.generator);
+    auto t1 = std::chrono::steady_clock::now();
+    if (o.describe) std::fputs(describe(rp.spec).c_str(), stdout);
+    if (!o.run) return 0;
+    RunTimings t;
+    std::vector<Halide::Buffer<>> outs =
+        run_random_pipeline(rp, default_run_target(), &t, int(o.repeats));
+    double build_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
+    std::printf("seed %llu: build %.2f ms, compile %.2f ms, run %.3f ms (best of %llu), "
+                "estimated work %.3g ops\n",
+                (unsigned long long)o.seed, build_ms, t.compile_ms, t.run_ms,
+                (unsigned long long)o.repeats, rp.spec.estimated_work);
+    for (size_t i = 0; i < outs.size(); i++) {
+        std::printf("  output %zu %s checksum %016llx\n", i, rp.outputs[i].name().c_str(),
+                    (unsigned long long)buffer_checksum(outs[i]));
+    }
+    return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
-    uint64_t seed = 0, from = 0, to = 0, repeats = 3;
-    bool do_describe = false, do_run = false, do_coverage = false;
-    RandomPipelineOptions opts;
+    ToolOptions o;
     try {
-        sextant::Args args(argc, argv);
-        while (args.next()) {
-            const std::string &a = args.flag();
-            if (a == "--seed")
-                seed = args.seed();
-            else if (a == "--describe")
-                do_describe = true;
-            else if (a == "--run")
-                do_run = true;
-            else if (a == "--repeats")
-                repeats = args.seed();
-            else if (a == "--coverage") {
-                do_coverage = true;
-                from = args.seed();
-                to = args.seed();
-            } else if (a == "--min-stages")
-                opts.min_stages = args.integer(0);
-            else if (a == "--max-stages")
-                opts.max_stages = args.integer(0);
-            else if (a == "--max-outputs")
-                opts.max_outputs = args.integer(0);
-            else if (a == "--max-work")
-                opts.max_work = args.number(0);
-            else if (a == "--max-extent")
-                opts.max_extent = args.integer(0);
-            else if (a == "--help" || a == "-h") {
-                usage();
-                return 0;
-            } else
-                args.unknown();
-        }
+        o = parse_args(argc, argv);
     } catch (const sextant::ArgError &e) {
         std::fprintf(stderr, "error: %s\n", e.what());
         usage();
         return 2;
     }
-    if (!do_describe && !do_run && !do_coverage) {
-        usage();
-        return 2;
-    }
-    if (do_coverage) return coverage(from, to, opts);
-    auto t0 = std::chrono::steady_clock::now();
-    RandomPipeline rp = make_random_pipeline(seed, opts);
-    auto t1 = std::chrono::steady_clock::now();
-    if (do_describe) std::fputs(describe(rp.spec).c_str(), stdout);
-    if (do_run) {
-        RunTimings t;
-        std::vector<Halide::Buffer<>> outs =
-            run_random_pipeline(rp, default_run_target(), &t, int(repeats));
-        double build_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
-        std::printf("seed %llu: build %.2f ms, compile %.2f ms, run %.3f ms (best of %llu), "
-                    "estimated work %.3g ops\n",
-                    (unsigned long long)seed, build_ms, t.compile_ms, t.run_ms,
-                    (unsigned long long)repeats, rp.spec.estimated_work);
-        for (size_t o = 0; o < outs.size(); o++) {
-            std::printf("  output %zu %s checksum %016llx\n", o, rp.outputs[o].name().c_str(),
-                        (unsigned long long)buffer_checksum(outs[o]));
-        }
-    }
-    return 0;
+    return o.coverage ? coverage(o.from, o.to, o.generator) : build_and_run(o);
 }

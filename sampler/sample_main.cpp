@@ -239,47 +239,52 @@ int sample(SampleStore &store, const Options &o) {
     return 0;
 }
 
+/** Does what the options ask, in this order: import, judge or sample, remeasure, export. */
+void run(const Options &o) {
+    SampleStore store(o.db);
+    if (!o.import_path.empty()) {
+        int64_t n = store.import_jsonl(o.import_path);
+        std::printf("imported %lld new records from %s\n", (long long)n, o.import_path.c_str());
+    }
+    if (!o.regret.weights.empty()) {
+        RegretSummary r = run_regret(o.regret, &store);
+        std::printf("judged %lld pipelines (%lld failed), skipped %lld already judged, in "
+                    "%.1f s, into %s\n",
+                    (long long)r.pipelines, (long long)r.failed, (long long)r.skipped, r.seconds,
+                    o.regret.out_path.c_str());
+    } else if (o.have_range) {
+        sample(store, o);
+    }
+    if (o.remeasure > 0) {
+        RemeasureSummary r = remeasure_sample_set(store, o.remeasure_opt);
+        std::printf("remeasured %lld records (%lld failed) of %lld workloads, %d rounds each, "
+                    "in %.1f s, into %s\n",
+                    (long long)r.records, (long long)r.failed, (long long)r.workloads,
+                    o.remeasure_opt.rounds, r.seconds, o.remeasure_opt.out_path.c_str());
+    }
+    if (!o.export_path.empty()) {
+        int64_t n = store.export_jsonl(o.export_path);
+        std::printf("exported %lld records to %s\n", (long long)n, o.export_path.c_str());
+    }
+    if (!o.export_training_path.empty()) {
+        TrainingExportStats s = export_training(store, o.export_training_path);
+        for (const std::string &w : s.warnings)
+            std::fprintf(stderr, "warning: %s\n", w.c_str());
+        std::printf("exported %lld training samples to %s (of which %lld timed out, with "
+                    "censored runtimes; %lld failed records left out, %lld records and "
+                    "%lld workloads could not be re-featurized)\n",
+                    (long long)s.samples, o.export_training_path.c_str(),
+                    (long long)s.censored_records, (long long)s.failed_records,
+                    (long long)s.skipped_records, (long long)s.skipped_workloads);
+    }
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
     try {
         Options o = parse_args(argc, argv);
-        SampleStore store(o.db);
-        if (!o.import_path.empty()) {
-            int64_t n = store.import_jsonl(o.import_path);
-            std::printf("imported %lld new records from %s\n", (long long)n, o.import_path.c_str());
-        }
-        if (!o.regret.weights.empty()) {
-            RegretSummary r = run_regret(o.regret, &store);
-            std::printf("judged %lld pipelines (%lld failed), skipped %lld already judged, in "
-                        "%.1f s, into %s\n",
-                        (long long)r.pipelines, (long long)r.failed, (long long)r.skipped,
-                        r.seconds, o.regret.out_path.c_str());
-        } else if (o.have_range) {
-            sample(store, o);
-        }
-        if (o.remeasure > 0) {
-            RemeasureSummary r = remeasure_sample_set(store, o.remeasure_opt);
-            std::printf("remeasured %lld records (%lld failed) of %lld workloads, %d rounds each, "
-                        "in %.1f s, into %s\n",
-                        (long long)r.records, (long long)r.failed, (long long)r.workloads,
-                        o.remeasure_opt.rounds, r.seconds, o.remeasure_opt.out_path.c_str());
-        }
-        if (!o.export_path.empty()) {
-            int64_t n = store.export_jsonl(o.export_path);
-            std::printf("exported %lld records to %s\n", (long long)n, o.export_path.c_str());
-        }
-        if (!o.export_training_path.empty()) {
-            TrainingExportStats s = export_training(store, o.export_training_path);
-            for (const std::string &w : s.warnings)
-                std::fprintf(stderr, "warning: %s\n", w.c_str());
-            std::printf("exported %lld training samples to %s (of which %lld timed out, with "
-                        "censored runtimes; %lld failed records left out, %lld records and "
-                        "%lld workloads could not be re-featurized)\n",
-                        (long long)s.samples, o.export_training_path.c_str(),
-                        (long long)s.censored_records, (long long)s.failed_records,
-                        (long long)s.skipped_records, (long long)s.skipped_workloads);
-        }
+        run(o);
         return 0;
     } catch (const ArgError &e) {
         std::fprintf(stderr, "sextant-sample: %s\n%s", e.what(), kUsage);

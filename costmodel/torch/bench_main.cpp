@@ -31,42 +31,45 @@ double time_per_call(CostModel &m, const FeatureBatch &b, double min_seconds) {
     return el / iters;
 }
 
-} // namespace
-
-int main(int argc, char **argv) {
+struct BenchOptions {
     int rows_per_state = 2, threads = 1;
-    std::string weights, sizes_arg = "1,32,512,4096";
-    try {
-        Args args(argc, argv);
-        while (args.next()) {
-            const std::string &a = args.flag();
-            if (a == "--rows-per-state")
-                rows_per_state = args.integer(1);
-            else if (a == "--threads")
-                threads = args.integer(1);
-            else if (a == "--weights")
-                weights = args.value();
-            else if (a == "--sizes")
-                sizes_arg = args.value();
-            else
-                args.unknown();
-        }
-    } catch (const ArgError &e) {
-        std::fprintf(stderr, "sextant-model-bench: %s\n", e.what());
-        return 2;
+    std::string weights, sizes = "1,32,512,4096";
+};
+
+/** The command line; throws ArgError. */
+BenchOptions parse_args(int argc, char **argv) {
+    BenchOptions o;
+    Args args(argc, argv);
+    while (args.next()) {
+        const std::string &a = args.flag();
+        if (a == "--rows-per-state")
+            o.rows_per_state = args.integer(1);
+        else if (a == "--threads")
+            o.threads = args.integer(1);
+        else if (a == "--weights")
+            o.weights = args.value();
+        else if (a == "--sizes")
+            o.sizes = args.value();
+        else
+            args.unknown();
     }
+    return o;
+}
+
+/** One CSV line per batch size: both models' time per batch and per state. */
+void run_benchmark(const BenchOptions &o) {
     const int parallelism = 16;
     const double llc = 32.0 * 1024 * 1024;
     TorchModelConfig cfg;
     cfg.parallelism = parallelism;
     cfg.llc_bytes = llc;
-    cfg.num_threads = threads;
+    cfg.num_threads = o.threads;
     std::unique_ptr<TrainableCostModel> torch_model =
-        weights.empty() ? make_torch_cost_model(cfg)
-                        : load_torch_cost_model(weights, parallelism, llc, threads);
+        o.weights.empty() ? make_torch_cost_model(cfg)
+                          : load_torch_cost_model(o.weights, parallelism, llc, o.threads);
     AnalyticalModel analytical(parallelism, llc);
 
-    // A 12-stage pipeline; each state contributes `rows_per_state` rows (the stages a
+    // A 12-stage pipeline; each state contributes `--rows-per-state` rows (the stages a
     // candidate changed), as in ModelEvaluator.
     std::mt19937_64 rng(3);
     std::vector<std::vector<float>> table;
@@ -74,7 +77,7 @@ int main(int argc, char **argv) {
         table.push_back(synthetic_algorithm_row(rng));
     std::printf("batch_states,rows,torch_ms_per_batch,torch_us_per_state,analytical_ms_per_batch,"
                 "analytical_us_per_state\n");
-    std::stringstream ss(sizes_arg);
+    std::stringstream ss(o.sizes);
     std::string tok;
     while (std::getline(ss, tok, ',')) {
         int states = std::stoi(tok);
@@ -82,7 +85,7 @@ int main(int argc, char **argv) {
         b.algorithm = &table;
         b.num_states = states;
         for (int st = 0; st < states; st++) {
-            for (int r = 0; r < rows_per_state; r++) {
+            for (int r = 0; r < o.rows_per_state; r++) {
                 int stage = int(rng() % table.size());
                 b.stage_ids.push_back(stage);
                 b.state_index.push_back(st);
@@ -95,5 +98,18 @@ int main(int argc, char **argv) {
                     ta * 1e3, ta * 1e6 / states);
         std::fflush(stdout);
     }
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+    BenchOptions o;
+    try {
+        o = parse_args(argc, argv);
+    } catch (const ArgError &e) {
+        std::fprintf(stderr, "sextant-model-bench: %s\n", e.what());
+        return 2;
+    }
+    run_benchmark(o);
     return 0;
 }
