@@ -248,7 +248,9 @@ Child &Child::operator=(Child &&o) noexcept {
     if (this == &o) return *this;
     release();
     static_cast<ChildState &>(*this) = std::move(o);
-    static_cast<ChildState &>(o) = ChildState{}; // owns no process and no pipe now
+    // `o` owns no process and no pipe now, and waiting for it returns at once.
+    static_cast<ChildState &>(o) = ChildState{};
+    o.reaped_ = true;
     return *this;
 }
 

@@ -58,10 +58,11 @@ struct Params {
      * DIR/candidates.jsonl; the first is applied as usual. Autotuning uses this to propose
      * schedules without compiling them. SEXTANT_CANDIDATES. */
     std::string candidates_dir;
-    /** Changes to what the search offers and the caps that thin it (parsed into
-     * `search.space`): "key=value,...", the fields of SearchSpaceOptions
-     * (plugin/search/SearchSpace.h; docs/SEARCH.md lists them), e.g.
-     * "split_factors=2/4/8/16:8,large_pipeline_funcs=200". SEXTANT_SEARCH_SPACE. */
+    /** Changes to what the search offers and the caps that thin it: "key=value,...", the
+     * fields of SearchSpaceOptions (plugin/search/SearchSpace.h; docs/SEARCH.md lists them),
+     * e.g. "split_factors=2/4/8/16:8,large_pipeline_funcs=200". SEXTANT_SEARCH_SPACE. The text
+     * as given, for the log: parse() applies it to `search.space`, which is what the search
+     * reads (setting this field afterwards changes nothing). */
     std::string search_space;
     /** How many distinct candidates to write. SEXTANT_NUM_CANDIDATES. */
     int num_candidates = 16;

@@ -36,6 +36,8 @@ TEST_CASE("unknown SEXTANT_ keys and bad values are errors", "[params]") {
     CHECK_THROWS_WITH(Params::parse({{"SEXTANT_SEARCH_SPACE", "band_tiles=4,split_factors=x"}}),
                       Catch::Contains("SEXTANT_SEARCH_SPACE=band_tiles=4,split_factors=x: "
                                       "split_factors: 'x' is not a size"));
-    CHECK(Params::parse({{"SEXTANT_SEARCH_SPACE", "large_pipeline_funcs=50"}}).search_space ==
-          "large_pipeline_funcs=50");
+    const Params spaced = Params::parse({{"SEXTANT_SEARCH_SPACE", "large_pipeline_funcs=50"}});
+    CHECK(spaced.search_space == "large_pipeline_funcs=50");
+    CHECK(spaced.search.space.large_pipeline_funcs == 50); // what the search reads
+    CHECK(Params().search.space.large_pipeline_funcs == 100);
 }
