@@ -17,13 +17,11 @@ using namespace sextant::random_pipelines;
 
 namespace {
 
-void usage() {
-    std::fprintf(stderr, "usage: sextant-random-pipeline [--seed N] (--describe | --run [--repeats "
-                         "R] | --coverage FROM TO)\n"
-                         "       [--min-stages N] [--max-stages N] [--max-outputs N] [--max-work "
-                         "OPS] [--max-extent N]\n");
-}
-
+const char *kUsage =
+    "usage: sextant-random-pipeline [--seed N] (--describe | --run [--repeats R] | --coverage "
+    "FROM TO)\n"
+    "       [--min-stages N] [--max-stages N] [--max-outputs N] [--max-work OPS] "
+    "[--max-extent N]\n";
 int coverage(uint64_t from, uint64_t to, const RandomPipelineOptions &opts) {
     const int n_kinds = int(StageKind::Count);
     std::vector<uint64_t> pipelines_with(size_t(n_kinds), 0), stage_count(size_t(n_kinds), 0);
@@ -92,7 +90,7 @@ ToolOptions parse_args(int argc, char **argv) {
         else if (a == "--max-extent")
             g.max_extent = args.integer(0);
         else if (a == "--help" || a == "-h") {
-            usage();
+            std::fputs(kUsage, stdout);
             std::exit(0);
         } else
             args.unknown();
@@ -126,13 +124,7 @@ int build_and_run(const ToolOptions &o) {
 } // namespace
 
 int main(int argc, char **argv) {
-    ToolOptions o;
-    try {
-        o = parse_args(argc, argv);
-    } catch (const sextant::ArgError &e) {
-        std::fprintf(stderr, "error: %s\n", e.what());
-        usage();
-        return 2;
-    }
+    const ToolOptions o =
+        sextant::parse_command_line("sextant-random-pipeline", kUsage, parse_args, argc, argv);
     return o.coverage ? coverage(o.from, o.to, o.generator) : build_and_run(o);
 }

@@ -90,8 +90,8 @@ void parse_inject(const std::string &spec, std::map<int64_t, std::string> *injec
         size_t at = item.find('@');
         std::string kind = item.substr(0, at);
         if (at == std::string::npos || (kind != "crash" && kind != "hang" && kind != "error"))
-            throw UserError("--inject: expected KIND@N with KIND crash|hang|error, got '" + item +
-                            "'");
+            throw ArgError("--inject: expected KIND@N with KIND crash|hang|error, got '" + item +
+                           "'");
         const std::string n = item.substr(at + 1);
         char *end = nullptr;
         const long long k = std::strtoll(n.c_str(), &end, 10);
@@ -105,23 +105,23 @@ void parse_inject(const std::string &spec, std::map<int64_t, std::string> *injec
 /** Checks the parsed flags and hands the shared ones (timing, seeds, search) to the regret
  * and remeasure modes. */
 void finish(Options &o, bool have_from, bool have_to) {
-    if (o.db.empty()) throw UserError(std::string("--db is required\n") + kUsage);
-    if (have_from != have_to) throw UserError("--from and --to go together");
+    if (o.db.empty()) throw ArgError("--db is required");
+    if (have_from != have_to) throw ArgError("--from and --to go together");
     o.have_range = have_from;
     if (o.have_range && o.sampler.to < o.sampler.from)
-        throw UserError("--to must not be less than --from");
-    if (o.sampler.per_pipeline < 1) throw UserError("--per-pipeline must be at least 1");
-    if (o.sampler.timing.repeats < 1) throw UserError("--repeats must be at least 1");
-    if (o.sampler.timing.busy_retries < 0) throw UserError("--busy-retries must not be negative");
-    if (o.sampler.jobs < 1) throw UserError("--jobs must be at least 1");
+        throw ArgError("--to must not be less than --from");
+    if (o.sampler.per_pipeline < 1) throw ArgError("--per-pipeline must be at least 1");
+    if (o.sampler.timing.repeats < 1) throw ArgError("--repeats must be at least 1");
+    if (o.sampler.timing.busy_retries < 0) throw ArgError("--busy-retries must not be negative");
+    if (o.sampler.jobs < 1) throw ArgError("--jobs must be at least 1");
     o.sampler.candidates.count = o.sampler.per_pipeline;
     if (o.rounds != 0) {
-        if (o.rounds < 1) throw UserError("--rounds must be at least 1");
+        if (o.rounds < 1) throw ArgError("--rounds must be at least 1");
         o.remeasure_opt.rounds = o.regret.rounds = o.rounds;
     }
     if (!o.regret.weights.empty()) {
-        if (!o.have_range) throw UserError("--regret needs --from and --to (the seeds judged)");
-        if (o.regret.out_path.empty()) throw UserError("--regret needs --regret-out");
+        if (!o.have_range) throw ArgError("--regret needs --from and --to (the seeds judged)");
+        if (o.regret.out_path.empty()) throw ArgError("--regret needs --regret-out");
         o.regret.from = o.sampler.from;
         o.regret.to = o.sampler.to;
         o.regret.timing = o.sampler.timing;
@@ -132,7 +132,7 @@ void finish(Options &o, bool have_from, bool have_to) {
         o.regret.quiet = o.sampler.quiet;
     }
     if (o.remeasure > 0) {
-        if (o.remeasure_opt.out_path.empty()) throw UserError("--remeasure needs --remeasure-out");
+        if (o.remeasure_opt.out_path.empty()) throw ArgError("--remeasure needs --remeasure-out");
         o.remeasure_opt.fraction = o.remeasure;
         o.remeasure_opt.jobs = o.sampler.jobs;
         o.remeasure_opt.timing = o.sampler.timing;
@@ -282,18 +282,9 @@ void run(const Options &o) {
 } // namespace
 
 int main(int argc, char **argv) {
-    try {
-        Options o = parse_args(argc, argv);
+    const Options o = parse_command_line("sextant-sample", kUsage, parse_args, argc, argv);
+    return run_tool("sextant-sample", [&] {
         run(o);
         return 0;
-    } catch (const ArgError &e) {
-        std::fprintf(stderr, "sextant-sample: %s\n%s", e.what(), kUsage);
-        return 2;
-    } catch (const UserError &e) {
-        std::fprintf(stderr, "sextant-sample: %s\n", e.what());
-        return 2;
-    } catch (const std::exception &e) {
-        std::fprintf(stderr, "sextant-sample: internal error: %s\n", e.what());
-        return 1;
-    }
+    });
 }

@@ -1,11 +1,13 @@
 // Args: the command-line reading every Sextant tool shares. A tool walks its arguments with
 // next(), compares flag() with its options, and takes a flag's value with value(), number()
 // or whole(); values are parsed strictly ("12abc" and "" are not numbers) and every error is
-// an ArgError naming the flag, which the tool prints with its usage and exits 2 on.
+// an ArgError naming the flag, which the tool prints with its usage and exits 2 on
+// (exit_usage).
 #pragma once
 
 #include <cerrno>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
@@ -17,6 +19,26 @@ class ArgError : public std::runtime_error {
 public:
     explicit ArgError(const std::string &what) : std::runtime_error(what) {}
 };
+
+/** Every tool's answer to a command line it cannot use: "TOOL: MESSAGE", a blank line and the
+ * usage text on stderr, exit status 2. */
+[[noreturn]] inline void exit_usage(const char *tool, const std::string &message,
+                                    const char *usage) {
+    std::fprintf(stderr, "%s: %s\n\n%s", tool, message.c_str(), usage);
+    std::exit(2);
+}
+
+class Args;
+
+/** parse(argc, argv), a tool's reading of its command line, or exit_usage on its ArgError. */
+template <typename Parse>
+auto parse_command_line(const char *tool, const char *usage, Parse parse, int argc, char **argv) {
+    try {
+        return parse(argc, argv);
+    } catch (const ArgError &e) {
+        exit_usage(tool, e.what(), usage);
+    }
+}
 
 class Args {
 public:

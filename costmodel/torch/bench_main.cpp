@@ -1,7 +1,6 @@
 // sextant-model-bench: inference time of the learned model (and of the analytical model, as a
 // reference measured in the same run) per batch and per candidate state, on synthetic rows
-// with realistic feature values. Usage: sextant-model-bench [--rows-per-state N]
-// [--threads N] [--weights FILE] [--sizes 1,32,512,4096]
+// with realistic feature values, as CSV lines.
 #include "costmodel/SyntheticData.h"
 #include "costmodel/TrainableCostModel.h"
 #include "support/Args.h"
@@ -14,6 +13,9 @@
 using namespace sextant;
 
 namespace {
+
+const char *kUsage = "usage: sextant-model-bench [--rows-per-state N] [--threads N] "
+                     "[--weights FILE] [--sizes 1,32,512,4096]\n";
 
 double time_per_call(CostModel &m, const FeatureBatch &b, double min_seconds) {
     using Clock = std::chrono::steady_clock;
@@ -103,13 +105,6 @@ void run_benchmark(const BenchOptions &o) {
 } // namespace
 
 int main(int argc, char **argv) {
-    BenchOptions o;
-    try {
-        o = parse_args(argc, argv);
-    } catch (const ArgError &e) {
-        std::fprintf(stderr, "sextant-model-bench: %s\n", e.what());
-        return 2;
-    }
-    run_benchmark(o);
+    run_benchmark(parse_command_line("sextant-model-bench", kUsage, parse_args, argc, argv));
     return 0;
 }

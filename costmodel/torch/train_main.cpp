@@ -52,11 +52,6 @@ accuracy), DIR/report.json, DIR/scatter.csv, DIR/scatter.png and DIR/checkpoint/
   --no-plot, --quiet
 )";
 
-[[noreturn]] void usage_error(const std::string &msg) {
-    std::fprintf(stderr, "sextant-train: %s\n\n%s", msg.c_str(), kUsage);
-    std::exit(2);
-}
-
 /** The command line: where the samples come from, the trainer's and the net's options. */
 struct CommandLine {
     std::vector<std::string> data; ///< --data files (JSON lines)
@@ -66,88 +61,85 @@ struct CommandLine {
     TorchModelConfig cfg;
 };
 
+/** The command line; throws ArgError. */
 CommandLine parse_args(int argc, char **argv) {
     CommandLine cl;
     TrainerOptions &opt = cl.opt;
     TorchModelConfig &cfg = cl.cfg;
     opt.plot_script = SEXTANT_PLOT_SCRIPT;
     cfg.parallelism = int(std::max(1u, std::thread::hardware_concurrency()));
-    try {
-        Args args(argc, argv);
-        while (args.next()) {
-            const std::string &a = args.flag();
-            if (a == "--data")
-                cl.data.push_back(args.value());
-            else if (a == "--synthetic")
-                cl.synthetic = args.integer();
-            else if (a == "--out")
-                opt.out_dir = args.value();
-            else if (a == "--epochs")
-                opt.epochs = args.integer();
-            else if (a == "--lr")
-                opt.loss.learning_rate = args.number();
-            else if (a == "--abs-weight")
-                opt.loss.absolute_weight = args.number();
-            else if (a == "--pipelines-per-step")
-                opt.pipelines_per_step = args.integer();
-            else if (a == "--max-per-pipeline")
-                opt.max_samples_per_pipeline = args.integer();
-            else if (a == "--val-percent")
-                opt.validation_percent = args.integer();
-            else if (a == "--seed")
-                opt.seed = cfg.seed = args.seed();
-            else if (a == "--resume")
-                opt.resume = true;
-            else if (a == "--init")
-                cl.init = args.value();
-            else if (a == "--parallelism")
-                cfg.parallelism = args.integer();
-            else if (a == "--llc-bytes")
-                cfg.llc_bytes = args.number();
-            else if (a == "--pair-temperature")
-                opt.loss.pair_temperature = args.number();
-            else if (a == "--loss") {
-                std::string kind = args.value();
-                if (kind == "pairwise")
-                    opt.loss.ranking = RankingLoss::Pairwise;
-                else if (kind == "throughput")
-                    opt.loss.ranking = RankingLoss::Throughput;
-                else
-                    throw ArgError("--loss must be 'pairwise' or 'throughput', not '" + kind + "'");
-            } else if (a == "--weight-pairs-by-gap")
-                opt.loss.weight_pairs_by_gap = true;
-            else if (a == "--weight-decay")
-                opt.loss.weight_decay = args.number();
-            else if (a == "--tie-log-ratio")
-                opt.loss.tie_log_ratio = args.number();
-            else if (a == "--multiplier-range")
-                cfg.multiplier_range = args.number();
-            else if (a == "--hidden")
-                cfg.hidden = args.integer();
-            else if (a == "--embedding")
-                cfg.algorithm_embedding = cfg.schedule_embedding = args.integer();
-            else if (a == "--threads")
-                cfg.num_threads = args.integer();
-            else if (a == "--target")
-                opt.target_machine = args.value();
-            else if (a == "--no-plot")
-                opt.plot_script.clear();
-            else if (a == "--python")
-                opt.python = args.value();
-            else if (a == "--quiet")
-                opt.progress = false;
-            else if (a == "-h" || a == "--help") {
-                std::printf("%s", kUsage);
-                std::exit(0);
-            } else
-                args.unknown();
-        }
-    } catch (const ArgError &e) {
-        usage_error(e.what());
+    Args args(argc, argv);
+    while (args.next()) {
+        const std::string &a = args.flag();
+        if (a == "--data")
+            cl.data.push_back(args.value());
+        else if (a == "--synthetic")
+            cl.synthetic = args.integer();
+        else if (a == "--out")
+            opt.out_dir = args.value();
+        else if (a == "--epochs")
+            opt.epochs = args.integer();
+        else if (a == "--lr")
+            opt.loss.learning_rate = args.number();
+        else if (a == "--abs-weight")
+            opt.loss.absolute_weight = args.number();
+        else if (a == "--pipelines-per-step")
+            opt.pipelines_per_step = args.integer();
+        else if (a == "--max-per-pipeline")
+            opt.max_samples_per_pipeline = args.integer();
+        else if (a == "--val-percent")
+            opt.validation_percent = args.integer();
+        else if (a == "--seed")
+            opt.seed = cfg.seed = args.seed();
+        else if (a == "--resume")
+            opt.resume = true;
+        else if (a == "--init")
+            cl.init = args.value();
+        else if (a == "--parallelism")
+            cfg.parallelism = args.integer();
+        else if (a == "--llc-bytes")
+            cfg.llc_bytes = args.number();
+        else if (a == "--pair-temperature")
+            opt.loss.pair_temperature = args.number();
+        else if (a == "--loss") {
+            std::string kind = args.value();
+            if (kind == "pairwise")
+                opt.loss.ranking = RankingLoss::Pairwise;
+            else if (kind == "throughput")
+                opt.loss.ranking = RankingLoss::Throughput;
+            else
+                throw ArgError("--loss must be 'pairwise' or 'throughput', not '" + kind + "'");
+        } else if (a == "--weight-pairs-by-gap")
+            opt.loss.weight_pairs_by_gap = true;
+        else if (a == "--weight-decay")
+            opt.loss.weight_decay = args.number();
+        else if (a == "--tie-log-ratio")
+            opt.loss.tie_log_ratio = args.number();
+        else if (a == "--multiplier-range")
+            cfg.multiplier_range = args.number();
+        else if (a == "--hidden")
+            cfg.hidden = args.integer();
+        else if (a == "--embedding")
+            cfg.algorithm_embedding = cfg.schedule_embedding = args.integer();
+        else if (a == "--threads")
+            cfg.num_threads = args.integer();
+        else if (a == "--target")
+            opt.target_machine = args.value();
+        else if (a == "--no-plot")
+            opt.plot_script.clear();
+        else if (a == "--python")
+            opt.python = args.value();
+        else if (a == "--quiet")
+            opt.progress = false;
+        else if (a == "-h" || a == "--help") {
+            std::printf("%s", kUsage);
+            std::exit(0);
+        } else
+            args.unknown();
     }
-    if (cl.data.empty() && cl.synthetic == 0) usage_error("give --data FILE or --synthetic N");
+    if (cl.data.empty() && cl.synthetic == 0) throw ArgError("give --data FILE or --synthetic N");
     if (!TorchModelConfig::valid_multiplier_range(cfg.multiplier_range))
-        usage_error("--multiplier-range must be 0 (unbounded) or between 1 and 1e6");
+        throw ArgError("--multiplier-range must be 0 (unbounded) or between 1 and 1e6");
     return cl;
 }
 
@@ -188,12 +180,9 @@ void train(CommandLine cl) {
 } // namespace
 
 int main(int argc, char **argv) {
-    const CommandLine cl = parse_args(argc, argv);
-    try {
+    const CommandLine cl = parse_command_line("sextant-train", kUsage, parse_args, argc, argv);
+    return run_tool("sextant-train", [&] {
         train(cl);
-    } catch (const UserError &e) {
-        std::fprintf(stderr, "sextant-train: error: %s\n", e.what());
-        return 1;
-    }
-    return 0;
+        return 0;
+    });
 }

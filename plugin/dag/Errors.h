@@ -5,8 +5,12 @@
 //   the file, line and the condition; it stays on in Release builds, because a wrong schedule
 //   applied silently costs the user more than the check costs the search.
 // Measurement failures are neither: they are data (see measure/ and sampler/).
+// run_tool turns both into a command-line tool's exit status, the same for every tool.
 #pragma once
 
+#include <cstdio>
+#include <exception>
+#include <functional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -22,6 +26,22 @@ class InternalError : public std::logic_error {
 public:
     explicit InternalError(const std::string &what) : std::logic_error(what) {}
 };
+
+/** A tool's work after its command line is read: returns `body`'s exit status, or reports
+ * what it throws on stderr as "TOOL: error: ..." with status 1 (a UserError: the user's to fix)
+ * or "TOOL: internal error: ..." with status 3 (anything else: a bug). Status 2 is a bad
+ * command line (support/Args.h, exit_usage). */
+inline int run_tool(const char *tool, const std::function<int()> &body) {
+    try {
+        return body();
+    } catch (const UserError &e) {
+        std::fprintf(stderr, "%s: error: %s\n", tool, e.what());
+        return 1;
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "%s: internal error: %s\n", tool, e.what());
+        return 3;
+    }
+}
 
 namespace detail {
 [[noreturn]] inline void assert_failed(const char *file, int line, const char *cond,

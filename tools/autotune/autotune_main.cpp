@@ -58,11 +58,6 @@ measurements.jsonl, samples.db.
                          writes DIR/remeasure.json
 )";
 
-[[noreturn]] void usage_error(const std::string &msg) {
-    std::fprintf(stderr, "sextant-autotune: %s\n\n%s", msg.c_str(), kUsage);
-    std::exit(2);
-}
-
 /** The command line: the autotuner's options plus the flags of the --remeasure mode. */
 struct CommandLine {
     AutotuneOptions opt;
@@ -160,9 +155,9 @@ CommandLine parse_args(int argc, char **argv) {
         else
             args.unknown();
     }
-    if (opt.generator.empty()) usage_error("--generator is required");
-    if (opt.generator_name.empty()) usage_error("-g is required");
-    if (opt.work_dir.empty()) usage_error("--dir is required");
+    if (opt.generator.empty()) throw ArgError("--generator is required");
+    if (opt.generator_name.empty()) throw ArgError("-g is required");
+    if (opt.work_dir.empty()) throw ArgError("--dir is required");
     if (epochs == 0) opt.trainer.clear();
     opt.train_epochs = std::max(1, epochs);
     return cl;
@@ -196,16 +191,7 @@ int autotune(const AutotuneOptions &opt) {
 } // namespace
 
 int main(int argc, char **argv) {
-    try {
-        const CommandLine cl = parse_args(argc, argv);
-        return cl.remeasure.empty() ? autotune(cl.opt) : remeasure(cl);
-    } catch (const ArgError &e) {
-        usage_error(e.what());
-    } catch (const UserError &e) {
-        std::fprintf(stderr, "sextant-autotune: error: %s\n", e.what());
-        return 1;
-    } catch (const std::exception &e) {
-        std::fprintf(stderr, "sextant-autotune: internal error: %s\n", e.what());
-        return 3;
-    }
+    const CommandLine cl = parse_command_line("sextant-autotune", kUsage, parse_args, argc, argv);
+    return run_tool("sextant-autotune",
+                    [&] { return cl.remeasure.empty() ? autotune(cl.opt) : remeasure(cl); });
 }
