@@ -1,5 +1,6 @@
 #include "sampler/Remeasure.h"
 
+#include "plugin/dag/Errors.h"
 #include "random_pipelines/RandomPipeline.h"
 #include "sampler/Measure.h"
 #include "sampler/RandomWorkload.h"
@@ -69,7 +70,7 @@ RemeasureSummary remeasure_sample_set(SampleStore &store, const RemeasureOptions
     setup.work_dir = dir;
     std::map<std::string, std::string> runtimes; // target -> runtime .so
     std::ofstream out(opt.out_path, std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot write " + opt.out_path);
+    if (!out) throw UserError("cannot write " + opt.out_path);
 
     MeasurePool pool(opt.jobs);
     std::map<int64_t, size_t> in_flight;

@@ -28,8 +28,6 @@ public:
     std::exit(2);
 }
 
-class Args;
-
 /** parse(argc, argv), a tool's reading of its command line, or exit_usage on its ArgError. */
 template <typename Parse>
 auto parse_command_line(const char *tool, const char *usage, Parse parse, int argc, char **argv) {

@@ -125,7 +125,7 @@ Split split_samples(const std::vector<TrainingSample> &samples, int validation_p
         }
     }
     if (split.train.empty())
-        throw UserError("sextant-train: no training pipeline has two or more samples (" +
+        throw UserError("no training pipeline has two or more samples (" +
                         std::to_string(samples.size()) + " samples, " +
                         std::to_string(per_pipeline.size()) +
                         " pipelines); measure more schedules per pipeline");
@@ -147,7 +147,7 @@ Progression resume_from_checkpoint(TrainableCostModel &model, const fs::path &ck
                                    const TrainerOptions &opt) {
     const fs::path state = ckpt / "trainer.json";
     if (!fs::exists(state))
-        throw UserError("sextant-train --resume: no checkpoint in '" + ckpt.string() +
+        throw UserError("--resume: no checkpoint in '" + ckpt.string() +
                         "'; run without --resume to start afresh");
     Progression pr;
     try {
@@ -266,7 +266,7 @@ void write_scatter(const fs::path &out, const Split &split, const std::vector<do
 
 TrainResult train_cost_model(TrainableCostModel &model, const std::vector<TrainingSample> &samples,
                              const TrainerOptions &opt) {
-    if (samples.empty()) throw UserError("sextant-train: no training samples");
+    if (samples.empty()) throw UserError("no training samples");
     const Split split = split_samples(samples, opt.validation_percent);
     const std::vector<const TrainingSample *> &train_all = split.train_all;
     const bool have_val = !split.validation.empty();

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <system_error>
 #include <vector>
 
 using namespace sextant;
@@ -86,7 +87,8 @@ CommandLine parse_args(int argc, char **argv) {
     opt.trainer = SEXTANT_TRAINER_PATH;
     opt.time_exe = SEXTANT_TIME_EXE;
     opt.plot_script = SEXTANT_AUTOTUNE_PLOT;
-    if (std::filesystem::exists(SEXTANT_SHIPPED_WEIGHTS)) opt.weights = SEXTANT_SHIPPED_WEIGHTS;
+    std::error_code ec; // a path that cannot be inspected counts as absent
+    if (std::filesystem::exists(SEXTANT_SHIPPED_WEIGHTS, ec)) opt.weights = SEXTANT_SHIPPED_WEIGHTS;
     int epochs = 20;
     Args args(argc, argv);
     while (args.next()) {
