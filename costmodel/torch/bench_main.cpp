@@ -3,12 +3,15 @@
 // with realistic feature values, as CSV lines.
 #include "costmodel/SyntheticData.h"
 #include "costmodel/TrainableCostModel.h"
+#include "plugin/dag/Errors.h"
 #include "support/Args.h"
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <sstream>
 #include <string>
+#include <vector>
 
 using namespace sextant;
 
@@ -35,8 +38,25 @@ double time_per_call(CostModel &m, const FeatureBatch &b, double min_seconds) {
 
 struct BenchOptions {
     int rows_per_state = 2, threads = 1;
-    std::string weights, sizes = "1,32,512,4096";
+    std::string weights;
+    std::vector<int> sizes = {1, 32, 512, 4096}; ///< states per batch
 };
+
+/** "1,32,512": whole numbers >= 1; throws ArgError otherwise. */
+std::vector<int> size_list(const std::string &text) {
+    std::vector<int> sizes;
+    std::stringstream ss(text);
+    std::string tok;
+    while (std::getline(ss, tok, ',')) {
+        char *end = nullptr;
+        const long v = std::strtol(tok.c_str(), &end, 10);
+        if (tok.empty() || *end || v < 1 || v > 1000000)
+            throw ArgError("--sizes: '" + tok + "' is not a batch size (1 to 1000000)");
+        sizes.push_back(int(v));
+    }
+    if (sizes.empty()) throw ArgError("--sizes: no batch size given");
+    return sizes;
+}
 
 /** The command line; throws ArgError. */
 BenchOptions parse_args(int argc, char **argv) {
@@ -51,7 +71,7 @@ BenchOptions parse_args(int argc, char **argv) {
         else if (a == "--weights")
             o.weights = args.value();
         else if (a == "--sizes")
-            o.sizes = args.value();
+            o.sizes = size_list(args.value());
         else
             args.unknown();
     }
@@ -79,10 +99,7 @@ void run_benchmark(const BenchOptions &o) {
         table.push_back(synthetic_algorithm_row(rng));
     std::printf("batch_states,rows,torch_ms_per_batch,torch_us_per_state,analytical_ms_per_batch,"
                 "analytical_us_per_state\n");
-    std::stringstream ss(o.sizes);
-    std::string tok;
-    while (std::getline(ss, tok, ',')) {
-        int states = std::stoi(tok);
+    for (const int states : o.sizes) {
         FeatureBatch b;
         b.algorithm = &table;
         b.num_states = states;
@@ -105,6 +122,10 @@ void run_benchmark(const BenchOptions &o) {
 } // namespace
 
 int main(int argc, char **argv) {
-    run_benchmark(parse_command_line("sextant-model-bench", kUsage, parse_args, argc, argv));
-    return 0;
+    const BenchOptions o =
+        parse_command_line("sextant-model-bench", kUsage, parse_args, argc, argv);
+    return run_tool("sextant-model-bench", [&] {
+        run_benchmark(o);
+        return 0;
+    });
 }
