@@ -12,6 +12,13 @@
 
 namespace sextant {
 
+/** The machine a cost model's terms are computed for when nothing says otherwise: a learned
+ * model's config (TorchModelConfig), synthetic training data, the inference benchmark. The
+ * plugin always passes the target's (MachineInfo, filled from Halide's MachineParams), the
+ * sampler and autotuner this host's (host_machine). */
+constexpr int kDefaultModelParallelism = 8;
+constexpr double kDefaultModelLlcBytes = 32.0 * 1024 * 1024;
+
 class CostModel {
 public:
     virtual ~CostModel() = default;

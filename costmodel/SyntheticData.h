@@ -19,8 +19,8 @@ struct SyntheticOptions {
     /** Multiplicative log-normal noise on runtimes (0 = runtimes are an exact function). */
     double noise = 0;
     uint64_t seed = 7;
-    int parallelism = 8;
-    double llc_bytes = 32.0 * 1024 * 1024;
+    int parallelism = kDefaultModelParallelism;
+    double llc_bytes = kDefaultModelLlcBytes;
 };
 
 /** An algorithm feature vector (num_algorithm_features() counts) of a plausible stage. */

@@ -76,8 +76,8 @@ public:
 /** Net sizes and run-time settings of the LibTorch model. */
 struct TorchModelConfig {
     /** Machine the cost terms are computed for (cores, last-level cache bytes). */
-    int parallelism = 8;
-    double llc_bytes = 32.0 * 1024 * 1024;
+    int parallelism = kDefaultModelParallelism;
+    double llc_bytes = kDefaultModelLlcBytes;
     /** Width of the algorithm-feature embedding (non-negative weights). */
     int algorithm_embedding = 16;
     /** Width of the schedule-feature embedding. */

@@ -6,6 +6,7 @@
 // Header-only: it is used by TorchModel.cpp and by the tests.
 #pragma once
 
+#include "costmodel/CostModel.h"
 #include "costmodel/CostTerms.h"
 #include "featurizer/Featurizer.h"
 
@@ -29,8 +30,8 @@ struct InferenceNetParams {
     std::vector<double> hid_w, hid_b;     // (Ea + Es) x H, H
     std::vector<double> out_w, out_b;     // H x K, K
     std::vector<double> sched_mean, sched_std, term_scale;
-    /** Machine the cost terms are computed for. */
-    int parallelism = 8;
+    /** Machine the cost terms are computed for (set from the TorchModelConfig). */
+    int parallelism = kDefaultModelParallelism;
     double llc_bytes = 0;
     /** TorchModelConfig::multiplier_range: m = R^tanh(z) for R > 0, else softplus(z) / ln 2. */
     double multiplier_range = 0;

@@ -80,8 +80,8 @@ BenchOptions parse_args(int argc, char **argv) {
 
 /** One CSV line per batch size: both models' time per batch and per state. */
 void run_benchmark(const BenchOptions &o) {
-    const int parallelism = 16;
-    const double llc = 32.0 * 1024 * 1024;
+    const int parallelism = kDefaultModelParallelism;
+    const double llc = kDefaultModelLlcBytes;
     TorchModelConfig cfg;
     cfg.parallelism = parallelism;
     cfg.llc_bytes = llc;
