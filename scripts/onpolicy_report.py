@@ -9,13 +9,12 @@ only random pipelines of seeds [A, B) (one DAgger round's).
     scripts/onpolicy_report.py build-sampler/samples.db [--held-out] [--seeds A:B]
 """
 import argparse
-import math
 import os
 import re
 import sqlite3
 import sys
 
-from regret_report import seed_range
+from regret_report import geomean, seed_range
 
 
 def fnv1a64(s):
@@ -23,10 +22,6 @@ def fnv1a64(s):
     for ch in s.encode():
         h = ((h ^ ch) * 1099511628211) & 0xFFFFFFFFFFFFFFFF
     return h
-
-
-def geomean(v):
-    return math.exp(sum(v) / len(v)) if v else float("nan")
 
 
 def main():
@@ -57,17 +52,17 @@ def main():
         a, l = d.get("beam"), d.get("learned:beam")
         if not a or not l or a[0] is None or l[0] is None or a[0] < 1e-5:
             continue  # failed, or too short to time (< 10 us)
-        pick.append(math.log(l[0] / a[0]))
-        comp.append(math.log(max(l[1], 1e-3) / max(a[1], 1e-3)))
+        pick.append(l[0] / a[0])
+        comp.append(max(l[1], 1e-3) / max(a[1], 1e-3))
         ok = [v[0] for v in d.values() if v[0]]
         ll = [v[0] for s, v in d.items() if v[0] and s.startswith("learned")]
         la = [v[0] for s, v in d.items() if v[0] and not s.startswith("learned")]
-        best_l.append(math.log(min(ll) / min(ok)))
-        best_a.append(math.log(min(la) / min(ok)))
+        best_l.append(min(ll) / min(ok))
+        best_a.append(min(la) / min(ok))
     scope = (" (held out)" if held_only else "") + (" (seeds %d:%d)" % args.seeds if args.seeds else "")
     print("pipelines: %d%s" % (len(pick), scope))
     print("learned beam pick / analytical beam pick, runtime geomean: %.3f (better on %d, worse on %d)"
-          % (geomean(pick), sum(x < 0 for x in pick), sum(x > 0 for x in pick)))
+          % (geomean(pick), sum(x < 1 for x in pick), sum(x > 1 for x in pick)))
     print("compile time, same ratio: %.2f" % geomean(comp))
     print("best learned candidate / best measured: %.3f; best analytical candidate / best measured: %.3f"
           % (geomean(best_l), geomean(best_a)))

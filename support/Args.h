@@ -9,8 +9,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <sstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace sextant {
 
@@ -19,6 +21,18 @@ class ArgError : public std::runtime_error {
 public:
     explicit ArgError(const std::string &what) : std::runtime_error(what) {}
 };
+
+/** The items of `text` between `sep` characters, empty ones included ("a,,b" -> a, "", b;
+ * "a," -> a, ""; "" -> none): list-valued options check their items themselves. */
+inline std::vector<std::string> split_list(const std::string &text, char sep = ',') {
+    std::vector<std::string> items;
+    std::string item;
+    std::istringstream in(text);
+    while (std::getline(in, item, sep))
+        items.push_back(item);
+    if (!text.empty() && text.back() == sep) items.push_back("");
+    return items;
+}
 
 /** Every tool's answer to a command line it cannot use: "TOOL: MESSAGE", a blank line and the
  * usage text on stderr, exit status 2. */

@@ -9,7 +9,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -45,9 +44,7 @@ struct BenchOptions {
 /** "1,32,512": whole numbers >= 1; throws ArgError otherwise. */
 std::vector<int> size_list(const std::string &text) {
     std::vector<int> sizes;
-    std::stringstream ss(text);
-    std::string tok;
-    while (std::getline(ss, tok, ',')) {
+    for (const std::string &tok : split_list(text)) {
         char *end = nullptr;
         const long v = std::strtol(tok.c_str(), &end, 10);
         if (tok.empty() || *end || v < 1 || v > 1000000)

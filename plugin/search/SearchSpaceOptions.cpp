@@ -2,6 +2,8 @@
 // lists that thin the search can be changed without a rebuild (and measured).
 #include "SearchSpace.h"
 
+#include "support/Args.h"
+
 #include <cerrno>
 #include <cstdlib>
 #include <functional>
@@ -11,16 +13,6 @@
 namespace sextant {
 
 namespace {
-
-std::vector<std::string> split(const std::string &s, char sep) {
-    std::vector<std::string> out;
-    std::string cur;
-    std::istringstream in(s);
-    while (std::getline(in, cur, sep))
-        out.push_back(cur);
-    if (!s.empty() && s.back() == sep) out.push_back("");
-    return out;
-}
 
 bool parse_int(const std::string &s, int64_t *v) {
     if (s.empty()) return false;
@@ -45,7 +37,7 @@ bool parse_double(const std::string &s, double *v) {
 /** "4/8/16": positive sizes, at least one. */
 std::string parse_sizes(const std::string &s, std::vector<int64_t> *out) {
     std::vector<int64_t> v;
-    for (const std::string &part : split(s, '/')) {
+    for (const std::string &part : split_list(s, '/')) {
         int64_t x = 0;
         if (!parse_int(part, &x) || x < 1 || x > (int64_t(1) << 20))
             return "'" + part + "' is not a size from 1 to 1048576";
@@ -94,7 +86,7 @@ std::string parse_search_space_options(const std::string &text, SearchSpaceOptio
     };
     auto size_list = [](SizeList *field) -> Setter {
         return [field](const std::string &v) -> std::string {
-            std::vector<std::string> parts = split(v, ':');
+            std::vector<std::string> parts = split_list(v, ':');
             if (parts.size() > 2) return "expects FINE or FINE:COARSE (sizes joined by '/')";
             SizeList l;
             std::string e = parse_sizes(parts[0], &l.fine);
@@ -137,7 +129,7 @@ std::string parse_search_space_options(const std::string &text, SearchSpaceOptio
         {"max_inlined_body_nodes", real(&o.max_inlined_body_nodes)},
         {"unroll_budget_funcs", real(&o.unroll_budget_funcs)},
     };
-    for (const std::string &item : split(text, ',')) {
+    for (const std::string &item : split_list(text, ',')) {
         if (item.empty()) continue;
         size_t eq = item.find('=');
         if (eq == std::string::npos) return "'" + item + "' is not key=value";

@@ -69,13 +69,8 @@ struct CommandLine {
 /** A comma-separated list, empty items dropped. */
 std::vector<std::string> comma_list(const std::string &list) {
     std::vector<std::string> items;
-    size_t p0 = 0;
-    while (p0 <= list.size()) {
-        size_t c = list.find(',', p0);
-        if (c == std::string::npos) c = list.size();
-        if (c > p0) items.push_back(list.substr(p0, c - p0));
-        p0 = c + 1;
-    }
+    for (std::string &item : split_list(list))
+        if (!item.empty()) items.push_back(std::move(item));
     return items;
 }
 
