@@ -261,6 +261,18 @@ AutoscheduleResult autoschedule_impl(const std::vector<Halide::Internal::Functio
         progress.phase = "searching";
         best = search(dag, space, *model, eval, params, started, log, progress, &r.stats);
     }
+    if (best->buffer_too_large) {
+        const FuncNode &f = dag.funcs[size_t(best->largest_buffer_func)];
+        std::ostringstream o;
+        o << (params.schedule_file.empty() ? "no schedule Sextant found"
+                                           : "the schedule in " + params.schedule_file)
+          << " keeps Func '" << f.name << "' in one buffer of "
+          << int64_t(best->largest_buffer_bytes) << " bytes, over the "
+          << dag.machine.max_buffer_bytes
+          << " bytes Halide allows a buffer on this target; add the target feature "
+             "'large_buffers' or make the pipeline's estimates smaller";
+        throw UserError(o.str());
+    }
     progress.phase = "applying the schedule";
     r.predicted_seconds = best->cost;
     r.schedule_text = to_schedule_text(dag, best->decisions);

@@ -182,6 +182,10 @@ struct MachineInfo {
      * (docs/COSTMODEL.md); the featurizer uses the cores and cache size above. */
     double balance = 40;
     int vector_bits = 256; // natural SIMD width of the target
+    /** The largest single buffer Halide lets the target allocate: 2^31 - 1 bytes unless the
+     * target has `large_buffers` (Halide fails at compile or run time with "Total allocation
+     * for buffer ... exceeds the maximum size" beyond it). Each Tuple element is a buffer. */
+    int64_t max_buffer_bytes = 2147483647;
     /** SIMD lanes of one vector register for the Func's narrowest value type on the target
      * (the search caps the widths it offers separately: SearchSpace::vector_lanes). */
     int natural_vector_lanes(const FuncNode &f) const;

@@ -3,6 +3,7 @@
 #include "IRAnalysis.h"
 #include "plugin/search/Schedule.h"
 
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -39,6 +40,9 @@ public:
         : outputs_(outputs), target_(target) {
         dag_.machine = machine;
         dag_.machine.vector_bits = std::max(64, target.natural_vector_size(UInt(8)) * 8);
+        dag_.machine.max_buffer_bytes = target.has_large_buffers()
+                                            ? std::numeric_limits<int64_t>::max()
+                                            : int64_t(std::numeric_limits<int32_t>::max());
     }
 
     PipelineDag build() {

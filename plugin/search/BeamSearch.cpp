@@ -19,7 +19,10 @@ double since(Clock::time_point t) {
     return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
+/** Lower predicted cost first; a state with a buffer over Halide's size limit after every
+ * state without one. */
 bool better(const StatePtr &a, const StatePtr &b) {
+    if (a->buffer_too_large != b->buffer_too_large) return b->buffer_too_large;
     if (a->cost != b->cost) return a->cost < b->cost;
     return a->hash < b->hash;
 }

@@ -385,9 +385,21 @@ StatePtr SearchSpace::make_child(const State &parent, const FuncSched &fs,
             if (copies > 1)
                 c->unrolled_nodes += (copies - 1) * double(dag_.funcs[func].stages[k].ops.total());
         }
+        const FuncNode &f = dag_.funcs[func];
         if (fs.placement == Placement::Root)
-            c->root_bytes +=
-                double(box_volume(dag_.funcs[func].bounds)) * dag_.funcs[func].bytes_per_point;
+            c->root_bytes += double(box_volume(f.bounds)) * f.bytes_per_point;
+        // Halide allocates each Tuple element as a buffer of its own (an output's buffers are
+        // the caller's).
+        int element_bytes = 0;
+        for (TypeClass t : f.value_types)
+            element_bytes = std::max(element_bytes, type_class_bytes(t));
+        const double points = fs.placement == Placement::Root ? double(box_volume(f.bounds))
+                                                              : c->nests[func]->alloc_points;
+        if (!f.is_output && points * element_bytes > c->largest_buffer_bytes) {
+            c->largest_buffer_bytes = points * element_bytes;
+            c->largest_buffer_func = func;
+            c->buffer_too_large = c->largest_buffer_bytes > double(dag_.machine.max_buffer_bytes);
+        }
     } else {
         c->func_cost[func] = 0;
         if (fs.placement == Placement::Inline) {
@@ -556,14 +568,21 @@ void SearchSpace::children(const State &s, const SearchSpaceOptions &opt,
     const int func = order_[s.num_decided];
     // Children over a limit wait here until it is clear that no child is under them; of
     // those, the ones over only the memory limit come first, then over only the unroll
-    // budget, then over both (one list each, capped).
+    // budget, then over both (one list each, capped), and last those with a buffer larger
+    // than Halide allows (which the beam also ranks after every other state: they are kept
+    // only so that the search ends, and the plugin then reports the buffer).
     bool any_ok = false;
-    std::vector<StatePtr> over[3];
+    std::vector<StatePtr> over[4];
     auto offer_child = [&](StatePtr c) {
         const double budget = opt.max_unrolled_nodes *
                               std::min(1.0, opt.unroll_budget_funcs / double(dag_.funcs.size()));
         bool unroll = opt.max_unrolled_nodes > 0 && c->unrolled_nodes > budget;
         bool memory = opt.memory_limit_bytes > 0 && c->root_bytes > opt.memory_limit_bytes;
+        if (c->buffer_too_large) {
+            if (any_ok) return;
+            if (int(over[3].size()) < opt.max_fallback_children) over[3].push_back(std::move(c));
+            return;
+        }
         if (!unroll && !memory) {
             any_ok = true;
             for (auto &v : over)

@@ -20,6 +20,11 @@ struct State {
     std::vector<int> dirty; // Funcs whose cost the evaluator must (re)compute
     double cost = 0;        // predicted seconds per run; lower is better
     double root_bytes = 0;  // bytes allocated at root (for the memory limit)
+    /** The largest single buffer (one Tuple element of one Func's allocation) so far, and
+     * the Func it belongs to: over MachineInfo::max_buffer_bytes, Halide refuses it. */
+    double largest_buffer_bytes = 0;
+    int largest_buffer_func = -1;
+    bool buffer_too_large = false; // largest_buffer_bytes > MachineInfo::max_buffer_bytes
     /** IR nodes that unrolling adds to the generated code: per stage, (copies - 1) x its body
      * with inlined producers substituted (SearchSpaceOptions::max_unrolled_nodes). */
     double unrolled_nodes = 0;

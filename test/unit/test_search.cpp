@@ -510,3 +510,64 @@ TEST_CASE("beam de-duplication compares decisions as well as hashes", "[search]"
     REQUIRE(best);
     CHECK(best->cost == 2.0);
 }
+
+namespace {
+/** Prefers root over compute_at over inline: the opposite of PlacementCounter. */
+class RootLover : public StateEvaluator {
+public:
+    void evaluate(const std::vector<State *> &states) override {
+        for (State *s : states) {
+            s->cost = 1;
+            for (const FuncSched &f : s->decisions)
+                s->cost += f.placement == Placement::Root ? 0.0
+                           : f.placement == Placement::At ? 0.5
+                                                          : 1.0;
+            s->dirty.clear();
+        }
+    }
+};
+} // namespace
+
+TEST_CASE("no buffer over the target's size limit is offered while another schedule exists",
+          "[search]") {
+    PipelineDag dag = test::stencil_2d();
+    const double root_bytes = double(box_volume(dag.funcs[0].bounds)) * 4; // P at root, f32
+    dag.machine.max_buffer_bytes = int64_t(root_bytes) - 1;
+    SearchSpace space(dag);
+    RootLover eval;
+    BeamSearchOptions opt;
+    opt.beam_size = 4;
+    opt.num_passes = 2;
+    for (int dropout : {100, 50}) {
+        opt.random_dropout = dropout;
+        StatePtr best = beam_search(space, eval, opt, nullptr);
+        REQUIRE(best);
+        CHECK_FALSE(best->buffer_too_large);
+        CHECK(best->decisions[0].placement != Placement::Root); // what the evaluator likes best
+        CHECK(best->largest_buffer_bytes <= double(dag.machine.max_buffer_bytes));
+    }
+    // Every child of the state with the output decided stays under the limit.
+    SearchSpaceOptions so;
+    int children = 0;
+    StatePtr first;
+    space.children(*space.initial_state(), so, [&](StatePtr c) {
+        if (!first) first = c;
+    });
+    REQUIRE(first);
+    eval.evaluate({first.get()});
+    space.children(*first, so, [&](StatePtr c) {
+        children++;
+        CHECK_FALSE(c->buffer_too_large);
+    });
+    CHECK(children > 0);
+
+    // When nothing fits (P cannot be inlined, and any buffer of it is too large), the search
+    // still ends, and says which Func's buffer is too large.
+    dag.funcs[0].can_inline = false;
+    dag.machine.max_buffer_bytes = 1;
+    SearchSpace tight(dag);
+    StatePtr over = beam_search(tight, eval, opt, nullptr);
+    REQUIRE(over);
+    CHECK(over->buffer_too_large);
+    CHECK(over->largest_buffer_func == 0);
+}
