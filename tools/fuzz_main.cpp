@@ -12,11 +12,18 @@
 //                                     (storage outside the compute level in an update's nest)
 //                                     or register_tile (several loops unrolled))
 //                     [--schedule-timeout S]  (per schedule: search, compile and run; 600 s)
+//                     [--cost-model analytical|learned]  (the model every search uses)
+//                     [--targeted any N]  (up to N of the candidates autotuning proposes:
+//                                     the beam's pick, a greedy and dropout searches)
+//                     [--asm-check]  (also compile each schedule to assembly and fail it if an
+//                                     aligned vector move reaches a stack slot the function's
+//                                     frame does not align: docs/SEARCH.md, "Stack alignment")
 #include "measure/Runner.h"
 #include "plugin/Autoscheduler.h"
 #include "plugin/dag/Errors.h"
 #include "random_pipelines/RandomPipeline.h"
 #include "support/Args.h"
+#include "tools/AssemblyCheck.h"
 
 #include <nlohmann/json.hpp>
 
@@ -54,10 +61,15 @@ struct Options {
     /** Seconds one schedule may take (search, compile, run) before it is a counted timeout; a
      * hang in LLVM would otherwise stall the whole queue. <= 0: no limit. */
     double schedule_timeout_s = 600;
+    /** The cost model of every search ("" = the plugin's default). */
+    std::string cost_model;
+    /** Scan each schedule's assembly for misaligned aligned stack moves. */
+    bool asm_check = false;
 };
 
 /** Whether a candidate's ScheduleText uses the construct the targeted mode looks for. */
 bool uses_construct(const std::string &text, const std::string &kind) {
+    if (kind == "any") return true; // every candidate, as autotuning proposes them
     if (kind == "sliding") return text.find(" store ") != std::string::npos;
     if (kind == "band") return std::regex_search(text, std::regex(":split[0-9]+/"));
     // RVar names carry a '$' (Halide's "r$x"); pure vars do not.
@@ -68,7 +80,8 @@ bool uses_construct(const std::string &text, const std::string &kind) {
     // Two or more loops unrolled outside the vector loop.
     if (kind == "register_tile") return std::regex_search(text, std::regex("unroll_outer [0-9]+"));
     throw std::runtime_error("unknown construct '" + kind +
-                             "' (sliding, band, reduction_split, sliding_update, register_tile)");
+                             "' (any, sliding, band, reduction_split, sliding_update, "
+                             "register_tile)");
 }
 
 double load_float(const uint8_t *p, int bits) {
@@ -151,6 +164,27 @@ void run_schedule(uint64_t seed, const Options &opt, const sextant::Params &para
         std::printf("\n");
         stage = "compile/run";
         std::vector<Halide::Buffer<>> got = rp::run_random_pipeline(p, target);
+        if (opt.asm_check) {
+            stage = "assembly";
+            const std::string path = "/tmp/sextant-fuzz-" + std::to_string(getpid()) + ".s";
+            p.pipeline.compile_to_assembly(path, p.pipeline.infer_arguments(), "fuzz", target);
+            std::ifstream in(path);
+            std::stringstream text;
+            text << in.rdbuf();
+            std::remove(path.c_str());
+            const std::vector<sextant::StackAlignmentHazard> bad =
+                sextant::find_stack_alignment_hazards(text.str());
+            if (!bad.empty()) {
+                std::printf("fail stack alignment: %zu aligned vector moves to misaligned stack "
+                            "slots, first in %s: %s\n",
+                            bad.size(), bad[0].function.c_str(), bad[0].instruction.c_str());
+                if (!opt.quiet)
+                    std::fprintf(stderr, "seed %llu schedule:\n%s", (unsigned long long)seed,
+                                 r.schedule_text.c_str());
+                std::fflush(stdout);
+                return;
+            }
+        }
         stage = "compare";
         std::string diff;
         for (size_t o = 0; o < want.size() && diff.empty(); o++)
@@ -224,6 +258,11 @@ std::vector<std::string> sliding_candidates(uint64_t seed, const Options &opt) {
                                      params.search.num_passes = opt.passes;
                                      params.candidates_dir = dir;
                                      params.num_candidates = 32;
+                                     if (!opt.cost_model.empty())
+                                         params.cost_model = opt.cost_model;
+                                     // Each pipeline's dropout searches get their own seeds,
+                                     // as autotuning's batches do.
+                                     params.search.seed = seed;
                                      sextant::MachineInfo m;
                                      m.parallelism = 2;
                                      sextant::autoschedule(outs, fuzz_target(), m, params);
@@ -257,6 +296,7 @@ int run_one(uint64_t seed, const Options &opt) {
     sextant::Params params;
     params.search.beam_size = opt.beam;
     params.search.num_passes = opt.passes;
+    if (!opt.cost_model.empty()) params.cost_model = opt.cost_model;
     if (opt.sliding == 0) {
         std::printf("planned %d\n", opt.seeds);
         std::fflush(stdout);
@@ -316,6 +356,10 @@ bool parse_options(int argc, char **argv, Options &opt) {
                 opt.replay = args.value();
             else if (a == "--verbose")
                 opt.verbose = true;
+            else if (a == "--cost-model")
+                opt.cost_model = args.value();
+            else if (a == "--asm-check")
+                opt.asm_check = true;
             else if (a == "--schedule-timeout")
                 opt.schedule_timeout_s = args.number();
             else if (a == "--sliding")
@@ -328,8 +372,9 @@ bool parse_options(int argc, char **argv, Options &opt) {
                 std::fprintf(stderr,
                              "usage: sextant-fuzz --from A --to B [--seeds 3] [--beam 8] "
                              "[--passes 2] [--jobs 2] [--quiet] [--replay S.txt] [--sliding N]\n"
-                             "       [--targeted sliding|band|reduction_split|sliding_update|"
-                             "register_tile N] [--schedule-timeout S]\n");
+                             "       [--targeted any|sliding|band|reduction_split|sliding_update|"
+                             "register_tile N] [--schedule-timeout S]\n"
+                             "       [--cost-model analytical|learned] [--asm-check]\n");
                 return false;
             }
         } catch (const std::exception &e) { // a bad value (ArgError), an unknown construct
