@@ -15,6 +15,7 @@
 //                     [--cost-model analytical|learned]  (the model every search uses)
 //                     [--targeted any N]  (up to N of the candidates autotuning proposes:
 //                                     the beam's pick, a greedy and dropout searches)
+//                     [--log FILE]  (a line per finished pipeline, appended as it finishes)
 //                     [--asm-check]  (also compile each schedule to assembly and fail it if an
 //                                     aligned vector move reaches a stack slot the function's
 //                                     frame does not align: docs/SEARCH.md, "Stack alignment")
@@ -65,6 +66,9 @@ struct Options {
     std::string cost_model;
     /** Scan each schedule's assembly for misaligned aligned stack moves. */
     bool asm_check = false;
+    /** If set, one line per finished pipeline is appended here as it finishes ("seed N
+     * correct C failed F skipped S"), so a long run that is stopped keeps its counts. */
+    std::string log;
 };
 
 /** Whether a candidate's ScheduleText uses the construct the targeted mode looks for. */
@@ -360,6 +364,8 @@ bool parse_options(int argc, char **argv, Options &opt) {
                 opt.cost_model = args.value();
             else if (a == "--asm-check")
                 opt.asm_check = true;
+            else if (a == "--log")
+                opt.log = args.value();
             else if (a == "--schedule-timeout")
                 opt.schedule_timeout_s = args.number();
             else if (a == "--sliding")
@@ -374,7 +380,8 @@ bool parse_options(int argc, char **argv, Options &opt) {
                              "[--passes 2] [--jobs 2] [--quiet] [--replay S.txt] [--sliding N]\n"
                              "       [--targeted any|sliding|band|reduction_split|sliding_update|"
                              "register_tile N] [--schedule-timeout S]\n"
-                             "       [--cost-model analytical|learned] [--asm-check]\n");
+                             "       [--cost-model analytical|learned] [--asm-check] "
+                             "[--log FILE]\n");
                 return false;
             }
         } catch (const std::exception &e) { // a bad value (ArgError), an unknown construct
@@ -484,7 +491,15 @@ Tally fuzz_all(const Options &opt) {
         }
         Running c = std::move(running.front());
         running.erase(running.begin());
+        const Tally before = tally;
+        const uint64_t seed = c.seed;
         tally.reap(std::move(c), opt.seeds);
+        if (!opt.log.empty()) {
+            std::ofstream log(opt.log, std::ios::app);
+            log << "seed " << seed << " correct " << tally.correct - before.correct << " failed "
+                << tally.failed - before.failed << " skipped " << tally.skipped - before.skipped
+                << "\n";
+        }
         uint64_t done = next_seed - opt.from - running.size();
         if (!opt.quiet) {
             double el =

@@ -1,6 +1,7 @@
 #include "ScheduleText.h"
 
 #include "plugin/dag/Errors.h"
+#include "plugin/search/LoopNest.h"
 
 #include <algorithm>
 #include <cctype>
@@ -282,6 +283,121 @@ void parse_stage_line(std::istringstream &ls, const PipelineDag &dag, int cur, D
     fs.stages.push_back(ss);
 }
 
+/** Loops a stage's order has under `ss` (LoopNest's make_stage_nest): a split adds its outer
+ * part, and its band part where it has one. */
+int concrete_loops(const StageSched &ss) {
+    int n = 0;
+    for (const LoopTiling &t : ss.loops)
+        n += t.mode != LoopMode::Split ? 1 : t.band > 0 ? 3 : 2;
+    return n;
+}
+
+/** Where each Func's and stage's line is, for the checks after parsing. */
+struct Lines {
+    std::vector<int> func;               // per Func id: its "func" line (0 = none)
+    std::vector<std::vector<int>> stage; // per Func id and stage: its "stage" line
+    std::vector<std::string> text;       // every line, 1-based
+    [[noreturn]] void fail(int lineno, const std::string &why) const {
+        throw UserError("schedule text line " + std::to_string(lineno) + ": " + why + ": '" +
+                        text[size_t(lineno)] + "'");
+    }
+};
+
+/** Per stage: lanes, unrolling and parallel loops within what the loop order has. */
+void check_stage(const PipelineDag &dag, int f, int s, const StageSched &ss, const Lines &at) {
+    const int line = at.stage[size_t(f)][size_t(s)];
+    const int loops = concrete_loops(ss);
+    if (ss.vector_width < 1 || ss.vector_width > 1024)
+        at.fail(line, "vector width must be 1 to 1024 lanes");
+    if (ss.unroll < 1 || ss.unroll > 1024) at.fail(line, "unroll must be 1 to 1024");
+    if (ss.parallel < 0 || ss.parallel > loops)
+        at.fail(line, "parallel must be 0 to the stage's " + std::to_string(loops) + " loops");
+    const Stage &st = dag.stage(f, s);
+    // The innermost loop is the one vectorized: an RVar there only where Halide may.
+    if (ss.vector_width > 1 && !st.loops.empty()) {
+        size_t inner = 0; // the innermost stage loop that ends up innermost: the first Inner
+                          // or Split pure loop, if any
+        bool found = false;
+        for (size_t i = 0; i < st.loops.size() && !found; i++) {
+            const LoopMode m = ss.loops[i].mode;
+            if (m == LoopMode::Inner || (m == LoopMode::Split && !st.loops[i].is_rvar)) {
+                inner = i;
+                found = true;
+            }
+        }
+        if (found && !st.loops[inner].parallel_safe)
+            at.fail(line, "loop '" + st.loops[inner].name +
+                              "' is innermost and cannot be vectorized (its iterations depend "
+                              "on each other); use vector 1");
+    }
+}
+
+/** The placements after parsing: outputs at root, inlining only where Halide allows it, and
+ * every compute_at at a loop that exists and encloses every use of the Func. */
+void check_decisions(const PipelineDag &dag, const Decisions &d, const Lines &at) {
+    // The chain of hosts of every Func must end at a root Func (no cycle), before anything
+    // below walks it.
+    for (const FuncNode &f : dag.funcs) {
+        int g = f.id;
+        for (size_t hops = 0; d[size_t(g)].placement == Placement::At; hops++) {
+            if (hops > dag.funcs.size())
+                at.fail(at.func[size_t(f.id)], "Funcs computed inside each other in a cycle");
+            g = d[size_t(g)].at_func;
+        }
+    }
+    // Consumers first (the search's order), so that a misplaced Func is named before its
+    // producers, whose placement may be wrong only because of it.
+    for (auto it = dag.funcs.rbegin(); it != dag.funcs.rend(); ++it) {
+        const FuncNode &f = *it;
+        const FuncSched &fs = d[f.id];
+        const int line = at.func[size_t(f.id)];
+        if (f.is_input_wrapper) continue;
+        if (f.is_output && fs.placement != Placement::Root)
+            at.fail(line, "Func '" + f.name + "' is an output of the pipeline: it must be root");
+        if (fs.placement == Placement::Inline && !f.can_inline)
+            at.fail(line, "Func '" + f.name +
+                              "' cannot be inlined (it has an update definition or is an "
+                              "output)");
+        if (fs.placement == Placement::Inline && !fs.stages.empty())
+            at.fail(at.stage[size_t(f.id)][0], "Func '" + f.name + "' is inlined: no stages");
+        for (size_t s = 0; s < fs.stages.size(); s++)
+            check_stage(dag, f.id, int(s), fs.stages[s], at);
+        if (fs.placement != Placement::At) continue;
+        const FuncNode &host = dag.funcs[size_t(fs.at_func)];
+        const FuncSched &hs = d[size_t(fs.at_func)];
+        if (fs.at_func == f.id) at.fail(line, "a Func cannot be computed inside itself");
+        if (hs.placement != Placement::Root && hs.placement != Placement::At)
+            at.fail(line,
+                    "Func '" + host.name + "' is inlined, so nothing can be computed at its loops");
+        if (fs.at_stage >= int(hs.stages.size())) at.fail(line, "no such stage of " + host.name);
+        const int loops = concrete_loops(hs.stages[size_t(fs.at_stage)]);
+        if (fs.at_level < 0 || fs.at_level >= loops)
+            at.fail(line, "level " + std::to_string(fs.at_level) + " is not a loop of '" +
+                              host.name + "' (its loops are 0 to " + std::to_string(loops - 1) +
+                              ", outermost first)");
+        // Every use must be inside that loop: in that stage of the host, or in a Func
+        // computed (through any chain) inside the same loop or deeper.
+        for (const StageRef &use : effective_consumers(dag, d, f.id)) {
+            bool enclosed = use.first == fs.at_func && use.second == fs.at_stage;
+            for (int c = use.first; !enclosed && d[size_t(c)].placement == Placement::At;
+                 c = d[size_t(c)].at_func) {
+                const FuncSched &cs = d[size_t(c)];
+                if (cs.at_func == fs.at_func) {
+                    enclosed = cs.at_stage == fs.at_stage && cs.at_level >= fs.at_level;
+                    break;
+                }
+            }
+            if (!enclosed)
+                at.fail(line, "Func '" + f.name + "' is used by '" +
+                                  dag.funcs[size_t(use.first)].name +
+                                  (use.second > 0 ? " (update " + std::to_string(use.second) + ")"
+                                                  : std::string()) +
+                                  "', which is not inside loop " + std::to_string(fs.at_level) +
+                                  " of '" + host.name + "'");
+        }
+    }
+}
+
 } // namespace
 
 Decisions parse_schedule_text(const PipelineDag &dag, const std::string &text) {
@@ -298,8 +414,13 @@ Decisions parse_schedule_text(const PipelineDag &dag, const std::string &text) {
     int lineno = 0;
     const LineError bad{lineno, line};
     int cur = -1;
+    Lines at;
+    at.func.assign(dag.funcs.size(), 0);
+    at.stage.resize(dag.funcs.size());
+    at.text.push_back("");
     while (std::getline(in, line)) {
         lineno++;
+        at.text.push_back(line);
         std::istringstream ls(line);
         std::string word;
         if (!(ls >> word)) continue;
@@ -309,8 +430,13 @@ Decisions parse_schedule_text(const PipelineDag &dag, const std::string &text) {
             if (v != 1) bad("unsupported version");
         } else if (word == "func") {
             cur = parse_func_line(ls, dag, find, d, bad);
+            if (at.func[size_t(cur)] != 0)
+                bad("Func '" + dag.funcs[size_t(cur)].name + "' was already placed on line " +
+                    std::to_string(at.func[size_t(cur)]));
+            at.func[size_t(cur)] = lineno;
         } else if (word == "stage") {
             parse_stage_line(ls, dag, cur, d, bad);
+            at.stage[size_t(cur)].push_back(lineno);
         } else {
             bad("unknown keyword '" + word + "'");
         }
@@ -323,6 +449,7 @@ Decisions parse_schedule_text(const PipelineDag &dag, const std::string &text) {
         if (computed && fs.stages.size() != f.stages.size())
             throw UserError("schedule text lacks stages of Func '" + f.name + "'");
     }
+    check_decisions(dag, d, at);
     return d;
 }
 

@@ -1,0 +1,175 @@
+// ScheduleText replay: every candidate the search writes for a random pipeline replays as it
+// was written, and hand-broken texts of one are user errors that name the line and the mistake
+// (they crashed the plugin or reached Halide before the checks after parsing).
+#include "plugin/Autoscheduler.h"
+#include "plugin/dag/Errors.h"
+#include "plugin/halide/DagBuilder.h"
+#include "plugin/search/ScheduleText.h"
+#include "random_pipelines/RandomPipeline.h"
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+#include <string>
+#include <vector>
+
+using namespace sextant;
+namespace rp = sextant::random_pipelines;
+
+namespace {
+
+std::vector<Halide::Internal::Function> output_functions(const rp::RandomPipeline &p) {
+    std::vector<Halide::Internal::Function> outs;
+    for (const Halide::Func &f : p.outputs)
+        outs.push_back(f.function());
+    return outs;
+}
+
+/** The distinct candidates (beam, greedy, dropout searches) of a small search of `seed`, and
+ * the DAG of the same pipeline (so its Func names are the texts'). */
+std::vector<std::string> candidate_texts(uint64_t seed, PipelineDag *dag) {
+    char dir[] = "/tmp/sextant-replay-XXXXXX";
+    REQUIRE(mkdtemp(dir));
+    rp::RandomPipeline p = rp::make_random_pipeline(seed);
+    Params params;
+    params.search.beam_size = 4;
+    params.search.num_passes = 2;
+    params.search.seed = seed;
+    params.cost_model = "analytical";
+    params.candidates_dir = dir;
+    params.num_candidates = 8;
+    MachineInfo m;
+    m.parallelism = 2;
+    *dag = build_pipeline_dag(output_functions(p), rp::default_run_target(), m);
+    autoschedule(output_functions(p), rp::default_run_target(), m, params);
+    std::vector<std::string> out;
+    const std::string path = std::string(dir) + "/candidates.jsonl";
+    std::ifstream in(path);
+    for (std::string line; std::getline(in, line);)
+        out.push_back(nlohmann::json::parse(line).at("schedule_text").get<std::string>());
+    std::remove(path.c_str());
+    rmdir(dir);
+    return out;
+}
+
+/** `text` with the first match of `from` replaced by `to` (which must match). */
+std::string edit(const std::string &text, const std::string &from, const std::string &to) {
+    std::regex re(from);
+    REQUIRE(std::regex_search(text, re));
+    return std::regex_replace(text, re, to, std::regex_constants::format_first_only);
+}
+
+} // namespace
+
+TEST_CASE("every candidate the search writes replays as written", "[replay]") {
+    int seeds = 30;
+    if (const char *n = std::getenv("SX_REPLAY_SEEDS")) seeds = std::atoi(n); // wider runs
+    int texts = 0;
+    for (uint64_t seed = 0; seed < uint64_t(seeds); seed++) {
+        PipelineDag dag;
+        for (const std::string &text : candidate_texts(seed, &dag)) {
+            INFO("random pipeline " << seed << ":\n" << text);
+            Decisions d;
+            REQUIRE_NOTHROW(d = parse_schedule_text(dag, text));
+            CHECK(to_schedule_text(dag, d) == text);
+            texts++;
+        }
+    }
+    CHECK(texts >= seeds);
+}
+
+TEST_CASE("a broken ScheduleText is a user error naming its line and mistake", "[replay]") {
+    // A schedule of random pipeline 1 (a beam-4 search's pick): s8_matmul_clamped and
+    // s8_matmul computed inside s11_boundary's loops, which the edits below break.
+    const std::string good = R"(sextant-schedule 1
+func s11_boundary root
+  stage 0 loops x:inner y:split32/8 vector 16 unroll 2 parallel 2
+func s8_matmul_clamped at s11_boundary 1
+  stage 0 loops x:inner y:split2 vector 16 unroll 1 parallel 0 unroll_outer
+func s8_matmul at s11_boundary 0
+  stage 0 loops x:inner y:inner vector 16 unroll 1 parallel 0
+  stage 1 loops s8_matmul_r$x:outer x:split32 y:inner vector 32 unroll 1 parallel 0
+func s7_pointwise at s11_boundary 0
+  stage 0 loops x:inner y:split3 vector 1 unroll 1 parallel 0
+func s6_select inline
+func s2_input_boundary inline
+func mirror_interior at s11_boundary 0
+  stage 0 loops x:inner y:split4 vector 1 unroll 1 parallel 0
+func s2_input_boundary_guard inline
+func s10_scan root
+  stage 0 loops x:inner vector 16 unroll 1 parallel 0
+  stage 1 loops s10_scan_r$x:inner vector 1 unroll 1 parallel 0
+func s5_reduce_sum root
+  stage 0 loops x:inner vector 16 unroll 1 parallel 0
+  stage 1 loops s5_reduce_sum_r$x:middle x:split32 vector 32 unroll 1 parallel 1
+func s0_input_boundary inline
+func constant_exterior inline
+func repeat_edge inline
+func s0_input_boundary_guard inline
+func s9_fan_in root
+  stage 0 loops x:split128 y:split4 z:inner vector 32 unroll 1 parallel 2 unroll_outer
+func s4_cast inline
+func s3_pointwise inline
+func s1_input_boundary inline
+func repeat_edge$1 at s9_fan_in 0
+  stage 0 loops x:inner y:outer z:inner vector 32 unroll 2 parallel 0
+func s1_input_boundary_guard inline
+)";
+    rp::RandomPipeline p = rp::make_random_pipeline(1);
+    MachineInfo m;
+    m.parallelism = 2;
+    const PipelineDag dag = build_pipeline_dag(output_functions(p), rp::default_run_target(), m);
+    REQUIRE_NOTHROW(parse_schedule_text(dag, good));
+    struct Case {
+        const char *what, *from, *to, *message;
+    };
+    const Case cases[] = {
+        {"a Func computed inside a Func that does not use it",
+         "func s8_matmul_clamped at s11_boundary [0-9]+", "func s8_matmul_clamped at s10_scan 0",
+         "Func 's8_matmul_clamped' is used by 's11_boundary', which is not inside loop 0 of "
+         "'s10_scan'"},
+        {"a level the consumer does not have", "func s8_matmul_clamped at s11_boundary [0-9]+",
+         "func s8_matmul_clamped at s11_boundary 9", "level 9 is not a loop of 's11_boundary'"},
+        {"a loop that no longer encloses the consumer", "func s8_matmul at s11_boundary [0-9]+",
+         "func s8_matmul at s11_boundary 3",
+         "is used by 's8_matmul_clamped', which is not inside loop 3"},
+        {"computed at an inlined Func", "func s8_matmul at s11_boundary [0-9]+",
+         "func s8_matmul at s6_select 0", "'s6_select' is inlined"},
+        {"a cycle", "func s8_matmul at s11_boundary [0-9]+", "func s8_matmul at s8_matmul 0",
+         "a cycle"},
+        {"an output not at root", "func s11_boundary root", "func s11_boundary at s9_fan_in 0",
+         "is an output of the pipeline: it must be root"},
+        {"a Func with an update inlined",
+         "func s8_matmul at s11_boundary [0-9]+\n  stage 0[^\n]*\n  stage 1[^\n]*",
+         "func s8_matmul inline", "cannot be inlined"},
+        {"no vector lanes", "vector [0-9]+", "vector 0", "vector width must be 1 to 1024"},
+        {"no unrolling factor", "unroll [0-9]+", "unroll 0", "unroll must be 1 to 1024"},
+        {"more parallel loops than loops", "parallel [0-9]+", "parallel 9",
+         "parallel must be 0 to the stage's"},
+        {"a Func placed twice", "func s10_scan root", "func s10_scan inline\nfunc s10_scan root",
+         "was already placed on line"},
+        {"an unknown Func", "func s10_scan root", "func s10_scann root",
+         "no Func named 's10_scann'"},
+        {"a bad split factor", "split32/8", "split32/0", "split factor must be positive"},
+        {"an unknown keyword", "sextant-schedule 1", "sextant-schedule 1\nfunk s10_scan root",
+         "unknown keyword 'funk'"},
+        {"a future version", "sextant-schedule 1", "sextant-schedule 2", "unsupported version"},
+    };
+    for (const Case &c : cases) {
+        INFO(c.what);
+        const std::string bad = edit(good, c.from, c.to);
+        try {
+            parse_schedule_text(dag, bad);
+            FAIL("accepted:\n" << bad);
+        } catch (const UserError &e) {
+            const std::string msg = e.what();
+            CHECK_THAT(msg, Catch::Contains("schedule text line"));
+            CHECK_THAT(msg, Catch::Contains(c.message));
+        }
+    }
+}
