@@ -3,6 +3,7 @@
 // one in its own child process (timed runs never overlap), and stores the runtime (or the
 // error) in a SampleStore. Resumable: schedules already stored are not measured again. Also exports
 // the store as training JSON lines and exports/imports the store itself. See docs/SAMPLING.md.
+#include "costmodel/WeightsFile.h"
 #include "plugin/dag/Errors.h"
 #include "sampler/Regret.h"
 #include "sampler/Remeasure.h"
@@ -13,6 +14,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <string>
 
@@ -239,8 +241,22 @@ int sample(SampleStore &store, const Options &o) {
     return 0;
 }
 
+/** Reads each weights file of `list` (comma-separated, 'analytical' names no file), so that a
+ * missing or corrupt one is the tool's error before any work, not every pipeline's. */
+void check_weights(const std::string &list) {
+    for (const std::string &w : split_list(list)) {
+        std::error_code ec;
+        if (w == "analytical" || std::filesystem::is_directory(w, ec)) continue; // the plugin's
+        nlohmann::json manifest;
+        std::vector<NamedTensor> tensors;
+        read_weights_file(w, manifest, tensors);
+    }
+}
+
 /** Does what the options ask, in this order: import, judge or sample, remeasure, export. */
 void run(const Options &o) {
+    check_weights(o.sampler.weights);
+    check_weights(o.regret.weights);
     SampleStore store(o.db);
     if (!o.import_path.empty()) {
         int64_t n = store.import_jsonl(o.import_path);
