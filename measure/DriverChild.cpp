@@ -99,15 +99,35 @@ void allocate(Buffer &b) {
     b.buf.dim = b.dims.data();
 }
 
-/** Fills a buffer from a fixed stream. Without a range: floats in [0, 1), integers over their
- * full range (8/16 bits) or [0, 1024) for wider ones. With one: values in [lo, hi], integers
- * uniform, floats multiples of 1/256. */
+/** SplitMix64's finaliser: a well-mixed 64-bit hash of `x`. */
+uint64_t mix64(uint64_t x) {
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/** Fills a buffer with values that depend only on `seed` and each element's coordinates, so an
+ * input holds the same value at a point however large a region of it a schedule needs (one
+ * reading past the estimates gets a larger buffer). Without a range: floats in [0, 1),
+ * integers over their full range (8/16 bits) or [0, 1024) for wider ones. With one: values in
+ * [lo, hi], integers uniform, floats multiples of 1/256. */
 void fill(Buffer &b, uint32_t seed, const Range *range) {
-    std::mt19937 rng(seed);
     const halide_type_t t = b.buf.type;
     const bool is_float = t.code == halide_type_float;
+    std::vector<int64_t> at(b.dims.size());
+    for (size_t d = 0; d < b.dims.size(); d++)
+        at[d] = b.dims[d].min;
     for (size_t i = 0; i < b.elems; i++) {
-        uint32_t r = rng();
+        uint64_t h = mix64(seed);
+        for (int64_t c : at)
+            h = mix64(h ^ uint64_t(c));
+        const uint32_t r = uint32_t(h >> 32);
+        // The next element's coordinates, innermost dimension first (dense storage).
+        for (size_t d = 0; d < at.size(); d++) {
+            if (++at[d] < int64_t(b.dims[d].min) + b.dims[d].extent) break;
+            at[d] = b.dims[d].min;
+        }
         uint8_t *p = b.data() + i * type_bytes(t);
         double v;
         if (range) {
@@ -165,7 +185,55 @@ void set_error_handler(void *lib) {
     if (set) set(on_halide_error);
 }
 
-Pipeline load(const std::string &spec, const std::map<std::string, Range> &ranges) {
+/** Sizes every input from its estimates and from a bounds query (RunGen's adapt_input_buffer):
+ * a schedule may read past the estimated region (RoundUp tails, a stencil without a boundary
+ * condition), and then gets the region it reads. With `exact`, the estimates are kept and a
+ * read outside them is an error naming the input, dimension and both regions. */
+void size_inputs(Pipeline &p, bool exact) {
+    if (p.inputs.empty()) return;
+    // The estimates (where the metadata has them), then a query with every input's host null:
+    // the call fills in the region it reads.
+    std::vector<std::vector<halide_dimension_t>> estimated;
+    for (const auto &in : p.inputs) {
+        estimated.push_back(in.first->dims);
+        in.first->storage.clear();
+        in.first->buf.host = nullptr;
+        in.first->dims.assign(in.first->dims.size(), halide_dimension_t{});
+        in.first->buf.dim = in.first->dims.data();
+    }
+    if (p.argv_fn(p.args.data()) != 0)
+        fail(p.label + ": the bounds query for its inputs failed" +
+             (g_halide_errors.empty() ? "" : ": halide error: " + g_halide_errors));
+    for (size_t k = 0; k < p.inputs.size(); k++) {
+        Buffer &b = *p.inputs[k].first;
+        const halide_filter_argument_t &a = p.meta->arguments[p.inputs[k].second];
+        for (size_t d = 0; d < b.dims.size(); d++) {
+            const halide_dimension_t &e = estimated[k][d];
+            if (e.extent <= 0) continue; // no estimate: the queried region alone
+            const int64_t lo = b.dims[d].min, hi = lo + b.dims[d].extent - 1;
+            const int64_t elo = e.min, ehi = e.min + int64_t(e.extent) - 1;
+            if (exact) {
+                if (b.dims[d].extent > 0 && (lo < elo || hi > ehi))
+                    fail(p.label + ": input '" + a.name + "' dimension " + std::to_string(d) +
+                         ": the schedule reads [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                         "], the estimates give [" + std::to_string(elo) + ", " +
+                         std::to_string(ehi) +
+                         "] (without --exact-inputs the input grows to what it reads)");
+                b.dims[d].min = e.min;
+                b.dims[d].extent = e.extent;
+            } else {
+                const int64_t nlo = b.dims[d].extent > 0 ? std::min(lo, elo) : elo;
+                const int64_t nhi = b.dims[d].extent > 0 ? std::max(hi, ehi) : ehi;
+                b.dims[d].min = int32_t(nlo);
+                b.dims[d].extent = int32_t(nhi - nlo + 1);
+            }
+        }
+        allocate(b);
+    }
+}
+
+Pipeline load(const std::string &spec, const std::map<std::string, Range> &ranges,
+              bool exact_inputs) {
     Pipeline p;
     p.label = spec;
     if (spec == kProbeSpec) return p; // call() runs the fixed workload
@@ -211,29 +279,18 @@ Pipeline load(const std::string &spec, const std::map<std::string, Range> &range
             b->dims[size_t(d)].min = mn ? int32_t(*mn) : 0;
             b->dims[size_t(d)].extent = int32_t(*ex);
         }
-        if (sized) allocate(*b);
         if (a.kind == halide_argument_kind_input_buffer) {
-            if (!sized) {
-                b->dims.assign(b->dims.size(), halide_dimension_t{});
-                b->buf.dim = b->dims.data();
-            }
-            p.inputs.push_back({b.get(), i});
+            if (!sized) b->dims.assign(b->dims.size(), halide_dimension_t{});
+            b->buf.dim = b->dims.data();
+            p.inputs.push_back({b.get(), i}); // sized by size_inputs
         } else {
+            allocate(*b);
             p.outputs.push_back(b.get());
         }
         p.args[size_t(i)] = &b->buf;
         p.buffers.push_back(std::move(b));
     }
-    bool query = false;
-    for (const auto &in : p.inputs)
-        query |= in.first->buf.host == nullptr;
-    if (query) { // inputs with a null host: the call only fills in the regions they need
-        if (p.argv_fn(p.args.data()) != 0)
-            fail(p.label + ": the bounds query for its inputs failed" +
-                 (g_halide_errors.empty() ? "" : ": halide error: " + g_halide_errors));
-        for (const auto &in : p.inputs)
-            if (in.first->buf.host == nullptr) allocate(*in.first);
-    }
+    size_inputs(p, exact_inputs);
     for (const auto &in : p.inputs) {
         const char *name = p.meta->arguments[in.second].name;
         auto r = ranges.find(name);
@@ -346,7 +403,7 @@ int time_one(Pipeline &p, const StopRule &rule) {
 
 int run_child_mode(const ChildRun &c) {
     if (!c.runtime.empty()) load_library(c.runtime, RTLD_NOW | RTLD_GLOBAL);
-    Pipeline p = load(c.spec, c.ranges);
+    Pipeline p = load(c.spec, c.ranges, c.exact_inputs);
     if (c.mode == "--save-ref") return save_ref(p, c.file);
     if (c.mode == "--check-one") return check_one(p, c.file, c.rtol);
     return time_one(p, c.rule);

@@ -32,6 +32,9 @@ struct ChildRun {
     std::string file; ///< the reference outputs (--save-ref, --check-one)
     double rtol = 1e-4;
     StopRule rule;
+    /** Inputs exactly as their estimates say (a read outside them is an error); otherwise each
+     * input grows to the region a bounds query says the schedule reads, as RunGen does. */
+    bool exact_inputs = false;
 };
 
 /** Runs one child mode in this process; returns the exit status. */

@@ -71,7 +71,10 @@ Variant parse_variant(const std::string &s) {
 }
 
 const char *kUsage =
-    "usage: sextant-time [--runtime RT.so] [--fill NAME=LO:HI]... MODE\n"
+    "usage: sextant-time [--runtime RT.so] [--fill NAME=LO:HI]... [--exact-inputs] MODE\n"
+    "  (each input is sized by its estimates grown to the region a bounds query says the\n"
+    "  schedule reads, as RunGen does; --exact-inputs: the estimates only, and a read outside\n"
+    "  them is an error naming the input, dimension and regions)\n"
     "  --save-ref FILE SPEC           write SPEC's outputs to FILE\n"
     "  --check FILE [--rtol X] SPEC   compare SPEC's outputs with FILE (in a child process)\n"
     "  --time [options] SPEC...       time with the protocol: fresh processes, interleaved\n"
@@ -89,6 +92,7 @@ struct DriverOptions {
     std::string mode, file, runtime, log_path;
     std::map<std::string, Range> ranges;
     std::vector<std::string> fill_args; ///< as given, for the children
+    bool exact_inputs = false;
     double rtol = 1e-4;
     StopRule rule;
     ProtocolOptions popt;
@@ -117,6 +121,8 @@ DriverOptions parse_driver_options(int argc, char **argv) {
                 o.ranges[f.substr(0, eq)] = {std::atof(f.substr(eq + 1, colon - eq - 1).c_str()),
                                              std::atof(f.substr(colon + 1).c_str())};
                 o.fill_args.push_back(f);
+            } else if (a == "--exact-inputs") {
+                o.exact_inputs = true;
             } else if (a == "--rtol") {
                 o.rtol = args.number();
             } else if (a == "--max-runs" || a == "--reps") {
@@ -168,6 +174,7 @@ std::vector<std::string> child_command(const DriverOptions &o) {
     if (!o.runtime.empty()) cmd.insert(cmd.end(), {"--runtime", o.runtime});
     for (const std::string &f : o.fill_args)
         cmd.insert(cmd.end(), {"--fill", f});
+    if (o.exact_inputs) cmd.push_back("--exact-inputs");
     return cmd;
 }
 
@@ -281,5 +288,6 @@ int main(int argc, char **argv) {
     if (o.mode == "--check") return check_in_child(o);
     if (o.mode == "--time") return time_interleaved(o);
     // Modes that run the pipeline in this process.
-    return run_child_mode({o.mode, o.specs[0], o.runtime, o.ranges, o.file, o.rtol, o.rule});
+    return run_child_mode(
+        {o.mode, o.specs[0], o.runtime, o.ranges, o.file, o.rtol, o.rule, o.exact_inputs});
 }

@@ -29,7 +29,29 @@ public:
     }
 };
 
+/** A Bayer-style demosaic with no boundary condition: green from its four neighbours, red and
+ * blue from the 2x2 cell. Every schedule (Halide's default too) reads one pixel past the raw
+ * input's estimated region on each side, as a real camera pipeline's does. */
+class ReadsPastEstimates : public Halide::Generator<ReadsPastEstimates> {
+public:
+    Input<Buffer<uint16_t>> raw{"raw", 2};
+    Output<Buffer<uint16_t>> out{"out", 3};
+    void generate() {
+        Var x("x"), y("y"), c("c");
+        Func wide("wide"), green("green"), red("red"), blue("blue");
+        wide(x, y) = Halide::cast<int32_t>(raw(x, y));
+        green(x, y) = (wide(x - 1, y) + wide(x + 1, y) + wide(x, y - 1) + wide(x, y + 1)) / 4;
+        red(x, y) = wide(2 * (x / 2), 2 * (y / 2));
+        blue(x, y) = wide(2 * (x / 2) + 1, 2 * (y / 2) + 1);
+        out(x, y, c) = Halide::cast<uint16_t>(
+            Halide::select(c == 0, red(x, y), c == 1, green(x, y), blue(x, y)));
+        raw.set_estimates({{0, 256}, {0, 128}});
+        out.set_estimates({{0, 256}, {0, 128}, {0, 3}});
+    }
+};
+
 } // namespace
 
 HALIDE_REGISTER_GENERATOR(NoEstimates, no_estimates)
+HALIDE_REGISTER_GENERATOR(ReadsPastEstimates, reads_past_estimates)
 HALIDE_REGISTER_GENERATOR(WithEstimates, with_estimates)
