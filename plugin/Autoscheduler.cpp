@@ -74,6 +74,9 @@ StatePtr write_candidates(const PipelineDag &dag, const SearchSpace &space, Cost
     co.first = main_search;
     co.dropout_beam_size = params.candidate_beam_size;
     co.seed_offset = params.search.seed << 20;
+    for (const std::string &f : params.mutate_files)
+        co.mutate_texts.push_back(read_file(f));
+    co.mutations = params.num_mutations;
     std::vector<SearchCandidate> cands = search_candidates(
         dag, space, [&] { return std::make_unique<ModelEvaluator>(dag, model); }, co, stats);
     std::string path = params.candidates_dir + "/candidates.jsonl";

@@ -2,6 +2,7 @@
 
 #include "plugin/dag/Errors.h"
 #include "plugin/search/SearchSpace.h"
+#include "support/Args.h"
 
 #include <functional>
 #include <sstream>
@@ -93,6 +94,9 @@ Params Params::parse(const std::map<std::string, std::string> &env) {
          [&](auto &k, auto &v) { p.num_candidates = int(parse_int(k, v, 1, 10000)); }},
         {"CANDIDATE_BEAM_SIZE",
          [&](auto &k, auto &v) { p.candidate_beam_size = int(parse_int(k, v, 1, 4096)); }},
+        {"MUTATE", [&](auto &, auto &v) { p.mutate_files = split_list(v); }},
+        {"NUM_MUTATIONS",
+         [&](auto &k, auto &v) { p.num_mutations = int(parse_int(k, v, 0, 10000)); }},
     };
     // Adams2019's names with the same meaning.
     const std::map<std::string, std::string> adams = {

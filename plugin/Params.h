@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace sextant {
 
@@ -68,6 +69,12 @@ struct Params {
     int num_candidates = 16;
     /** Beam width of the candidates' dropout searches. SEXTANT_CANDIDATE_BEAM_SIZE. */
     int candidate_beam_size = 4;
+    /** With SEXTANT_CANDIDATES: ScheduleText files (the best measured schedules) whose
+     * mutations are proposed too (one Func re-placed or re-tiled, the rest completed by the
+     * model; plugin/search/Candidates.h). SEXTANT_MUTATE, comma-separated. */
+    std::vector<std::string> mutate_files;
+    /** How many mutations, spread over the files. SEXTANT_NUM_MUTATIONS. */
+    int num_mutations = 6;
 
     /** Test hook: "internal" or "bad_alloc" makes the search's evaluator throw that kind of
      * error at its 3rd call (pass 2 of a 2-Func pipeline), to check how errors reach the user.

@@ -277,12 +277,12 @@ private:
         p.so = opt_.space;
         p.so.coarse = passes_ > 1 && pass == 0;
         p.so.memory_limit_bytes = opt_.memory_limit_bytes;
-        p.beam = {space_.initial_state()};
+        p.beam = {opt_.start ? opt_.start : space_.initial_state()};
         p.per_child = child_bytes(*p.beam[0], -1) * 1.3;
         p.bounds.min_keep = p.bounds.min_paced = beam_size_;
         p.bounds.min_batch = opt_.max_batch;
         p.pass_end = opt_.time_limit_s * (passes_ > 1 && pass == 0 && !best_ ? 0.5 : 0.9);
-        for (int step = 0; step < steps_; step++) {
+        for (int step = p.beam[0]->num_decided; step < steps_; step++) {
             st_.step = step;
             st_.func = space_.order()[step];
             if (!finishing_ && out_of_time() && !run_out_of_time(p, step)) break;

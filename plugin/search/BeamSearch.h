@@ -59,6 +59,10 @@ struct BeamSearchOptions {
     int max_batch = 2048;
     /** What each pass offers (its `coarse` and `memory_limit_bytes` are set per pass). */
     SearchSpaceOptions space;
+    /** If set, every pass starts from this state (its first `num_decided` Funcs decided, as
+     * SearchSpace::make_child makes them) instead of the empty schedule: the search completes
+     * a given prefix (autotuning's mutations). */
+    StatePtr start;
 };
 
 struct SearchStats {

@@ -1,11 +1,58 @@
 #include "Candidates.h"
 
 #include "plugin/search/ScheduleText.h"
+#include "support/Rng.h"
 
 #include <algorithm>
 #include <set>
 
 namespace sextant {
+
+std::vector<SearchCandidate> mutate_schedule(const PipelineDag &dag, const SearchSpace &space,
+                                             StateEvaluator &eval, const std::string &text,
+                                             int count, const BeamSearchOptions &complete,
+                                             uint64_t seed, const std::string &source_prefix) {
+    const Decisions d = parse_schedule_text(dag, text);
+    const std::vector<int> &order = space.order();
+    std::vector<SearchCandidate> out;
+    if (order.empty() || count <= 0) return out;
+    std::set<std::string> seen = {to_schedule_text(dag, d)};
+    Rng rng(seed);
+    for (int attempt = 0; attempt < 4 * count && int(out.size()) < count; attempt++) {
+        // The Funcs before step k as they are, Func order[k] changed.
+        const int k = int(rng.below(order.size()));
+        const int func = order[size_t(k)];
+        StatePtr prefix = space.initial_state();
+        for (int i = 0; i < k; i++)
+            prefix = space.make_child(*prefix, d[size_t(order[size_t(i)])]);
+        SearchSpaceOptions so = complete.space;
+        so.coarse = false;
+        std::vector<StatePtr> others;
+        space.children(*prefix, so, [&](StatePtr c) {
+            if (!(c->decisions[size_t(func)] == d[size_t(func)])) others.push_back(std::move(c));
+        });
+        if (others.empty()) continue;
+        StatePtr start = others[size_t(rng.below(others.size()))];
+        // Scored whole (its prefix was never scored), then completed by the model.
+        start->dirty.clear();
+        for (int i = 0; i <= k; i++)
+            start->dirty.push_back(order[size_t(i)]);
+        eval.evaluate({start.get()});
+        BeamSearchOptions bo = complete;
+        bo.start = start;
+        bo.num_passes = 1;
+        bo.random_dropout = 100;
+        StatePtr done = bo.start->num_decided == int(order.size())
+                            ? start
+                            : beam_search(space, eval, bo, nullptr);
+        if (!done) continue;
+        std::string t = to_schedule_text(dag, done->decisions);
+        if (!seen.insert(t).second) continue;
+        out.push_back({source_prefix + std::to_string(k) + ":" + dag.funcs[size_t(func)].name, t,
+                       schedule_hash(t), done});
+    }
+    return out;
+}
 
 std::vector<SearchCandidate>
 search_candidates(const PipelineDag &dag, const SearchSpace &space,
@@ -33,6 +80,21 @@ search_candidates(const PipelineDag &dag, const SearchSpace &space,
     for (int a = 0; a < attempts && int(out.size()) < opt.count; a++) {
         BeamSearchOptions bo = opt.first;
         SearchCandidate c;
+        if (a == 2 && opt.mutations > 0 && !opt.mutate_texts.empty()) {
+            // Mutations of the best measured schedules, after the beam and greedy picks.
+            const int texts = int(opt.mutate_texts.size());
+            for (int k = 0; k < texts; k++) {
+                const int n = opt.mutations / texts + (k < opt.mutations % texts ? 1 : 0);
+                BeamSearchOptions complete = opt.first;
+                complete.beam_size = opt.dropout_beam_size;
+                std::unique_ptr<StateEvaluator> eval = make_evaluator();
+                for (SearchCandidate &m :
+                     mutate_schedule(dag, space, *eval, opt.mutate_texts[size_t(k)], n, complete,
+                                     opt.seed_offset + 7919 * uint64_t(k + 1),
+                                     "mutate:" + std::to_string(k) + ":"))
+                    add(std::move(m));
+            }
+        }
         if (a == 0) {
             c.source = "beam";
         } else if (a == 1) {

@@ -31,6 +31,13 @@ struct CandidateSearchOptions {
      * states of its last beam (sources "final:<beam>:<rank>", rank 1 = second best), then the
      * pick and up to as many states of a search with beam 8 ("final:8:<rank>"). 0: none. */
     int final_beam = 0;
+    /** Autotuning's mutations: ScheduleTexts (the best measured so far) each changed at one
+     * Func — another legal placement or tiling of it, drawn at random from the search space
+     * with the Funcs before it kept — and completed by a beam-`dropout_beam_size` search of
+     * the model from there (sources "mutate:<k>:<func>", k the text's index). Offered before
+     * the dropout searches, `mutations` of them in all, spread over the texts. */
+    std::vector<std::string> mutate_texts;
+    int mutations = 0;
 };
 
 /** One schedule of a pipeline: what the plugin writes out with SEXTANT_CANDIDATES, what the
@@ -49,6 +56,13 @@ struct SearchCandidate {
 /** Up to opt.count distinct candidates. `make_evaluator` gives a fresh evaluator per search
  * (evaluators may cache per-search data). Searches that find no schedule are skipped.
  * `total`, if given, gets the sums over all searches (best_cost_per_pass: the first's). */
+/** Up to `count` distinct mutations of `text` (see CandidateSearchOptions::mutate_texts),
+ * from a generator seeded with `seed`. */
+std::vector<SearchCandidate> mutate_schedule(const PipelineDag &dag, const SearchSpace &space,
+                                             StateEvaluator &eval, const std::string &text,
+                                             int count, const BeamSearchOptions &complete,
+                                             uint64_t seed, const std::string &source_prefix);
+
 std::vector<SearchCandidate>
 search_candidates(const PipelineDag &dag, const SearchSpace &space,
                   const std::function<std::unique_ptr<StateEvaluator>()> &make_evaluator,

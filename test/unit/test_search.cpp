@@ -2,6 +2,7 @@
 #include "costmodel/CostModel.h"
 #include "costmodel/ModelEvaluator.h"
 #include "plugin/search/BeamSearch.h"
+#include "plugin/search/Candidates.h"
 #include "plugin/search/Directives.h"
 #include "plugin/search/ScheduleText.h"
 
@@ -570,4 +571,39 @@ TEST_CASE("no buffer over the target's size limit is offered while another sched
     REQUIRE(over);
     CHECK(over->buffer_too_large);
     CHECK(over->largest_buffer_func == 0);
+}
+
+TEST_CASE("a mutation changes one Func, keeps those before it and is a legal schedule",
+          "[search]") {
+    PipelineDag dag = test::transpose_reduce();
+    SearchSpace space(dag);
+    AnalyticalModel model(dag.machine.parallelism, double(dag.machine.last_level_cache_bytes));
+    ModelEvaluator eval(dag, model);
+    BeamSearchOptions opt;
+    opt.beam_size = 4;
+    opt.num_passes = 2;
+    StatePtr best = beam_search(space, eval, opt, nullptr);
+    REQUIRE(best);
+    const std::string text = to_schedule_text(dag, best->decisions);
+    BeamSearchOptions complete = opt;
+    complete.beam_size = 2;
+    std::vector<SearchCandidate> ms =
+        mutate_schedule(dag, space, eval, text, 4, complete, 7, "mutate:0:");
+    REQUIRE(!ms.empty());
+    std::set<std::string> texts;
+    for (const SearchCandidate &m : ms) {
+        INFO(m.source << "\n" << m.text);
+        CHECK(m.text != text);
+        CHECK(texts.insert(m.text).second); // distinct
+        REQUIRE(m.state);
+        CHECK(space.is_complete(*m.state));
+        CHECK(m.state->cost > 0);
+        // The source names the step; every Func decided before it is as in the original.
+        const int k = std::stoi(m.source.substr(std::string("mutate:0:").size()));
+        for (int i = 0; i < k; i++) {
+            const int f = space.order()[size_t(i)];
+            CHECK(m.state->decisions[size_t(f)] == best->decisions[size_t(f)]);
+        }
+        CHECK_NOTHROW(parse_schedule_text(dag, m.text));
+    }
 }

@@ -112,10 +112,33 @@ std::vector<Proposal> Autotuner::run_proposer(const fs::path &dir,
     return out;
 }
 
+std::string Autotuner::fastest_measured_files(int n) const {
+    std::vector<SampleRecord> ok;
+    for (SampleRecord &r : store_->records(workload_id_))
+        if (r.ok() && fs::exists(dir_ / "schedules" / (r.schedule_hash + ".txt")))
+            ok.push_back(std::move(r));
+    std::sort(ok.begin(), ok.end(), [](const SampleRecord &a, const SampleRecord &b) {
+        return *a.runtime_min_s < *b.runtime_min_s;
+    });
+    std::string files;
+    for (size_t i = 0; i < ok.size() && int(i) < n; i++)
+        files += (i ? "," : "") + (dir_ / "schedules" / (ok[i].schedule_hash + ".txt")).string();
+    return files;
+}
+
 std::vector<Proposal> Autotuner::propose(int batch) {
     const fs::path bdir = dir_ / ("batch-" + std::to_string(batch));
-    const std::map<std::string, std::string> model = model_env();
-    std::vector<Proposal> out = run_proposer(bdir, model, opt_.candidates_per_batch, batch,
+    std::map<std::string, std::string> model = model_env();
+    // From the second batch on, also mutations of the fastest schedules measured so far: one
+    // Func re-placed or re-tiled, the rest completed by the model (shapes a dropout search of
+    // the same model rarely reaches).
+    const std::string fastest = opt_.mutations > 0 ? fastest_measured_files(2) : "";
+    std::map<std::string, std::string> env = model;
+    if (!fastest.empty()) {
+        env["SEXTANT_MUTATE"] = fastest;
+        env["SEXTANT_NUM_MUTATIONS"] = std::to_string(opt_.mutations);
+    }
+    std::vector<Proposal> out = run_proposer(bdir, env, opt_.candidates_per_batch, batch,
                                              "propose-" + std::to_string(batch));
     if (batch != 0 || model.empty()) {
         if (batch == 0) out[0].anchor = true;

@@ -46,6 +46,9 @@ struct AutotuneOptions {
     double build_timeout_s = 600, bench_timeout_s = 120, propose_timeout_s = 900;
 
     int beam_size = 32, num_passes = 5, candidate_beam_size = 4;
+    /** From the second batch on, this many of each batch's proposals are mutations of the two
+     * fastest schedules measured so far (SEXTANT_MUTATE); 0 = none. */
+    int mutations = 6;
 
     std::string plugin;  ///< libautoschedule_sextant.so
     std::string trainer; ///< sextant-train; empty = no fine-tuning

@@ -79,6 +79,8 @@ private:
                                                const std::string &emit) const;
     std::map<std::string, std::string> model_env() const;
     std::vector<Proposal> propose(int batch);
+    /** The ScheduleText files of the n fastest schedules measured so far, comma-separated. */
+    std::string fastest_measured_files(int n) const;
     /** The candidates a generator run in candidate mode writes to dir, made with model env. */
     std::vector<Proposal> run_proposer(const fs::path &dir, std::map<std::string, std::string> env,
                                        int count, int seed, const std::string &log_name);

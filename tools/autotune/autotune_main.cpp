@@ -43,6 +43,9 @@ measurements.jsonl, samples.db.
                          is the older name)
   --beam B --passes P    the main search (default 32, 5)
   --candidate-beam B     beam of the dropout searches (default 4)
+  --mutations M          from batch 1 on, M proposals are mutations of the two fastest
+                         measured schedules: one Func re-placed or re-tiled, the rest
+                         completed by the model (default 6; 0 = none)
   --weights FILE         weights to start from (default: the shipped ones, if any)
   --epochs N             fine-tuning epochs per batch (default 20; 0 = no fine-tuning)
   --plugin FILE          libautoschedule_sextant.so (default: this build's)
@@ -127,6 +130,8 @@ CommandLine parse_args(int argc, char **argv) {
             opt.num_passes = args.integer(1);
         else if (a == "--candidate-beam")
             opt.candidate_beam_size = args.integer(1);
+        else if (a == "--mutations")
+            opt.mutations = args.integer(0);
         else if (a == "--weights")
             opt.weights = args.value();
         else if (a == "--epochs")
