@@ -18,6 +18,9 @@ std::vector<StackAlignmentHazard> find_stack_alignment_hazards(const std::string
     int frame = 16; // what the ABI gives a function at its entry (after the call's push)
     std::smatch m;
     for (std::string line; std::getline(in, line);) {
+        // Instructions are short; long lines are data (strings, tables), and std::regex
+        // recurses per character.
+        if (line.size() > 512) continue;
         if (std::regex_search(line, m, label) && line[0] != '.') {
             function = m[1];
             frame = 16;
