@@ -12,11 +12,14 @@
 #include "sampler/TrainingExport.h"
 #include "support/Args.h"
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <string>
+#include <thread>
 
 namespace {
 
@@ -66,7 +69,11 @@ const char *kUsage =
     "                         interleaved over R rounds (3) of fresh processes — into FILE (JSON\n"
     "                         lines, resumable; scripts/regret_report.py summarizes it).\n"
     "                         WEIGHTS may be an ensemble, as for --weights ('analytical' names\n"
-    "                         the analytical model as a member)\n"
+    "                         the analytical model as a member). The judge runs alone: it\n"
+    "                         refuses to start while other processes use over 20% of the\n"
+    "                         CPUs (measured over 2 s), unless --busy-ok\n"
+    "  --busy-ok              judge even on a busy machine (its figures are then not\n"
+    "                         comparable with a quiet run's)\n"
     "  --inject KIND@N,...    test hook: make the N-th measurement of this run KIND\n"
     "                         (crash | hang | error)\n"
     "  --quiet                no per-sample progress lines\n"
@@ -74,6 +81,7 @@ const char *kUsage =
 
 struct Options {
     std::string db;
+    bool busy_ok = false;
     double remeasure = 0;
     RemeasureOptions remeasure_opt;
     bool have_range = false;
@@ -206,6 +214,8 @@ Options parse_args(int argc, char **argv) {
             o.regret.weights = args.value();
         else if (a == "--regret-out")
             o.regret.out_path = args.value();
+        else if (a == "--busy-ok")
+            o.busy_ok = true;
         else if (a == "--seed")
             o.remeasure_opt.seed = args.seed();
         else if (a == "--quiet")
@@ -253,6 +263,28 @@ void check_weights(const std::string &list) {
     }
 }
 
+/** Share of all CPUs' time spent outside idle and iowait over `seconds` (/proc/stat). */
+double cpu_busy_fraction(double seconds) {
+    auto read = [] {
+        std::ifstream f("/proc/stat");
+        std::string cpu;
+        f >> cpu;
+        std::vector<double> v;
+        for (double x; v.size() < 8 && f >> x;)
+            v.push_back(x);
+        double total = 0;
+        for (double x : v)
+            total += x;
+        const double idle = v.size() > 4 ? v[3] + v[4] : 0;
+        return std::make_pair(total, idle);
+    };
+    const auto a = read();
+    std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+    const auto b = read();
+    const double total = b.first - a.first;
+    return total > 0 ? 1.0 - (b.second - a.second) / total : 0.0;
+}
+
 /** Does what the options ask, in this order: import, judge or sample, remeasure, export. */
 void run(const Options &o) {
     check_weights(o.sampler.weights);
@@ -263,6 +295,17 @@ void run(const Options &o) {
         std::printf("imported %lld new records from %s\n", (long long)n, o.import_path.c_str());
     }
     if (!o.regret.weights.empty()) {
+        const double busy = cpu_busy_fraction(2.0);
+        if (busy > 0.2 && !o.busy_ok)
+            throw UserError("the machine is busy (" + std::to_string(int(busy * 100)) +
+                            "% of the CPUs' time used over 2 s): the regret judge times schedules "
+                            "and must run alone. Wait for the other work to end, or pass "
+                            "--busy-ok to judge anyway (the figures are then not comparable)");
+        if (busy > 0.2)
+            std::fprintf(stderr,
+                         "warning: judging on a busy machine (%d%% of the CPUs' time "
+                         "used over 2 s)\n",
+                         int(busy * 100));
         RegretSummary r = run_regret(o.regret, &store);
         std::printf("judged %lld pipelines (%lld failed), skipped %lld already judged, in "
                     "%.1f s, into %s\n",

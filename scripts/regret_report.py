@@ -2,14 +2,26 @@
 """Summarizes `sextant-sample --regret` output: per weights file, over the seeds judged, the
 geomean of the learned pick's time over the analytical pick's, each pick's regret (its time over
 the fastest schedule timed for that pipeline: the two picks and the best known one), how often
-each pick is the faster one by more than the noise, and the 10 worst learned picks.
+each pick is the faster one by more than the noise, and the 10 worst learned picks, with a
+bootstrap 95% interval of the geomean (seeds resampled with replacement).
 
     scripts/regret_report.py regret.jsonl [--weights FILE] [--noise 0.05] [--seeds A:B]
+                             [--half selection|test] [--bootstrap 2000]
+
+The held-out seeds are split in two halves by parity: even seeds are the selection half (compare
+candidates on it as often as needed), odd seeds the test half, which judges a candidate to ship
+once. `--half test` records each weights file (by content hash) it reports in
+weights/test-half-ledger.jsonl and refuses to report the same weights twice (`--again`
+overrides, and the ledger says so): a test half used to choose is a selection half.
 """
 import argparse
+import hashlib
 import json
 import math
+import os
+import random
 import re
+import sys
 
 
 def geomean(v):
@@ -41,13 +53,56 @@ def read_regret(path, weights=None, seeds=None):
     return by_weights
 
 
-def summary(weights, lines, noise=0.05, heading="##"):
+def bootstrap_interval(ratios, n=2000, seed=1):
+    """Percentile bootstrap 95% interval of the geomean of `ratios` (resampled with
+    replacement, `n` times, from a fixed seed so that a report is reproducible)."""
+    if len(ratios) < 2 or n <= 0:
+        return float("nan"), float("nan")
+    rng = random.Random(seed)
+    logs = [math.log(r) for r in ratios]
+    means = sorted(sum(rng.choice(logs) for _ in logs) / len(logs) for _ in range(n))
+    return math.exp(means[int(0.025 * n)]), math.exp(means[min(n - 1, int(0.975 * n))])
+
+
+def in_half(seed, half):
+    """The selection half holds the even seeds, the test half the odd ones."""
+    return half is None or (seed % 2 == 0) == (half == "selection")
+
+
+def file_hash(path):
+    try:
+        with open(path, "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest()[:16]
+    except OSError:
+        return None
+
+
+def use_test_half(weights, ledger, again):
+    """Records that `weights` was judged on the test half; False if it already was (and not
+    `again`)."""
+    h = file_hash(weights) or weights
+    used = []
+    if os.path.exists(ledger):
+        with open(ledger) as f:
+            used = [json.loads(l) for l in f if l.strip()]
+    if any(u["hash"] == h for u in used) and not again:
+        print(f"regret_report: {weights} (sha256 {h}) was already judged on the test half "
+              f"({ledger}); the test half judges a candidate once. Use --half selection to "
+              f"compare, or --again to report it anyway (recorded).", file=sys.stderr)
+        return False
+    with open(ledger, "a") as f:
+        f.write(json.dumps({"weights": weights, "hash": h, "again": bool(again)}) + "\n")
+    return True
+
+
+def summary(weights, lines, noise=0.05, heading="##", bootstrap=2000):
     """Markdown for one weights file's lines (a list of parsed JSON lines)."""
     ok = [j for j in lines if "error" not in j]
     failed = [j for j in lines if "error" in j]
     ratio = [j["learned_over_analytical"] for j in ok]
     lr = [j["learned_regret"] for j in ok]
     ar = [j["analytical_regret"] for j in ok]
+    lo, hi = bootstrap_interval(ratio, bootstrap)
     faster = sum(r < 1 / (1 + noise) for r in ratio)
     slower = sum(r > 1 + noise for r in ratio)
     nan = float("nan")
@@ -60,7 +115,8 @@ def summary(weights, lines, noise=0.05, heading="##"):
            f"| regret, max | {max(lr, default=nan):.3f} | {max(ar, default=nan):.3f} |",
            f"| pick is the faster by > {noise:.0%} | {faster} | {slower} |", "",
            f"learned pick / analytical pick, geomean: **{geomean(ratio):.3f}** "
-           f"(< 1: the learned model's picks are faster)", "",
+           f"(bootstrap 95% interval {lo:.3f} to {hi:.3f} over {len(ratio)} pipelines; "
+           f"< 1: the learned model's picks are faster)", "",
            "| seed | learned regret | analytical regret | learned / analytical |",
            "|---:|---:|---:|---:|"]
     for j in sorted(ok, key=lambda j: -j["learned_regret"])[:10]:
@@ -78,9 +134,25 @@ def main():
     ap.add_argument("--noise", type=float, default=0.05,
                     help="a pick is faster only when the other is slower by more than this")
     ap.add_argument("--seeds", type=seed_range, help="only seeds A <= seed < B, given as A:B")
+    ap.add_argument("--half", choices=["selection", "test"],
+                    help="only the selection half (even seeds) or the test half (odd seeds)")
+    ap.add_argument("--bootstrap", type=int, default=2000,
+                    help="bootstrap resamples for the 95%% interval (0: none)")
+    ap.add_argument("--ledger", default=os.path.join(os.path.dirname(__file__), "..", "weights",
+                                                     "test-half-ledger.jsonl"),
+                    help="where --half test records the weights it judged")
+    ap.add_argument("--again", action="store_true",
+                    help="report the test half for weights it already judged (recorded)")
     a = ap.parse_args()
+    status = 0
     for weights, by_seed in read_regret(a.jsonl, a.weights, a.seeds).items():
-        print(summary(weights, list(by_seed.values()), a.noise))
+        lines = [j for s, j in by_seed.items() if in_half(s, a.half)]
+        if a.half == "test" and not use_test_half(weights, a.ledger, a.again):
+            status = 1
+            continue
+        heading = "##" if a.half is None else f"## [{a.half} half]"
+        print(summary(weights, lines, a.noise, heading, a.bootstrap))
+    sys.exit(status)
 
 
 if __name__ == "__main__":

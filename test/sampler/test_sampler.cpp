@@ -338,7 +338,7 @@ TEST_CASE(
         &status);
     REQUIRE(status == 0);
     const std::string weights = train_out + "/weights.sxw";
-    const std::string regret = sampler() + seeds + " --regret " + weights + " --rounds 2";
+    const std::string regret = sampler() + seeds + " --regret " + weights + " --rounds 2 --busy-ok";
     run(regret + " 2>&1", &status);
     CHECK(status == 2); // no --regret-out
     std::string out = run(regret + " --regret-out " + out_file + " 2>&1", &status);
