@@ -20,6 +20,14 @@ if ! xargs -0 clang-format --dry-run -Werror < "$build/cxx-files" 2> "$build/for
     exit 1
 fi
 
+# A one-node Slurm cluster for the cluster test (installed and started here, stopped when the
+# tests end; SX_SLURM=0 skips it, and the test then reports itself skipped).
+if [ "${SX_SLURM:-1}" = 1 ]; then
+    "$root/scripts/slurm_local.sh" start
+    trap '"$root/scripts/slurm_local.sh" stop >/dev/null' EXIT
+    export SLURM_CONF=${SX_SLURM_DIR:-/tmp/sextant-slurm}/slurm.conf
+fi
+
 cd "$build"
 # Tests run side by side: timings must not wait for the machine to be as fast as it was.
 export SX_SPEED_CHECK=0
