@@ -110,4 +110,16 @@ c = sqlite3.connect(sys.argv[1]); c.execute("UPDATE workloads SET machine = \"co
 msg=$("$root/scripts/slurm_sample.sh" --merge --db "$db" --shards "$work/other" 2>&1) &&
     fail "a shard from another machine kind was merged"
 grep -q "measured on another machine kind" <<<"$msg" || fail "other machine: $msg"
+# Autotuning on the cluster: each build and each timing an srun step (timings --exclusive).
+ctl_log=$(dirname "$SLURM_CONF")/log/slurmctld.log
+before=$(grep -c "_slurm_rpc_allocate_resources" "$ctl_log" 2>/dev/null || echo 0)
+"$build/tools/sextant-autotune" --generator "$build/test/integration/sextant_test_generators" \
+    -g with_estimates --dir "$work/autotune" --machine-params 2,16777216,40 --batches 1 \
+    --candidates 4 --measure 2 --explore 1 --epochs 0 --repeats 1 --min-time 0.01 --beam 4 \
+    --passes 2 --final-top 0 --quiet --slurm "$(sinfo -h -o %P | tr -d '*' | head -1)" \
+    >"$work/autotune.log" 2>&1 || { tail -5 "$work/autotune.log"; fail "autotune --slurm failed"; }
+after=$(grep -c "_slurm_rpc_allocate_resources" "$ctl_log" 2>/dev/null || echo 0)
+[ $((after - before)) -ge 6 ] || fail "autotune --slurm ran $((after - before)) Slurm steps, expected builds, links and timings (>= 6)"
+[ -f "$work/autotune/best.schedule.h" ] || fail "autotune --slurm wrote no best schedule"
+echo "autotune --slurm: $((after - before)) Slurm allocations (builds, links, timings)"
 echo "slurm test passed"

@@ -208,6 +208,10 @@ Measured Autotuner::build(const Proposal &p, const fs::path &bdir) {
     std::vector<std::string> gen = generator_command(bdir, "object,featurization,schedule");
     for (std::string &a : gen)
         if (a.rfind("target=", 0) == 0) a += "-no_runtime";
+    gen.insert(gen.begin(), opt_.build_launcher.begin(), opt_.build_launcher.end());
+    std::vector<std::string> link = opt_.build_launcher;
+    link.insert(link.end(), {opt_.cxx, "-shared", "-o", (bdir / "pipeline.so").string(),
+                             (bdir / "pipeline.o").string()});
     RunResult g = run_logged(gen,
                              {{"SEXTANT_SCHEDULE_FILE", (bdir / "schedule.txt").string()},
                               {"SEXTANT_COST_MODEL", "analytical"}},
@@ -217,9 +221,7 @@ Measured Autotuner::build(const Proposal &p, const fs::path &bdir) {
         m.error = "generator " + g.message + ": " + file_tail(logp, 3);
         return m;
     }
-    RunResult l = run_logged({opt_.cxx, "-shared", "-o", (bdir / "pipeline.so").string(),
-                              (bdir / "pipeline.o").string()},
-                             {}, logp, opt_.build_timeout_s);
+    RunResult l = run_logged(link, {}, logp, opt_.build_timeout_s);
     if (!l.ok()) {
         m.kind = FailureKind::CompileError;
         m.error = "link " + l.message + ": " + file_tail(logp, 3);
@@ -266,6 +268,7 @@ Subject Autotuner::timing_subject(const fs::path &bdir) const {
                 std::to_string(opt_.run_budget_s),
                 "--time-one",
                 (bdir / "pipeline.so").string() + ":pipeline"};
+    sub.argv.insert(sub.argv.begin(), opt_.time_launcher.begin(), opt_.time_launcher.end());
     sub.env = {{"HL_NUM_THREADS", std::to_string(parallelism_)}};
     sub.drop_env = autoscheduler_env;
     sub.log_path = (bdir / "bench.log").string();

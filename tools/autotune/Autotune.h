@@ -63,6 +63,11 @@ struct AutotuneOptions {
 
     std::string time_exe; ///< sextant-time, the pipeline driver every timing goes through
     std::string cxx = "c++";
+    /** Commands put in front of each build (the generator and the link) and of each timed
+     * process: empty to run them here; `--slurm PARTITION` makes them `srun` steps, builds on
+     * any node of the partition (--jobs at a time), timings on a node of their own
+     * (`--exclusive`). The work directory must then be on storage every node mounts. */
+    std::vector<std::string> build_launcher, time_launcher;
     std::string python = "python3"; ///< for the PNG curve
     std::string plot_script;
     bool quiet = false;

@@ -36,6 +36,10 @@ measurements.jsonl, samples.db.
   --measure K            schedules measured per batch with --select model (default 4)
   --explore E            of which picked at random from the rest (default 1)
   --jobs J               parallel builds (default 2)
+  --slurm PARTITION      build each candidate as a Slurm step on any node of PARTITION
+                         (--jobs at a time) and time each on a node of its own (srun
+                         --exclusive); --dir must be on storage every node mounts
+                         (docs/CLUSTER.md)
   --repeats R            fresh timed processes per schedule (default 3); each runs the
                          schedule until best and 3rd-best agree within 3% (docs/MEASURING.md)
   --max-runs N           at most N timed runs per process (default 20)
@@ -118,7 +122,11 @@ CommandLine parse_args(int argc, char **argv) {
             opt.explore_per_batch = args.integer(0);
         else if (a == "--jobs")
             opt.jobs = args.integer(1);
-        else if (a == "--repeats")
+        else if (a == "--slurm") {
+            const std::string partition = args.value();
+            opt.build_launcher = {"srun", "--quiet", "-N1", "-n1", "-p", partition};
+            opt.time_launcher = {"srun", "--quiet", "-N1", "-n1", "--exclusive", "-p", partition};
+        } else if (a == "--repeats")
             opt.repeats = args.integer(1);
         else if (a == "--run-budget" || a == "--min-time")
             opt.run_budget_s = args.positive();
