@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 namespace sextant {
@@ -67,6 +68,20 @@ std::vector<TrainingSample> workload_training_samples(const WorkloadInfo &w,
 }
 
 TrainingExportStats export_training(SampleStore &store, const std::string &path) {
+    // One model learns one machine: samples timed on different machine kinds (a merged store
+    // of several clusters' shards, an import) are not one training set.
+    std::set<std::string> kinds;
+    for (const WorkloadInfo &w : store.workloads())
+        kinds.insert("target " + w.target + ", machine " + w.machine);
+    if (kinds.size() > 1) {
+        std::string list;
+        for (const std::string &k : kinds)
+            list += "\n  " + k;
+        throw UserError("the store holds samples of " + std::to_string(kinds.size()) +
+                        " machine kinds; train on one at a time (keep each kind's samples in a "
+                        "store of its own):" +
+                        list);
+    }
     std::ofstream f(path, std::ios::trunc);
     if (!f) throw UserError("cannot write training samples to '" + path + "'");
     TrainingExportStats stats;

@@ -110,6 +110,13 @@ c = sqlite3.connect(sys.argv[1]); c.execute("UPDATE workloads SET machine = \"co
 msg=$("$root/scripts/slurm_sample.sh" --merge --db "$db" --shards "$work/other" 2>&1) &&
     fail "a shard from another machine kind was merged"
 grep -q "measured on another machine kind" <<<"$msg" || fail "other machine: $msg"
+# A store holding two machine kinds (an import around the merge's check) does not train as one.
+cp "$db" "$work/mixed.db"
+"$build/sampler/sextant-sample" --db "$work/other/shard-0.db" --export "$work/other.jsonl" >/dev/null
+"$build/sampler/sextant-sample" --db "$work/mixed.db" --import "$work/other.jsonl" >/dev/null
+msg=$("$build/sampler/sextant-sample" --db "$work/mixed.db" --export-training "$work/mixed.jsonl" 2>&1) &&
+    fail "a store of two machine kinds was exported for training"
+grep -q "holds samples of 2 machine kinds" <<<"$msg" || fail "mixed kinds: $msg"
 # Autotuning on the cluster: each build and each timing an srun step (timings --exclusive).
 ctl_log=$(dirname "$SLURM_CONF")/log/slurmctld.log
 before=$(grep -c "_slurm_rpc_allocate_resources" "$ctl_log" 2>/dev/null || echo 0)
