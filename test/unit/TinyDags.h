@@ -3,8 +3,34 @@
 
 #include "plugin/dag/PipelineDag.h"
 #include "plugin/search/Schedule.h"
+#include "plugin/search/State.h"
 
 namespace sextant::test {
+
+/** Model-free evaluator for search tests: a state costs `root` per Func computed at root,
+ * `at` per Func computed at a loop and `inlined` per Func inlined (undecided Funcs cost
+ * nothing). Deterministic; counts its calls. */
+class PlacementPrices : public StateEvaluator {
+public:
+    PlacementPrices(double root, double at, double inlined)
+        : root_(root), at_(at), inlined_(inlined) {}
+    void evaluate(const std::vector<State *> &states) override {
+        calls++;
+        for (State *s : states) {
+            s->cost = 0;
+            for (const FuncSched &f : s->decisions)
+                s->cost += f.placement == Placement::Root     ? root_
+                           : f.placement == Placement::At     ? at_
+                           : f.placement == Placement::Inline ? inlined_
+                                                              : 0.0;
+            s->dirty.clear();
+        }
+    }
+    int calls = 0;
+
+private:
+    double root_, at_, inlined_;
+};
 
 /** A stage schedule: per-loop tilings, vector width and parallel loop count. */
 inline StageSched sched(std::vector<LoopTiling> loops, int vw, int par) {

@@ -112,7 +112,7 @@ std::vector<Proposal> Autotuner::run_proposer(const fs::path &dir,
     return out;
 }
 
-std::string Autotuner::fastest_measured_files(int n) const {
+std::vector<SampleRecord> Autotuner::fastest_measured() const {
     std::vector<SampleRecord> ok;
     for (SampleRecord &r : store_->records(workload_id_))
         if (r.ok() && fs::exists(dir_ / "schedules" / (r.schedule_hash + ".txt")))
@@ -120,6 +120,11 @@ std::string Autotuner::fastest_measured_files(int n) const {
     std::sort(ok.begin(), ok.end(), [](const SampleRecord &a, const SampleRecord &b) {
         return *a.runtime_min_s < *b.runtime_min_s;
     });
+    return ok;
+}
+
+std::string Autotuner::fastest_measured_files(int n) const {
+    const std::vector<SampleRecord> ok = fastest_measured();
     std::string files;
     for (size_t i = 0; i < ok.size() && int(i) < n; i++)
         files += (i ? "," : "") + (dir_ / "schedules" / (ok[i].schedule_hash + ".txt")).string();

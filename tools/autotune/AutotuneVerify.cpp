@@ -154,13 +154,7 @@ void Autotuner::verify_best() {
     // The fastest few measured schedules (and the untuned one), rebuilt and timed interleaved:
     // on a shared machine one lucky measurement must not decide what the user gets.
     if (opt_.final_top <= 0) return;
-    std::vector<SampleRecord> ok;
-    for (SampleRecord &r : store_->records(workload_id_))
-        if (r.ok() && fs::exists(dir_ / "schedules" / (r.schedule_hash + ".txt")))
-            ok.push_back(std::move(r));
-    std::sort(ok.begin(), ok.end(), [](const SampleRecord &a, const SampleRecord &b) {
-        return *a.runtime_min_s < *b.runtime_min_s;
-    });
+    const std::vector<SampleRecord> ok = fastest_measured();
     std::vector<Proposal> props;
     std::vector<std::string> names;
     for (size_t i = 0; i < ok.size() && int(props.size()) < opt_.final_top; i++) {

@@ -79,6 +79,8 @@ private:
                                                const std::string &emit) const;
     std::map<std::string, std::string> model_env() const;
     std::vector<Proposal> propose(int batch);
+    /** The successful measurements whose schedule is kept in schedules/, fastest first. */
+    std::vector<SampleRecord> fastest_measured() const;
     /** The ScheduleText files of the n fastest schedules measured so far, comma-separated. */
     std::string fastest_measured_files(int n) const;
     /** The candidates a generator run in candidate mode writes to dir, made with model env. */

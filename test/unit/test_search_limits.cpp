@@ -1,0 +1,94 @@
+// Search tests for the limits on what is offered (Halide's buffer size) and for autotuning's
+// mutations of a schedule.
+#include "TinyDags.h"
+#include "costmodel/CostModel.h"
+#include "costmodel/ModelEvaluator.h"
+#include "plugin/search/BeamSearch.h"
+#include "plugin/search/Candidates.h"
+#include "plugin/search/ScheduleText.h"
+
+#include <catch2/catch.hpp>
+
+#include <set>
+#include <string>
+
+using namespace sextant;
+
+TEST_CASE("no buffer over the target's size limit is offered while another schedule exists",
+          "[search]") {
+    PipelineDag dag = test::stencil_2d();
+    const double root_bytes = double(box_volume(dag.funcs[0].bounds)) * 4; // P at root, f32
+    dag.machine.max_buffer_bytes = int64_t(root_bytes) - 1;
+    SearchSpace space(dag);
+    test::PlacementPrices eval(0.0, 0.5, 1.0); // root cheapest
+    BeamSearchOptions opt;
+    opt.beam_size = 4;
+    opt.num_passes = 2;
+    for (int dropout : {100, 50}) {
+        opt.random_dropout = dropout;
+        StatePtr best = beam_search(space, eval, opt, nullptr);
+        REQUIRE(best);
+        CHECK_FALSE(best->buffer_too_large);
+        CHECK(best->decisions[0].placement != Placement::Root); // what the evaluator likes best
+        CHECK(best->largest_buffer_bytes <= double(dag.machine.max_buffer_bytes));
+    }
+    // Every child of the state with the output decided stays under the limit.
+    SearchSpaceOptions so;
+    int children = 0;
+    StatePtr first;
+    space.children(*space.initial_state(), so, [&](StatePtr c) {
+        if (!first) first = c;
+    });
+    REQUIRE(first);
+    eval.evaluate({first.get()});
+    space.children(*first, so, [&](StatePtr c) {
+        children++;
+        CHECK_FALSE(c->buffer_too_large);
+    });
+    CHECK(children > 0);
+
+    // When nothing fits (P cannot be inlined, and any buffer of it is too large), the search
+    // still ends, and says which Func's buffer is too large.
+    dag.funcs[0].can_inline = false;
+    dag.machine.max_buffer_bytes = 1;
+    SearchSpace tight(dag);
+    StatePtr over = beam_search(tight, eval, opt, nullptr);
+    REQUIRE(over);
+    CHECK(over->buffer_too_large);
+    CHECK(over->largest_buffer_func == 0);
+}
+
+TEST_CASE("a mutation changes one Func, keeps those before it and is a legal schedule",
+          "[search]") {
+    PipelineDag dag = test::transpose_reduce();
+    SearchSpace space(dag);
+    AnalyticalModel model(dag.machine.parallelism, double(dag.machine.last_level_cache_bytes));
+    ModelEvaluator eval(dag, model);
+    BeamSearchOptions opt;
+    opt.beam_size = 4;
+    opt.num_passes = 2;
+    StatePtr best = beam_search(space, eval, opt, nullptr);
+    REQUIRE(best);
+    const std::string text = to_schedule_text(dag, best->decisions);
+    BeamSearchOptions complete = opt;
+    complete.beam_size = 2;
+    std::vector<SearchCandidate> ms =
+        mutate_schedule(dag, space, eval, text, 4, complete, 7, "mutate:0:");
+    REQUIRE(!ms.empty());
+    std::set<std::string> texts;
+    for (const SearchCandidate &m : ms) {
+        INFO(m.source << "\n" << m.text);
+        CHECK(m.text != text);
+        CHECK(texts.insert(m.text).second); // distinct
+        REQUIRE(m.state);
+        CHECK(space.is_complete(*m.state));
+        CHECK(m.state->cost > 0);
+        // The source names the step; every Func decided before it is as in the original.
+        const int k = std::stoi(m.source.substr(std::string("mutate:0:").size()));
+        for (int i = 0; i < k; i++) {
+            const int f = space.order()[size_t(i)];
+            CHECK(m.state->decisions[size_t(f)] == best->decisions[size_t(f)]);
+        }
+        CHECK_NOTHROW(parse_schedule_text(dag, m.text));
+    }
+}
