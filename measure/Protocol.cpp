@@ -97,7 +97,7 @@ double probe_machine_speed() {
     static std::mutex mu;
     std::lock_guard<std::mutex> lock(mu);
     double best = 0;
-    for (int rep = 0; rep < 3; rep++) {
+    for (int rep = 0; rep < 6; rep++) {
         auto t0 = std::chrono::steady_clock::now();
         uint64_t h = 0x9e3779b97f4a7c15ull;
         for (int i = 0; i < 1000000; i++) {
@@ -117,9 +117,13 @@ double probe_machine_speed() {
 
 double MachineSpeed::slowdown() {
     double t = probe_();
+    if (t <= 0) return 1;
     std::lock_guard<std::mutex> lock(mu_);
-    if (fastest_ <= 0 || t < fastest_) fastest_ = t;
-    return t > 0 ? t / fastest_ : 1;
+    if (recent_.size() == window_) recent_.erase(recent_.begin());
+    recent_.push_back(t);
+    std::vector<double> sorted = recent_;
+    std::sort(sorted.begin(), sorted.end());
+    return t / sorted[(sorted.size() - 1) / 4];
 }
 
 std::shared_ptr<MachineSpeed> default_machine_speed() {

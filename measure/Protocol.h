@@ -14,6 +14,7 @@
 #include "measure/Runner.h"
 #include "measure/TimingLoop.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <memory>
@@ -24,20 +25,28 @@
 namespace sextant {
 
 /** A fixed single-threaded workload — integer mixing in registers and a read-modify-write
- * pass over 8 MiB — best of three; about 5-10 ms here. Slower than usual means this
+ * pass over 8 MiB — best of six; about 15 ms here. Slower than usual means this
  * machine is slower than usual now, whatever the cause (another tenant, the host). */
 double probe_machine_speed();
 
-/** How much slower the machine is now than at its fastest so far, by a probe. Thread-safe. */
+/** How much slower the machine is now than usual, by a probe. Thread-safe.
+ *
+ * "Usual" is the lower quartile of the last `window` probes, the current one included — not
+ * the fastest probe ever: on this VM an idle machine's probes spread 1.95-2.63 ms, so one lucky
+ * probe made every later one read 8-15% "slow" and the sampler waited on an idle machine
+ * (131 of 200 probes over 1.08 against the fastest, 8 of 200 against the quartile). A
+ * slowdown that lasts for more than three quarters of the window becomes the usual. */
 class MachineSpeed {
 public:
-    explicit MachineSpeed(std::function<double()> probe) : probe_(std::move(probe)) {}
-    /** Probes once: probe time / fastest probe time so far (1 for the fastest). */
+    explicit MachineSpeed(std::function<double()> probe, size_t window = 256)
+        : probe_(std::move(probe)), window_(std::max<size_t>(window, 1)) {}
+    /** Probes once: probe time / lower quartile of the recent probes (1 for the first). */
     double slowdown();
 
 private:
     std::function<double()> probe_;
-    double fastest_ = 0;
+    size_t window_;
+    std::vector<double> recent_; ///< the last window_ probes, oldest first
     std::mutex mu_;
 };
 

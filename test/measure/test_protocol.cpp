@@ -50,13 +50,16 @@ ProtocolOptions options(int rounds) {
 /** A probe that returns the scripted times in order (the last one forever after), counting
  * its calls in `calls` if given. */
 std::shared_ptr<MachineSpeed> scripted(std::vector<double> times,
-                                       std::shared_ptr<size_t> calls = nullptr) {
+                                       std::shared_ptr<size_t> calls = nullptr,
+                                       size_t window = 256) {
     if (!calls) calls = std::make_shared<size_t>(0);
-    return std::make_shared<MachineSpeed>([times, calls]() {
-        double t = times[std::min(*calls, times.size() - 1)];
-        ++*calls;
-        return t;
-    });
+    return std::make_shared<MachineSpeed>(
+        [times, calls]() {
+            double t = times[std::min(*calls, times.size() - 1)];
+            ++*calls;
+            return t;
+        },
+        window);
 }
 
 } // namespace
@@ -154,10 +157,11 @@ TEST_CASE("a slow machine is waited for before a process starts", "[protocol]") 
 
     // A slow machine that does not recover within slow_max_wait_s is timed anyway.
     *calls = 0;
-    o.speed = scripted({1.0, 3.0}, calls);
+    o.speed = scripted({1.0, 1.0, 1.0, 1.0, 3.0}, calls);
     o.slow_max_wait_s = 0.05;
     o.busy_retries = 0;
-    CHECK(o.speed->slowdown() == 1.0); // the baseline; every probe after it is 3x slower
+    for (int i = 0; i < 4; i++)
+        CHECK(o.speed->slowdown() == 1.0); // the usual; every probe after these is 3x slower
     SubjectResult slow = measure_interleaved({fake("c", {"--counter", counter + "c"})}, o)[0];
     CHECK(*calls >= 4); // probed, waited and probed again before starting, once after
     CHECK(slow.ok());
@@ -165,12 +169,30 @@ TEST_CASE("a slow machine is waited for before a process starts", "[protocol]") 
     CHECK(slow.slowdowns.at(0) == Approx(3.0));
 }
 
+TEST_CASE("slow means slower than the lower quartile of recent probes", "[protocol]") {
+    // One lucky probe does not make the usual ones slow (it did against the fastest ever).
+    std::shared_ptr<MachineSpeed> speed =
+        scripted({2.0, 2.1, 2.0, 2.05, 1.6, 2.1, 2.0, 2.05, 2.6}, nullptr, 8);
+    MachineSpeed &m = *speed;
+    CHECK(m.slowdown() == 1.0);
+    for (int i = 0; i < 3; i++)
+        CHECK(m.slowdown() < 1.08);
+    CHECK(m.slowdown() < 1.0); // the lucky one
+    for (int i = 0; i < 3; i++)
+        CHECK(m.slowdown() < 1.08);
+    CHECK(m.slowdown() == Approx(2.6 / 2.0)); // and a slow one still reads slow
+    // A slowdown that lasts most of the window becomes the usual.
+    for (int i = 0; i < 8; i++)
+        m.slowdown();
+    CHECK(m.slowdown() == 1.0);
+}
+
 TEST_CASE("the machine-speed probe times a fixed workload", "[protocol]") {
     double p = probe_machine_speed();
     CHECK(p > 0);
     CHECK(p < 1);
     MachineSpeed m(probe_machine_speed);
-    CHECK(m.slowdown() == 1.0); // the first probe is the fastest so far
+    CHECK(m.slowdown() == 1.0); // the first probe is its own usual
     CHECK(m.slowdown() >= 1.0);
 }
 
