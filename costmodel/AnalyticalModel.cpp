@@ -3,6 +3,10 @@
 
 namespace sextant {
 
+double CostModel::allocator_cost(const AllocatorEstimate &e) const {
+    return allocator_seconds(e);
+}
+
 std::vector<double> CostModel::predict(const FeatureBatch &batch) {
     std::vector<double> per_row = predict_stages(batch);
     std::vector<double> out(batch.num_states, 0.0);

@@ -27,6 +27,11 @@ public:
     virtual std::vector<double> predict_stages(const FeatureBatch &batch) = 0;
     /** Predicted seconds per candidate: the sum of its rows. */
     std::vector<double> predict(const FeatureBatch &batch);
+    /** Predicted seconds per run the allocator's page faults cost a whole schedule, added to
+     * the sum over its stages (ModelEvaluator, predict_samples): one cost, searched and
+     * trained. Default: glibc's prices of CostTerms.h (allocator_seconds); a learned model
+     * learns its own. */
+    virtual double allocator_cost(const AllocatorEstimate &e) const;
     virtual std::string name() const = 0;
 };
 

@@ -1,5 +1,6 @@
 #include "EnsembleModel.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -37,6 +38,13 @@ std::vector<double> EnsembleModel::predict_stages(const FeatureBatch &batch) {
         out[r] = std::exp(mean + caution_ * std::sqrt(var / n));
     }
     return out;
+}
+
+double EnsembleModel::allocator_cost(const AllocatorEstimate &e) const {
+    double c = 0;
+    for (const auto &m : members_)
+        c = std::max(c, m->allocator_cost(e));
+    return c;
 }
 
 std::string EnsembleModel::name() const {

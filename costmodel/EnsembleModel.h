@@ -24,6 +24,8 @@ public:
     /** Per row: exp(mean + caution * std) of the members' log predictions (population std);
      * the plain mean of their predictions where any member predicts 0 seconds. */
     std::vector<double> predict_stages(const FeatureBatch &batch) override;
+    /** The dearest of the members' allocator costs (the same caution). */
+    double allocator_cost(const AllocatorEstimate &e) const override;
     std::string name() const override;
 
 private:

@@ -47,7 +47,7 @@ void ModelEvaluator::evaluate(const std::vector<State *> &states) {
         double c = 0;
         for (double v : s->func_cost)
             c += v;
-        s->cost = c + allocator_seconds(estimate_allocator(dag_, s->decisions, s->nests));
+        s->cost = c + model_.allocator_cost(estimate_allocator(dag_, s->decisions, s->nests));
     }
 }
 

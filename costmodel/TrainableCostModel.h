@@ -45,6 +45,11 @@ struct LossOptions {
     bool weight_pairs_by_gap = false;
     /** Decoupled weight decay (AdamW) on the trained parameters; 0 = plain Adam. */
     double weight_decay = 0;
+    /** Soft prior toward the analytical model: this weight times the mean squared log of the
+     * cost-term multipliers (over rows and terms) plus the squared log-prices of the
+     * allocator's faults. With a wide multiplier range (R >= 8) it replaces the hard cap as
+     * what keeps the net near the analytical prices where the data says little. 0: off. */
+    double prior_weight = 0;
 };
 
 class TrainableCostModel : public CostModel {

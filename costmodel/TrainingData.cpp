@@ -23,6 +23,13 @@ TrainingSample make_training_sample(const std::string &pipeline, const FeatureBa
     return s;
 }
 
+AllocatorEstimate TrainingSample::allocator() const {
+    AllocatorEstimate e;
+    e.page_faults = page_faults;
+    e.page_faults_nests = page_faults_nests;
+    return e;
+}
+
 void build_sample_batch(const std::vector<const TrainingSample *> &samples, SampleBatch &out) {
     out.table.clear();
     out.batch.clear();
@@ -43,8 +50,11 @@ std::vector<double> predict_samples(CostModel &model,
                                     const std::vector<const TrainingSample *> &samples) {
     SampleBatch b;
     build_sample_batch(samples, b);
-    if (b.batch.size() == 0) return std::vector<double>(samples.size(), 0.0);
-    return model.predict(b.batch);
+    std::vector<double> out =
+        b.batch.size() ? model.predict(b.batch) : std::vector<double>(samples.size(), 0.0);
+    for (size_t i = 0; i < samples.size(); i++)
+        out[i] += model.allocator_cost(samples[i]->allocator());
+    return out;
 }
 
 std::string sample_to_json_line(const TrainingSample &s) {
@@ -57,6 +67,7 @@ std::string sample_to_json_line(const TrainingSample &s) {
     for (const ScheduleRow &r : s.schedule)
         rows.push_back(std::vector<double>(r.begin(), r.end()));
     j["schedule"] = rows;
+    j["allocator"] = {s.page_faults, s.page_faults_nests};
     return j.dump();
 }
 
@@ -88,6 +99,14 @@ TrainingSample parse_sample(const nlohmann::json &j, const std::string &where) {
     s.runtime_seconds = j["runtime_seconds"].get<double>();
     if (!(s.runtime_seconds > 0) || !std::isfinite(s.runtime_seconds))
         fail("runtime_seconds must be a positive number");
+    if (j.contains("allocator")) {
+        std::vector<double> a = j["allocator"].get<std::vector<double>>();
+        if (a.size() != 2 || !(a[0] >= 0) || !(a[1] >= 0) || !(a[1] <= a[0]) ||
+            !std::isfinite(a[0]))
+            fail("\"allocator\" must be [page_faults, page_faults_nests], 0 <= nests <= all");
+        s.page_faults = a[0];
+        s.page_faults_nests = a[1];
+    }
     s.algorithm = j["algorithm"].get<std::vector<std::vector<float>>>();
     std::vector<std::vector<double>> rows = j["schedule"].get<std::vector<std::vector<double>>>();
     if (rows.size() != s.algorithm.size())

@@ -23,6 +23,14 @@ struct TrainingSample {
     std::vector<ScheduleRow> schedule;
     /** Measured seconds per pipeline run (e.g. the minimum over repeats); > 0. */
     double runtime_seconds = 0;
+    /** The schedule's allocator estimate (estimate_allocator): page faults per run, all of
+     * them and those of buffers inside compute_at nests. The model's prediction for the
+     * sample is its stages' sum plus CostModel::allocator_cost of these, as in the search.
+     * JSON field "allocator": [page_faults, page_faults_nests]; files written before it
+     * existed read as 0 faults. */
+    double page_faults = 0;
+    double page_faults_nests = 0;
+    AllocatorEstimate allocator() const;
 };
 
 /** Builds the rows of candidate `state` of `batch` into a sample. */

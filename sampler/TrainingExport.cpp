@@ -57,6 +57,9 @@ std::vector<TrainingSample> workload_training_samples(const WorkloadInfo &w,
             FeatureBatch b = featurizer.featurize_schedule(s->decisions, s->nests);
             out.push_back(make_training_sample(w.identity, b, 0,
                                                censored ? 2 * slowest_ok : *r.runtime_min_s));
+            const AllocatorEstimate a = estimate_allocator(dag, s->decisions, s->nests);
+            out.back().page_faults = a.page_faults;
+            out.back().page_faults_nests = a.page_faults_nests;
             if (censored) stats.censored_records++;
         } catch (const std::exception &e) {
             stats.skipped_records++;

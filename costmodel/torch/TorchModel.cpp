@@ -41,6 +41,9 @@ struct TorchCostModel::Impl {
 
     // Trained parameters.
     torch::Tensor alg_w_raw, alg_b, sched_w, sched_b, hid_w, hid_b, out_w, out_b;
+    /** Log multipliers of the allocator's two fault prices (main arena, thread arenas) over
+     * kMainArenaFaultSeconds and kThreadArenaFaultSeconds: 0 = glibc's hand-set prices. */
+    torch::Tensor alloc_log_price;
     // Fixed buffers (saved, not trained).
     torch::Tensor sched_mean, sched_std, term_scale;
 
@@ -78,6 +81,7 @@ struct TorchCostModel::Impl {
         // Small output weights, zero bias: every multiplier softplus(~0)/ln2 ~ 1 at the start.
         out_w = normal({H, K}, 0.0, 0.01);
         out_b = torch::zeros({K}, torch::kDouble);
+        alloc_log_price = torch::zeros({2}, torch::kDouble);
         for (torch::Tensor *p : trained())
             p->set_requires_grad(true);
         sched_mean = torch::zeros({S}, torch::kDouble);
@@ -118,7 +122,8 @@ struct TorchCostModel::Impl {
     }
 
     std::vector<torch::Tensor *> trained() {
-        return {&alg_w_raw, &alg_b, &sched_w, &sched_b, &hid_w, &hid_b, &out_w, &out_b};
+        return {&alg_w_raw, &alg_b, &sched_w, &sched_b,        &hid_w,
+                &hid_b,     &out_w, &out_b,   &alloc_log_price};
     }
 
     std::vector<std::pair<std::string, torch::Tensor *>> named() {
@@ -132,7 +137,9 @@ struct TorchCostModel::Impl {
                 {"output.bias", &out_b},
                 {"schedule_mean", &sched_mean},
                 {"schedule_std", &sched_std},
-                {"term_scale", &term_scale}};
+                {"term_scale", &term_scale},
+                // Last: files written before it existed hold one tensor less (load: 0).
+                {"allocator.log_price", &alloc_log_price}};
     }
 
     torch::Tensor *find(const std::string &name) {
@@ -192,8 +199,16 @@ struct TorchCostModel::Impl {
         return in;
     }
 
-    /** Per-row predicted seconds [N]. */
-    torch::Tensor forward(const Inputs &in) const {
+    /** Seconds per run of the allocator's faults at the learned prices. */
+    double allocator_cost(const AllocatorEstimate &e) const {
+        const double *p = alloc_log_price.data_ptr<double>();
+        return (e.page_faults - e.page_faults_nests) * kMainArenaFaultSeconds * std::exp(p[0]) +
+               e.page_faults_nests * kThreadArenaFaultSeconds * std::exp(p[1]);
+    }
+
+    /** Per-row predicted seconds [N]; `log_mult`, if given, receives the log multipliers
+     * [N, K]. */
+    torch::Tensor forward(const Inputs &in, torch::Tensor *log_mult = nullptr) const {
         torch::Tensor a =
             torch::relu(torch::matmul(in.algorithm, torch::softplus(alg_w_raw)) + alg_b);
         a = a.index_select(0, in.stage);
@@ -201,9 +216,11 @@ struct TorchCostModel::Impl {
         torch::Tensor s = torch::relu(torch::matmul(x, sched_w) + sched_b);
         torch::Tensor h = torch::relu(torch::matmul(torch::cat({a, s}, 1), hid_w) + hid_b);
         torch::Tensor z = torch::matmul(h, out_w) + out_b;
-        torch::Tensor mult = cfg.multiplier_range > 0
-                                 ? torch::exp(std::log(cfg.multiplier_range) * torch::tanh(z))
-                                 : torch::softplus(z) / kLn2;
+        torch::Tensor lm = cfg.multiplier_range > 0
+                               ? std::log(cfg.multiplier_range) * torch::tanh(z)
+                               : torch::log(torch::softplus(z) / kLn2 + 1e-30);
+        torch::Tensor mult = torch::exp(lm);
+        if (log_mult) *log_mult = lm;
         return (mult * (in.terms * term_scale)).sum(1);
     }
 
@@ -248,6 +265,10 @@ TorchCostModel::~TorchCostModel() = default;
 
 const TorchModelConfig &TorchCostModel::config() const {
     return impl_->cfg;
+}
+
+double TorchCostModel::allocator_cost(const AllocatorEstimate &e) const {
+    return impl_->allocator_cost(e);
 }
 
 std::vector<double> TorchCostModel::predict_stages(const FeatureBatch &batch) {
@@ -355,8 +376,22 @@ double TorchCostModel::train_step(const std::vector<const TrainingSample *> &sam
     torch::Tensor state = torch::tensor(
         std::vector<int64_t>(sb.batch.state_index.begin(), sb.batch.state_index.end()),
         torch::kLong);
-    torch::Tensor rows = m.forward(in);
-    torch::Tensor pred = torch::zeros({B}, torch::kDouble).index_add(0, state, rows);
+    torch::Tensor log_mult;
+    torch::Tensor rows = m.forward(in, &log_mult);
+    // The allocator's faults at the learned prices: the search's cost, not the stages alone.
+    std::vector<double> main_faults, nest_faults;
+    for (const TrainingSample *s : samples) {
+        main_faults.push_back(s->page_faults - s->page_faults_nests);
+        nest_faults.push_back(s->page_faults_nests);
+    }
+    torch::Tensor price =
+        torch::exp(m.alloc_log_price) *
+        torch::tensor({kMainArenaFaultSeconds, kThreadArenaFaultSeconds}, torch::kDouble);
+    torch::Tensor faults = torch::stack(
+        {torch::tensor(main_faults, torch::kDouble), torch::tensor(nest_faults, torch::kDouble)},
+        1); // [B, 2]
+    torch::Tensor pred =
+        torch::zeros({B}, torch::kDouble).index_add(0, state, rows) + torch::matmul(faults, price);
     torch::Tensor lp = torch::log(pred + 1e-30);
     torch::Tensor lr = torch::tensor(measured, torch::kDouble);
     torch::Tensor g = torch::tensor(group, torch::kLong);
@@ -366,6 +401,8 @@ double TorchCostModel::train_step(const std::vector<const TrainingSample *> &sam
         loss = loss + throughput_term(lp, lr, g, int64_t(group_of.size()));
     else
         loss = loss + pairwise_term(lp, lr, g, opt);
+    if (opt.prior_weight > 0)
+        loss = loss + opt.prior_weight * (log_mult.pow(2).mean() + m.alloc_log_price.pow(2).sum());
     m.optimizer->zero_grad();
     loss.backward();
     m.optimizer->step();
@@ -418,6 +455,9 @@ void TorchCostModel::load(const std::string &path) {
                         "Retrain with sextant-train.");
     auto fresh = std::make_unique<Impl>(cfg);
     auto named = fresh->named();
+    // Written before the allocator's learnable prices: the hand-set ones (log price 0).
+    if (tensors.size() + 1 == named.size() && named.back().first == "allocator.log_price")
+        named.pop_back();
     if (tensors.size() != named.size())
         throw UserError("weights file '" + path + "' does not match this Sextant build: it holds " +
                         std::to_string(tensors.size()) + " tensors, expected " +

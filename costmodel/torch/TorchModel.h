@@ -30,6 +30,8 @@ public:
      * features, or any parameter, change), so a call costs the schedule side per row. */
     std::vector<double> predict_stages(const FeatureBatch &batch) override;
     std::string name() const override { return "torch"; }
+    /** The allocator's faults at the learned prices (parameter "allocator.log_price"). */
+    double allocator_cost(const AllocatorEstimate &e) const override;
 
     void fit_normalization(const std::vector<const TrainingSample *> &samples) override;
     double train_step(const std::vector<const TrainingSample *> &samples,

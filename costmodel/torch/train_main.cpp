@@ -40,6 +40,8 @@ accuracy), DIR/report.json, DIR/scatter.csv, DIR/scatter.png and DIR/checkpoint/
   --loss pairwise|throughput   ranking term: logistic loss on pairs (default), or squared
                       error of each schedule's throughput relative to its pipeline's fastest
   --weight-decay X       decoupled weight decay (default 0)
+  --prior-weight X       soft prior toward the analytical prices: X times the mean squared log
+                      multiplier plus the allocator's squared log fault prices (default 0)
   --tie-log-ratio X      pairs whose measured runtimes differ by at most this log-ratio are
                       ties: no pair loss, left out of pairwise accuracy (default 0.05: the
                       noise ceiling in docs/SAMPLING.md, what measurements can resolve)
@@ -113,6 +115,8 @@ CommandLine parse_args(int argc, char **argv) {
             opt.loss.weight_pairs_by_gap = true;
         else if (a == "--weight-decay")
             opt.loss.weight_decay = args.number();
+        else if (a == "--prior-weight")
+            opt.loss.prior_weight = args.number();
         else if (a == "--tie-log-ratio")
             opt.loss.tie_log_ratio = args.number();
         else if (a == "--multiplier-range")

@@ -49,9 +49,8 @@ ProtocolOptions options(int rounds) {
 
 /** A probe that returns the scripted times in order (the last one forever after), counting
  * its calls in `calls` if given. */
-std::shared_ptr<MachineSpeed> scripted(std::vector<double> times,
-                                       std::shared_ptr<size_t> calls = nullptr,
-                                       size_t window = 256) {
+std::shared_ptr<MachineSpeed>
+scripted(std::vector<double> times, std::shared_ptr<size_t> calls = nullptr, size_t window = 256) {
     if (!calls) calls = std::make_shared<size_t>(0);
     return std::make_shared<MachineSpeed>(
         [times, calls]() {

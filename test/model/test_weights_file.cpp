@@ -1,12 +1,14 @@
 // Weights file: round trip, and the errors for missing, truncated, corrupt and mismatched files.
 #include "costmodel/CostTerms.h"
 #include "costmodel/SyntheticData.h"
+#include "costmodel/WeightsFile.h"
 #include "costmodel/torch/TorchModel.h"
 #include "plugin/dag/Errors.h"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -113,7 +115,7 @@ TEST_CASE("the manifest records schema, shapes and machine") {
     CHECK(m["num_schedule_features"] == kNumScheduleFeatures);
     CHECK(m["num_cost_terms"] == kNumCostTerms);
     CHECK(m["cost_term_machine"]["parallelism"] == 8);
-    CHECK(m["tensors"].size() == 11);
+    CHECK(m["tensors"].size() == 12);
     CHECK(m["payload_bytes"].get<size_t>() == s.size() - b - 1);
 }
 
@@ -185,4 +187,32 @@ TEST_CASE("a failed load leaves the model unchanged") {
     CHECK_THROWS_AS(m->load(bad.string()), UserError);
     Rows r;
     CHECK(m->predict_stages(r.batch) == before);
+}
+
+TEST_CASE("the allocator's learned prices are saved, and older files load with the hand-set ones") {
+    TorchModelConfig c;
+    c.parallelism = 8;
+    c.llc_bytes = 32e6;
+    TorchCostModel m(c);
+    m.set_parameter("allocator.log_price", {std::log(3.0), std::log(0.5)});
+    AllocatorEstimate e;
+    e.page_faults = 100;
+    e.page_faults_nests = 40;
+    const double want = 60 * 3 * kMainArenaFaultSeconds + 40 * 0.5 * kThreadArenaFaultSeconds;
+    CHECK(m.allocator_cost(e) == Approx(want));
+    fs::path p = temp_path("prices.sxw");
+    m.save(p.string());
+    CHECK(load_torch_cost_model(p.string(), 8, 32e6)->allocator_cost(e) == Approx(want));
+
+    // A file written before the prices existed: one tensor less, read as the hand-set prices.
+    nlohmann::json manifest;
+    std::vector<NamedTensor> tensors;
+    read_weights_file(p.string(), manifest, tensors);
+    REQUIRE(tensors.back().name == "allocator.log_price");
+    tensors.pop_back();
+    manifest.erase("tensors");
+    fs::path old = temp_path("before-prices.sxw");
+    write_weights_file(old.string(), manifest, tensors);
+    CHECK(load_torch_cost_model(old.string(), 8, 32e6)->allocator_cost(e) ==
+          Approx(allocator_seconds(e)));
 }
