@@ -54,7 +54,9 @@ const char *kUsage =
     "  --final-beam K         right after the first search's pick, up to K more schedules of\n"
     "                         its last beam, then a beam-8 search's pick and K of its beam\n"
     "                         (sources 'final:B:rank'; on-policy data with --weights)\n"
-    "  --max-stages N --max-work W --max-extent E   random pipeline generator options\n"
+    "  --max-stages N --max-work W --min-extent E --max-extent E --max-input-points N\n"
+    "                         random pipeline generator options (random_pipelines/Options.h);\n"
+    "                         docs/SAMPLING.md has the sizes the faithful corpus uses\n"
     "  --export FILE          write the whole store as JSON lines (after sampling)\n"
     "  --import FILE          add the records of an exported file (before sampling)\n"
     "  --export-training FILE re-featurize every successful record into trainer JSON lines\n"
@@ -198,6 +200,10 @@ Options parse_args(int argc, char **argv) {
             o.sampler.generator.max_work = args.number();
         else if (a == "--max-extent")
             o.sampler.generator.max_extent = args.integer();
+        else if (a == "--min-extent")
+            o.sampler.generator.min_extent = args.integer();
+        else if (a == "--max-input-points")
+            o.sampler.generator.max_input_points = int64_t(args.number());
         else if (a == "--export")
             o.export_path = args.value();
         else if (a == "--import")

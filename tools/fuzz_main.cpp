@@ -175,13 +175,18 @@ void run_schedule(uint64_t seed, const Options &opt, const sextant::Params &para
             std::ifstream in(path);
             std::stringstream text;
             text << in.rdbuf();
-            std::remove(path.c_str());
             const std::vector<sextant::StackAlignmentHazard> bad =
                 sextant::find_stack_alignment_hazards(text.str());
+            // A flagged schedule's assembly is kept for reading; a clean one is removed.
+            const std::string kept = "/tmp/sextant-fuzz-seed-" + std::to_string(seed) + "-" +
+                                     std::to_string(getpid()) + ".s";
+            if (bad.empty() || std::rename(path.c_str(), kept.c_str()) != 0)
+                std::remove(path.c_str());
             if (!bad.empty()) {
                 std::printf("fail stack alignment: %zu aligned vector moves to misaligned stack "
-                            "slots, first in %s: %s\n",
-                            bad.size(), bad[0].function.c_str(), bad[0].instruction.c_str());
+                            "slots, first in %s: %s (assembly: %s)\n",
+                            bad.size(), bad[0].function.c_str(), bad[0].instruction.c_str(),
+                            kept.c_str());
                 if (!opt.quiet)
                     std::fprintf(stderr, "seed %llu schedule:\n%s", (unsigned long long)seed,
                                  r.schedule_text.c_str());
