@@ -16,7 +16,72 @@ double heap_bytes(const PipelineDag &dag, const Decisions &d, const FuncNest &n)
     return bytes <= kStackAllocationBytes ? 0 : bytes;
 }
 
+/** The store level of `g` in its consumer's stage order (a Placement::At Func). */
+int store_level(const FuncSched &fs) {
+    return fs.store_level < 0 ? fs.at_level : fs.store_level;
+}
+
+/** The most heap the buffers of one Root Func's nest hold at once within one iteration
+ * (`members`: their ids, heap bytes in `bytes`). Funcs are realized in id order (producers
+ * first) and Halide frees a buffer right after its last use: at the end of its last
+ * consumer's production when that consumer is computed at the same loop as it or inside a
+ * sibling's loops; a buffer read by a Func computed at a deeper loop of the nest (or by the
+ * Root Func itself) lives until its own loop's iteration ends. Bench max_filter, per output
+ * strip and channel: `window_1` + `table` + `window_3` (3,498 KiB) is the peak, `window_3` is
+ * freed before `maximum` is allocated (a malloc log's frees). */
+double peak_live_bytes(const PipelineDag &dag, const Decisions &d, const std::vector<int> &members,
+                       const std::vector<double> &bytes, int anchor) {
+    const int never = int(dag.funcs.size());
+    // The member of the Root Func's own nest that each member is, or is computed inside.
+    auto top = [&](int g) {
+        while (d[size_t(g)].at_func != anchor)
+            g = d[size_t(g)].at_func;
+        return g;
+    };
+    std::vector<std::pair<int, int>> life; // [allocated at, freed after] in id order
+    for (int g : members) {
+        const int tg = top(g);
+        int freed = -1;
+        for (const StageRef &c : effective_consumers(dag, d, g)) {
+            const int f = c.first;
+            if (f == anchor || d[size_t(f)].placement != Placement::At ||
+                root_anchor(d, f) != anchor) {
+                freed = never;
+                break;
+            }
+            const int tf = top(f);
+            // A consumer inside a sibling's loops counts as that sibling's production; one at
+            // a deeper loop of the Root Func than `g`'s own keeps `g` to its loop's end.
+            if (tg == g && tf != g && store_level(d[size_t(tf)]) > store_level(d[size_t(g)])) {
+                freed = never;
+                break;
+            }
+            freed = std::max(freed, tg == g ? tf : f);
+        }
+        // Computed inside a sibling's loops: freed by the time that sibling is produced.
+        if (tg != g) freed = std::max(freed, tg);
+        life.push_back({g, freed < 0 ? never : freed});
+    }
+    double peak = 0;
+    for (const auto &at : life) {
+        double live = 0;
+        for (size_t i = 0; i < members.size(); i++)
+            if (life[i].first <= at.first && at.first <= life[i].second)
+                live += bytes[size_t(members[i])];
+        peak = std::max(peak, live);
+    }
+    return peak;
+}
+
 } // namespace
+
+// glibc trims when the top chunk reaches the threshold, a step at one byte; the estimate of
+// the peak is good to chunk headers and page rounding, so the step is a ramp across +-0.5% of
+// the threshold (max_filter's faster schedule peaks 0.85% under it).
+double trim_share(double top_bytes, double threshold) {
+    const double lo = 0.995 * threshold, hi = 1.005 * threshold;
+    return std::clamp((top_bytes - lo) / (hi - lo), 0.0, 1.0);
+}
 
 double heap_group_bytes(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func) {
     const int anchor = root_anchor(d, func);
@@ -86,24 +151,27 @@ AllocatorEstimate estimate_allocator(const PipelineDag &dag, const Decisions &d,
     }
     e.trim_threshold_bytes = std::max(kTrimThresholdBytes, 2 * largest_mmapped);
     std::vector<int> anchor(n, -1);
-    std::vector<double> group(n, 0.0); // heap of the buffers inside each Root Func's nest
+    std::vector<std::vector<int>> members(n); // heap buffers inside each Root Func's nest
     for (size_t g = 0; g < n; g++) {
         if (bytes[g] == 0 || bytes[g] > kMmapMaxBytes) continue;
         if (d[g].placement == Placement::Root) {
             e.root_heap_bytes += bytes[g];
         } else {
             anchor[g] = root_anchor(d, int(g));
-            group[size_t(anchor[g])] += bytes[g];
+            members[size_t(anchor[g])].push_back(int(g));
         }
     }
+    std::vector<double> group(n, 0.0); // the most of that heap live at once
+    for (size_t a = 0; a < n; a++)
+        if (!members[a].empty()) group[a] = peak_live_bytes(dag, d, members[a], bytes, int(a));
     // The main thread runs parallel tasks too, so the main arena holds the Root buffers plus
     // one iteration's buffers of some nest; it grows by each request plus the top pad (128
     // KiB). Once all are freed, its top holds their total plus the pad.
     double largest_group = 0;
     for (double t : group)
         largest_group = std::max(largest_group, t);
-    const bool root_trimmed =
-        e.root_heap_bytes + largest_group + kTrimThresholdBytes > e.trim_threshold_bytes;
+    const double root_share =
+        trim_share(e.root_heap_bytes + largest_group + kTrimThresholdBytes, e.trim_threshold_bytes);
     for (size_t g = 0; g < n; g++) {
         if (!nests[g] || dag.funcs[g].is_output) continue;
         AllocatorBuffer b{int(g), bytes[g], allocs[g], 0};
@@ -112,14 +180,16 @@ AllocatorEstimate estimate_allocator(const PipelineDag &dag, const Decisions &d,
         } else if (bytes[g] > kMmapMaxBytes) {
             b.page_faults = allocs[g] * pages;
         } else if (anchor[g] < 0) {
-            if (root_trimmed) b.page_faults = allocs[g] * pages;
+            b.page_faults = allocs[g] * pages * root_share;
         } else {
             // A thread's arena top holds the group plus the top pad once all are freed: the
             // same test as the main arena's (bench max_filter: a 1,441 KiB group under a
             // 1,462 KiB threshold faulted 76,000 pages per run).
             const double t = group[size_t(anchor[g])];
-            if (t + kTrimThresholdBytes > e.trim_threshold_bytes) {
-                b.page_faults = allocs[g] * pages * std::max(0.0, t - kTrimThresholdBytes) / t;
+            const double share = trim_share(t + kTrimThresholdBytes, e.trim_threshold_bytes);
+            if (share > 0 && t > 0) {
+                b.page_faults =
+                    share * allocs[g] * pages * std::max(0.0, t - kTrimThresholdBytes) / t;
                 e.page_faults_nests += b.page_faults;
             }
         }

@@ -100,6 +100,10 @@ struct AllocatorBuffer {
     double allocations = 0; ///< per run
     double page_faults = 0; ///< per run
 };
+/** The share of a trim that happens when an arena's top chunk would reach `top_bytes` against
+ * a trim threshold of `threshold`: 0 below, 1 above, a linear ramp across +-0.5% of it. */
+double trim_share(double top_bytes, double threshold);
+
 /** `buffers`, if given, receives every decided non-output Func's buffer (the search, which
  * calls this for every state it scores, passes none). */
 AllocatorEstimate estimate_allocator(const PipelineDag &dag, const Decisions &d, const Nests &nests,

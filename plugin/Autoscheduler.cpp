@@ -3,6 +3,7 @@
 #include "costmodel/CostModel.h"
 #include "costmodel/CostTerms.h"
 #include "costmodel/ModelEvaluator.h"
+#include "featurizer/Featurizer.h"
 #include "plugin/ModelChoice.h"
 #include "plugin/dag/DagJson.h"
 #include "plugin/halide/DagBuilder.h"
@@ -11,6 +12,7 @@
 #include "plugin/search/Directives.h"
 #include "plugin/search/ScheduleText.h"
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <iostream>
@@ -223,10 +225,35 @@ std::string summary(const PipelineDag &dag, const ModelEvaluator &eval, const St
          << " page faults per run predicted (" << allocator_seconds(alloc) * 1e3
          << " ms; trim threshold " << alloc.trim_threshold_bytes / 1024 << " KiB)";
     if (buffers_too) {
+        // Each stage of the pick: the model's cost, and the analytical model's terms, largest first
+        // (docs/COSTMODEL.md, "Finding a mispriced term by replay").
+        Featurizer featurizer(dag);
+        const auto &coef = AnalyticalModel::coefficients();
+        for (size_t f = 0; f < dag.funcs.size(); f++) {
+            if (!best.nests[f]) continue;
+            done << "\n  func " << dag.funcs[f].name << ": " << best.func_cost[f] * 1e3 << " ms";
+            for (size_t st = 0; st < dag.funcs[f].stages.size(); st++) {
+                const ScheduleRow row =
+                    featurizer.schedule_features(best.decisions, best.nests, int(f), int(st));
+                const TermRow t = cost_terms(row, dag.machine.parallelism,
+                                             double(dag.machine.last_level_cache_bytes));
+                std::vector<std::pair<double, int>> ms;
+                for (int k = 0; k < kNumCostTerms; k++)
+                    if (t[size_t(k)] * coef[size_t(k)] > 0)
+                        ms.push_back({t[size_t(k)] * coef[size_t(k)] * 1e3, k});
+                std::sort(ms.rbegin(), ms.rend());
+                done << "\n    stage " << st << " (analytical terms, ms):";
+                for (size_t i = 0; i < ms.size(); i++)
+                    done << " " << cost_term_name(CostTerm(ms[i].second)) << " " << ms[i].first;
+            }
+        }
         for (const AllocatorBuffer &b : buffers)
             done << "\n  buffer " << dag.funcs[b.func].name << ": "
-                 << (b.bytes > 0 ? std::to_string(int64_t(b.bytes / 1024)) + " KiB from malloc"
-                                 : std::string("on the stack"))
+                 << (b.bytes > 0
+                         ? std::to_string(int64_t(b.bytes / 1024)) + " KiB from malloc"
+                         : std::to_string(int64_t(best.nests[size_t(b.func)]->alloc_points *
+                                                  dag.funcs[size_t(b.func)].bytes_per_point)) +
+                               " bytes on the stack")
                  << ", " << b.allocations << " allocations and " << b.page_faults
                  << " page faults per run";
     }

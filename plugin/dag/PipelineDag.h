@@ -139,7 +139,11 @@ struct Stage {
     OpHistogram ops;
     std::vector<Load> loads;
     std::vector<int> edges_in; // edges in which this stage is the consumer
-    int64_t points() const;    // iterations over the stage's full range
+    /** Per loop: 1 if a split of it rounds the Func's region up to whole tiles (Halide's
+     * TailStrategy::RoundUp, which the directives use for pure vars of updates where they
+     * may: search/Tails.h). Filled by annotate_round_up_tails; empty means none does. */
+    std::vector<uint8_t> rounds_up;
+    int64_t points() const; // iterations over the stage's full range
     /** Loop box when the stage covers its whole range. */
     Box64 full_loop_box() const;
 };

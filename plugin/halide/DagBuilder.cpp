@@ -2,6 +2,7 @@
 
 #include "IRAnalysis.h"
 #include "plugin/search/Schedule.h"
+#include "plugin/search/Tails.h"
 
 #include <limits>
 #include <map>
@@ -487,7 +488,9 @@ private:
 PipelineDag build_pipeline_dag(const std::vector<Function> &outputs, const Target &target,
                                MachineInfo machine) {
     Builder b(outputs, target, machine);
-    return b.build();
+    PipelineDag dag = b.build();
+    annotate_round_up_tails(dag);
+    return dag;
 }
 
 } // namespace sextant

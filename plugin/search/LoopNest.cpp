@@ -91,6 +91,36 @@ void required_region(const PipelineDag &dag, const Decisions &d, StageRef consum
     }
 }
 
+/** Whether any decided update splits a loop with a RoundUp tail. */
+static bool any_update_rounds_up(const PipelineDag &dag, const Decisions &d) {
+    for (size_t g = 0; g < d.size() && g < dag.funcs.size(); g++)
+        for (size_t si = 1; si < d[g].stages.size() && si < dag.funcs[g].stages.size(); si++) {
+            const Stage &s = dag.funcs[g].stages[si];
+            for (size_t i = 0; i < s.rounds_up.size() && i < d[g].stages[si].loops.size(); i++)
+                if (s.rounds_up[i] && d[g].stages[si].loops[i].mode == LoopMode::Split) return true;
+        }
+    return false;
+}
+
+Box64 rounded_up_region(const PipelineDag &dag, const Decisions &d, int func, Box64 region) {
+    const FuncNode &f = dag.funcs[size_t(func)];
+    const FuncSched &fs = d[size_t(func)];
+    for (size_t si = 1; si < f.stages.size() && si < fs.stages.size(); si++) {
+        const Stage &s = f.stages[si];
+        for (size_t i = 0; i < s.rounds_up.size() && i < fs.stages[si].loops.size(); i++) {
+            const LoopTiling &t = fs.stages[si].loops[i];
+            const int k = s.loops[i].func_dim;
+            if (!s.rounds_up[i] || t.mode != LoopMode::Split || k < 0 || size_t(k) >= region.size())
+                continue;
+            const int64_t step = std::max<int64_t>(1, t.band > 0 ? t.band : t.tile);
+            const int64_t e = region[size_t(k)].extent();
+            if (e <= 0) continue;
+            region[size_t(k)].max = region[size_t(k)].min + (e + step - 1) / step * step - 1;
+        }
+    }
+    return region;
+}
+
 StageNest make_stage_nest(const Stage &s, const StageSched &sched, const Box64 &loop_box) {
     StageNest n;
     n.func = s.func;
@@ -168,7 +198,7 @@ namespace {
 /** region_at for one iteration of `level` whose loop box is `box`. */
 Box64 region_at_memo(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func,
                      int at_func, int at_stage, int level, const Box64 &box,
-                     std::map<int, Box64> *memo) {
+                     std::map<int, Box64> *memo, bool for_allocation = false) {
     auto known = memo->find(func);
     if (known != memo->end()) return known->second;
     Box64 acc(dag.funcs[func].dims.size());
@@ -184,6 +214,9 @@ Box64 region_at_memo(const PipelineDag &dag, const Decisions &d, const Nests &ne
             SEXTANT_ASSERT(d[r.first].placement == Placement::At,
                            "a Func computed inside a loop that does not enclose all its uses");
             Box64 g = region_at_memo(dag, d, nests, r.first, at_func, at_stage, level, box, memo);
+            // An update with a RoundUp split runs whole tiles and reads past what the
+            // consumer's own region needs: the buffer holds those reads (not computed).
+            if (for_allocation && r.second > 0) g = rounded_up_region(dag, d, r.first, g);
             required_region(dag, d, r, stage_loop_box(dag.stage(r.first, r.second), g),
                             ProducerKind::Func, func, &acc);
         }
@@ -201,6 +234,17 @@ Box64 region_at(const PipelineDag &dag, const Decisions &d, const Nests &nests, 
     std::map<int, Box64> memo;
     const Box64 box = box_at_level(nests[at_func]->stages[size_t(at_stage)], level);
     return region_at_memo(dag, d, nests, func, at_func, at_stage, level, box, &memo);
+}
+
+/** region_at, grown to what Halide allocates: the reads of consumers' RoundUp updates past
+ * the computed region, and the Func's own updates' whole tiles (rounded_up_region). */
+static Box64 allocated_region_at(const PipelineDag &dag, const Decisions &d, const Nests &nests,
+                                 int func, int at_func, int at_stage, int level) {
+    std::map<int, Box64> memo;
+    const Box64 box = box_at_level(nests[at_func]->stages[size_t(at_stage)], level);
+    return rounded_up_region(
+        dag, d, func,
+        region_at_memo(dag, d, nests, func, at_func, at_stage, level, box, &memo, true));
 }
 
 bool region_slides_along(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func,
@@ -232,8 +276,10 @@ NestPtr build_func_nest(const PipelineDag &dag, const Decisions &d, const Nests 
         place_func_nest(dag, d, nests, func, n.get());
     }
     for (size_t s = 0; s < f.stages.size(); s++) {
-        n->stages.push_back(
-            make_stage_nest(f.stages[s], fs.stages[s], stage_loop_box(f.stages[s], n->region)));
+        n->stages.push_back(make_stage_nest(
+            f.stages[s], fs.stages[s],
+            stage_loop_box(f.stages[s],
+                           s > 0 ? rounded_up_region(dag, d, func, n->region) : n->region)));
     }
     return n;
 }
@@ -246,7 +292,7 @@ void place_func_nest(const PipelineDag &dag, const Decisions &d, const Nests &ne
     if (fs.placement == Placement::Root) {
         n->region = f.bounds;
         n->store_region = f.bounds;
-        n->alloc_points = double(box_volume(f.bounds));
+        n->alloc_points = double(box_volume(rounded_up_region(dag, d, func, f.bounds)));
     } else {
         SEXTANT_ASSERT(fs.placement == Placement::At, "a Func placed at no loop");
         const FuncNest &c = *nests[fs.at_func];
@@ -275,9 +321,13 @@ void place_func_nest(const PipelineDag &dag, const Decisions &d, const Nests &ne
         // Halide folds a sliding window's storage along the dimension it slides in to the
         // power of two at or above one computation's extent (bench max_filter: a 731 KiB
         // window allocated as a 244 KiB ring, seen with a malloc-logging LD_PRELOAD).
+        const Box64 allocated =
+            n->sliding || !any_update_rounds_up(dag, d)
+                ? n->store_region
+                : allocated_region_at(dag, d, nests, func, fs.at_func, fs.at_stage, fs.at_level);
         n->alloc_points = 1;
         for (size_t k = 0; k < n->store_region.size(); k++) {
-            int64_t e = n->store_region[k].extent(), folded = 1;
+            int64_t e = allocated[k].extent(), folded = 1;
             while (n->sliding && folded < n->region[k].extent())
                 folded *= 2;
             if (n->sliding && e > n->region[k].extent()) e = std::min(e, folded);

@@ -61,6 +61,15 @@ std::vector<Box64> fixed_regions(const PipelineDag &dag, int func, const Box64 &
 
 } // namespace
 
+void annotate_round_up_tails(PipelineDag &dag) {
+    for (FuncNode &f : dag.funcs)
+        for (Stage &s : f.stages) {
+            s.rounds_up.assign(s.loops.size(), 0);
+            for (size_t l = 0; l < s.loops.size(); l++)
+                s.rounds_up[l] = split_tail(dag, f.id, s.index, int(l)) == Tail::RoundUp;
+        }
+}
+
 bool growth_reads_inputs_outside(const PipelineDag &dag, int func, int dim) {
     const Box64 &bounds = dag.funcs[size_t(func)].bounds;
     if (dim < 0 || size_t(dim) >= bounds.size()) return true;

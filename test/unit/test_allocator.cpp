@@ -187,3 +187,105 @@ TEST_CASE("a stack buffer over 16 KiB is Halide's pseudostack: malloc'd once per
     ds[2].stages = {sched({{LoopMode::Split, 256}, {LoopMode::Split, 8}}, 8, 1)};
     CHECK(estimate_allocator(small, ds, build_all_nests(small, ds)).heap_mallocs == 0);
 }
+
+namespace {
+
+/** in -> A -> B -> D -> C, each pointwise (A = in * 2, B = A + 1, D = B * 3, C = D); C over
+ * [0, W) x [0, H) in parallel strips of 8 rows, A, B and D computed per strip. */
+PipelineDag chain3(int64_t W, int64_t H) {
+    PipelineDag dag;
+    dag.machine = test::avx2_machine(2);
+    dag.inputs.push_back(test::input({{0, W - 1}, {0, H - 1}}));
+    const char *names[] = {"A", "B", "D", "C"};
+    for (int id = 0; id < 4; id++) {
+        FuncNode f = test::func(id, names[id], {{0, W - 1}, {0, H - 1}});
+        f.can_inline = id < 3;
+        f.is_output = id == 3;
+        Stage s;
+        s.func = id;
+        s.name = f.name;
+        s.loops = {test::pure_loop("x", 0, 0, W - 1), test::pure_loop("y", 1, 0, H - 1)};
+        s.ops.at(OpKind::Mul, TypeClass::F32) = 1;
+        const ProducerKind kind = id == 0 ? ProducerKind::Input : ProducerKind::Func;
+        s.loads = {test::simple_load(kind, id == 0 ? 0 : id - 1, 1, 2,
+                                     {{1, 1, true}, {0, 1, true}, {0, 1, true}, {1, 1, true}})};
+        f.stages.push_back(s);
+        dag.funcs.push_back(f);
+        dag.edges.push_back(
+            test::offset_edge(id, 0, kind, id == 0 ? 0 : id - 1, {0, 0}, {0, 0}, 1));
+    }
+    dag.outputs = {3};
+    dag.link();
+    return dag;
+}
+
+Decisions chain3_strips() {
+    Decisions d(4);
+    d[3].placement = Placement::Root;
+    d[3].stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Split, 8}}, 8, 1)};
+    for (int id = 0; id < 3; id++) {
+        d[id].placement = Placement::At;
+        d[id].at_func = 3;
+        d[id].at_level = 0;
+        d[id].stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
+    }
+    return d;
+}
+
+} // namespace
+
+TEST_CASE("a strip's buffers count only while they live: freed after their last use",
+          "[allocator]") {
+    // 1600 x 8 rows x 4 bytes = 50 KiB each, 150 KiB per strip in all; but A is freed once B
+    // is computed, so at most two (100 KiB) are live at once: under the 128 KiB threshold.
+    PipelineDag dag = chain3(1600, 256);
+    const AllocatorEstimate e = estimate(dag, chain3_strips());
+    CHECK(e.heap_mallocs == 3 * 32);
+    CHECK(e.page_faults == 0);
+    // Read by the strip's consumer itself, A lives to the strip's end: 150 KiB at D.
+    PipelineDag wide = chain3(1600, 256);
+    wide.funcs[3].stages[0].loads.push_back(test::simple_load(
+        ProducerKind::Func, 0, 1, 2, {{1, 1, true}, {0, 1, true}, {0, 1, true}, {1, 1, true}}));
+    wide.edges.push_back(test::offset_edge(3, 0, ProducerKind::Func, 0, {0, 0}, {0, 0}, 1));
+    wide.link();
+    const AllocatorEstimate w = estimate(wide, chain3_strips());
+    // Each of the 3 x 32 allocations re-faults (150 - 128) / 150 of its 13 pages (50 KiB).
+    CHECK(w.page_faults == Approx(3 * 32 * 13 * (150.0 - 128) / 150));
+}
+
+TEST_CASE("the trim's charge ramps across half a percent of the threshold", "[allocator]") {
+    const double t = 3656.25 * 1024; // bench max_filter's threshold: twice `table`
+    CHECK(trim_share(0.99 * t, t) == 0);
+    CHECK(trim_share(0.995 * t, t) == 0);
+    CHECK(trim_share(t, t) == Approx(0.5));
+    CHECK(trim_share(1.0025 * t, t) == Approx(0.75));
+    CHECK(trim_share(1.005 * t, t) == 1);
+    CHECK(trim_share(2 * t, t) == 1);
+    // max_filter's faster schedule: window_1 + table + window_3 + the top pad, 0.85% under.
+    CHECK(trim_share((1279.0 + 1828 + 390 + 128) * 1024, t) == 0);
+}
+
+TEST_CASE("an update split with a RoundUp tail allocates whole tiles", "[allocator]") {
+    // P(x, y) = in(x, y); P(x, y) += 1 (an update); C = P. P per strip of 32 rows of C, its
+    // update's y split by 12 with RoundUp: Halide allocates 36 rows.
+    PipelineDag dag = two_producers(256, 256);
+    FuncNode &p = dag.funcs[0];
+    Stage up = p.stages[0];
+    up.index = 1;
+    up.loads.clear();
+    up.rounds_up = {0, 1};
+    p.stages.push_back(up);
+    p.can_inline = false;
+    Decisions d = strips(Placement::At, Placement::Root);
+    d[2].stages[0].loops[1] = {LoopMode::Split, 32};
+    d[0].stages.push_back(sched({{LoopMode::Inner, 0}, {LoopMode::Split, 12}}, 8, 0));
+    const Nests n = build_all_nests(dag, d);
+    // 34 rows needed (the 3-row stencil), rounded up to 36.
+    CHECK(n[0]->region[1].extent() == 34);
+    CHECK(n[0]->alloc_points == 256.0 * 36);
+    CHECK(n[0]->stages[1].loop_box[1].extent() == 36);
+    CHECK(n[0]->stages[0].loop_box[1].extent() == 34);
+    // Without the RoundUp tail (or unsplit) the buffer is what is computed.
+    dag.funcs[0].stages[1].rounds_up = {0, 0};
+    CHECK(build_all_nests(dag, d)[0]->alloc_points == 256.0 * 34);
+}
