@@ -192,13 +192,15 @@ void set_error_handler(void *lib) {
 void size_inputs(Pipeline &p, bool exact) {
     if (p.inputs.empty()) return;
     // The estimates (where the metadata has them), then a query with every input's host null:
-    // the call fills in the region it reads.
+    // the call fills in the region it reads. The query buffers keep the estimated shape (as
+    // RunGen's do): a boundary condition on an input's own bounds (repeat_edge(input)) clamps
+    // to the shape it is given, so a query with empty shapes answers garbage (bench nl_means:
+    // x in [-15, 0]) and the input, grown to it, moved the clamped edge.
     std::vector<std::vector<halide_dimension_t>> estimated;
     for (const auto &in : p.inputs) {
         estimated.push_back(in.first->dims);
         in.first->storage.clear();
         in.first->buf.host = nullptr;
-        in.first->dims.assign(in.first->dims.size(), halide_dimension_t{});
         in.first->buf.dim = in.first->dims.data();
     }
     if (p.argv_fn(p.args.data()) != 0)

@@ -50,8 +50,36 @@ public:
     }
 };
 
+/** A 5x5 box blur through repeat_edge on the input's own bounds: every read is clamped into
+ * whatever shape the input has, so a bounds query must be asked with the estimated shape. With
+ * an empty one, the copy of the input the boundary condition reads (computed per row,
+ * vectorized, as bench nl_means' `lambda_0` was) covered x in [-15, 0], and the input grown to
+ * that moved the clamped edge. Without auto_schedule it has that schedule. */
+class EdgeClampedInput : public Halide::Generator<EdgeClampedInput> {
+public:
+    Input<Buffer<float>> in{"in", 2};
+    Output<Buffer<float>> out{"out", 2};
+    void generate() {
+        Var x("x"), y("y");
+        Func copy("copy");
+        copy(x, y) = in(x, y);
+        Func clamped = Halide::BoundaryConditions::repeat_edge(
+            copy, {{in.dim(0).min(), in.dim(0).extent()}, {in.dim(1).min(), in.dim(1).extent()}});
+        Halide::RDom r(-2, 5, -2, 5);
+        out(x, y) = Halide::sum(clamped(x + r.x, y + r.y)) / 25.0f;
+        in.set_estimates({{0, 200}, {0, 100}});
+        out.set_estimates({{0, 200}, {0, 100}});
+        if (!auto_schedule) {
+            Var yo("yo"), yi("yi");
+            clamped.compute_root().split(y, yo, yi, 8).vectorize(x, 16);
+            copy.compute_at(clamped, yo).vectorize(x, 16);
+        }
+    }
+};
+
 } // namespace
 
+HALIDE_REGISTER_GENERATOR(EdgeClampedInput, edge_clamped_input)
 HALIDE_REGISTER_GENERATOR(NoEstimates, no_estimates)
 HALIDE_REGISTER_GENERATOR(ReadsPastEstimates, reads_past_estimates)
 HALIDE_REGISTER_GENERATOR(WithEstimates, with_estimates)

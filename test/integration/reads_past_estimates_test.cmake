@@ -30,6 +30,23 @@ if(NOT rc EQUAL 2 OR NOT err MATCHES "input 'raw' dimension 0: the schedule read
     message(FATAL_ERROR "--exact-inputs should name the input, dimension and regions (${rc}):\n${out}${err}")
 endif()
 
+# An input read through repeat_edge on its own bounds is sized to its estimates, not past them:
+# --exact-inputs accepts it (the generator's own schedule: the input's copy vectorized per strip).
+execute_process(COMMAND ${GEN} -g edge_clamped_input -o ${WORK}/lib -e object -f edge_clamped
+                        target=${TARGET}
+                RESULT_VARIABLE rc ERROR_VARIABLE err)
+execute_process(COMMAND c++ -shared -o ${WORK}/lib/edge_clamped.so ${WORK}/lib/edge_clamped.o
+                RESULT_VARIABLE rc2 ERROR_VARIABLE err2)
+if(NOT rc EQUAL 0 OR NOT rc2 EQUAL 0)
+    message(FATAL_ERROR "building edge_clamped_input failed: ${err}${err2}")
+endif()
+execute_process(COMMAND ${TIME} --exact-inputs --time-one --max-runs 2
+                        ${WORK}/lib/edge_clamped.so:edge_clamped
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT out MATCHES "\"best_s\"")
+    message(FATAL_ERROR "an input clamped by repeat_edge should fit its estimates (${rc}):\n${out}${err}")
+endif()
+
 execute_process(COMMAND ${AUTOTUNE} --generator ${GEN} -g reads_past_estimates --dir ${WORK}/tune
                         --target ${TARGET} --machine-params 2,16777216,40 --batches 1
                         --candidates 4 --measure 2 --explore 1 --epochs 2 --repeats 1
