@@ -19,6 +19,8 @@
 //                     [--asm-check]  (also compile each schedule to assembly and fail it if an
 //                                     aligned vector move reaches a stack slot the function's
 //                                     frame does not align: docs/SEARCH.md, "Stack alignment")
+//        sextant-fuzz --scan-assembly FILE.s...  (that check alone, on assembly files; exit 1
+//                                     if any hazard; scripts/asm_hunt.sh runs it on the bench)
 #include "measure/Runner.h"
 #include "plugin/Autoscheduler.h"
 #include "plugin/dag/Errors.h"
@@ -522,7 +524,30 @@ Tally fuzz_all(const Options &opt) {
 
 } // namespace
 
+/** --scan-assembly FILE...: the stack-alignment check on assembly files (a generator's
+ * `-e assembly`); prints each hazard, exits 1 if any. */
+int scan_assembly(int argc, char **argv) {
+    int hazards = 0;
+    for (int i = 2; i < argc; i++) {
+        std::ifstream in(argv[i]);
+        if (!in) {
+            std::fprintf(stderr, "sextant-fuzz: cannot read %s\n", argv[i]);
+            return 2;
+        }
+        std::stringstream text;
+        text << in.rdbuf();
+        const auto bad = sextant::find_stack_alignment_hazards(text.str());
+        for (const sextant::StackAlignmentHazard &h : bad)
+            std::printf("%s: %s: %s (needs %d bytes, frame gives %d)\n", argv[i],
+                        h.function.c_str(), h.instruction.c_str(), h.needed, h.frame_alignment);
+        std::printf("%s: %zu stack-alignment hazards\n", argv[i], bad.size());
+        hazards += int(bad.size());
+    }
+    return hazards ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
+    if (argc > 1 && std::string(argv[1]) == "--scan-assembly") return scan_assembly(argc, argv);
     Options opt;
     if (!parse_options(argc, argv, opt)) return 2;
     Tally tally = fuzz_all(opt);

@@ -276,10 +276,8 @@ NestPtr build_func_nest(const PipelineDag &dag, const Decisions &d, const Nests 
         place_func_nest(dag, d, nests, func, n.get());
     }
     for (size_t s = 0; s < f.stages.size(); s++) {
-        n->stages.push_back(make_stage_nest(
-            f.stages[s], fs.stages[s],
-            stage_loop_box(f.stages[s],
-                           s > 0 ? rounded_up_region(dag, d, func, n->region) : n->region)));
+        n->stages.push_back(
+            make_stage_nest(f.stages[s], fs.stages[s], stage_loop_box(f.stages[s], n->region)));
     }
     return n;
 }

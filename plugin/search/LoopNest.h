@@ -80,11 +80,12 @@ void required_region(const PipelineDag &dag, const Decisions &d, StageRef consum
 /** Stage loop box when the stage's Func region is `region` (RVars keep their full range). */
 Box64 stage_loop_box(const Stage &s, const Box64 &region);
 
-/** `region` of `func` grown as Halide realizes it: an update's split with a RoundUp tail
- * (Stage::rounds_up) runs whole tiles, so the Func's region along that dimension grows to a
+/** `region` of `func` grown as Halide allocates it: an update's split with a RoundUp tail
+ * (Stage::rounds_up) runs whole tiles, so the Func's buffer along that dimension grows to a
  * multiple of the tile (of the band, with one). Bench max_filter: `maximum`'s update split by
- * 12 rows realizes 36 rows for a 32-row strip, and its producer `table` grows with it (a
- * malloc log shows 216 and 1,828 KiB where 32 rows give 192 and 1,706). */
+ * 12 rows allocates 36 rows for a 32-row strip, and its producer `table` holds what those read
+ * (a malloc log shows 216 and 1,828 KiB where 32 rows give 192 and 1,706). Used for
+ * FuncNest::alloc_points only: the work stays the region's (docs/COSTMODEL.md, Allocation). */
 Box64 rounded_up_region(const PipelineDag &dag, const Decisions &d, int func, Box64 region);
 
 /** Loop order of a stage under `sched` for a realization with loop box `loop_box`. */
