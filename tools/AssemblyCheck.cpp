@@ -31,8 +31,10 @@ std::vector<StackAlignmentHazard> find_stack_alignment_hazards(const std::string
     std::istringstream in(assembly);
     std::string function;
     StackPointer sp;   // as of the current instruction
-    StackPointer body; // after the prologue: what every basic block starts from
-    bool in_prologue = true;
+    StackPointer body; // after the prologue: what every later basic block starts from
+    // Before the prologue (LLVM's shrink-wrapping puts early-exit tests first), in it (pushes,
+    // frame adjustments, realignment), or after it.
+    enum { Before, In, After } phase = Before;
     std::smatch m;
     for (std::string line; std::getline(in, line);) {
         // Instructions are short; long lines are data (strings, tables), and std::regex
@@ -41,12 +43,12 @@ std::vector<StackAlignmentHazard> find_stack_alignment_hazards(const std::string
         if (std::regex_search(line, m, function_label)) {
             function = m[1];
             sp = body = StackPointer{};
-            in_prologue = true;
+            phase = Before;
             continue;
         }
         // A block may follow an epilogue (pops, ret) in the text; it runs in the body's frame.
         if (std::regex_search(line, block_label)) {
-            sp = body;
+            if (phase == After) sp = body;
             continue;
         }
         const size_t first = line.find_first_not_of(" \t");
@@ -60,10 +62,11 @@ std::vector<StackAlignmentHazard> find_stack_alignment_hazards(const std::string
             const long n = std::stol(m[2]);
             sp.below += m[1] == "sub" ? n : -n;
         }
-        if (in_prologue && !std::regex_search(line, realign) &&
-            !std::regex_search(line, push_pop) && !std::regex_search(line, adjust) &&
-            line.find("%rsp, %rbp") == std::string::npos) {
-            in_prologue = false;
+        const bool adjusts = std::regex_search(line, realign) ||
+                             std::regex_search(line, push_pop) || std::regex_search(line, adjust);
+        if (adjusts && phase == Before) phase = In;
+        if (!adjusts && phase == In && line.find("%rsp, %rbp") == std::string::npos) {
+            phase = After;
             body = sp;
         }
         if (!std::regex_search(line, m, aligned_move)) continue;

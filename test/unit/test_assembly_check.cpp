@@ -56,3 +56,21 @@ TEST_CASE("a block after an epilogue runs in the body's frame", "[asm]") {
                              "\tvmovaps\t%xmm0, 16(%rsp)\n";
     CHECK(find_stack_alignment_hazards(text).empty());
 }
+
+TEST_CASE("a prologue after early-exit tests (shrink-wrapping) sets the body's frame", "[asm]") {
+    // Six pushes and 504 bytes: rsp = 16k - 8 - 48 - 504 = 16k - 560, so 256(%rsp) is
+    // 16k - 304: aligned to 16 in the block after the prologue, as in the fall-through.
+    const std::string text = "fuzz:\n"
+                             "\ttestq\t%rsi, %rsi\n\tje\t.LBB218_61\n"
+                             "\tpushq\t%rbp\n\tpushq\t%r15\n\tpushq\t%r14\n"
+                             "\tpushq\t%r13\n\tpushq\t%r12\n\tpushq\t%rbx\n"
+                             "\tsubq\t$504, %rsp\n"
+                             "\tmovq\t40(%rsi), %rdx\n"
+                             "\tvmovaps\t%xmm2, 256(%rsp)\n"
+                             ".LBB218_5:\n"
+                             "\tvmovaps\t%xmm2, 272(%rsp)\n"
+                             "\tvmovaps\t%xmm2, 264(%rsp)\n";
+    const auto bad = find_stack_alignment_hazards(text);
+    REQUIRE(bad.size() == 1);
+    CHECK(bad[0].instruction.find("264") != std::string::npos);
+}
