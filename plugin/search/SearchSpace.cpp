@@ -288,8 +288,8 @@ void SearchSpace::offer_site(const State &s, int func, int anchor, int stage, in
         // are whole or the inner part of a split (SearchSpaceOptions::slide_in_split_tiles;
         // not above large_pipeline_funcs Funcs). Not over the outer part of a split (its last,
         // ShiftInwards, tile moves backwards), nor for a Func with updates: Halide 14's
-        // sliding window / storage folding computed wrong results there (sextant-fuzz
-        // seeds 89 and 116, session 5; upstream halide/Halide#7909). Inside an update
+        // sliding window / storage folding computes wrong results there (random pipelines
+        // 89 and 116 under sextant-fuzz; upstream halide/Halide#7909). Inside an update
         // stage's nest only with SearchSpaceOptions::slide_in_updates.
         if (f.stages.size() > 1 || (stage > 0 && !opt.slide_in_updates)) continue;
         for (int store = level - 1; store >= 0 && store >= level - 2; store--) {
@@ -303,8 +303,8 @@ void SearchSpace::offer_site(const State &s, int func, int anchor, int stage, in
             // region does not move with slides nothing, and Halide 14 computed wrong
             // results for it: bench bilateral_guided_upsampling's `sample(x, y, j)` (all of
             // j read at every point) stored per row of `blur_z` and computed per j. Nor
-            // over a loop it jumps along to disjoint points: random pipeline 132 (session
-            // 12), `s0_input_boundary` stored per row strip of `s4_fan_in` and computed per
+            // over a loop it jumps along to disjoint points: random pipeline 132,
+            // `s0_input_boundary` stored per row strip of `s4_fan_in` and computed per
             // channel z, one z slice each, was wrong from the first element.
             if (!region_slides_along(dag_, s.decisions, s.nests, func, anchor, stage, level,
                                      store + 1))

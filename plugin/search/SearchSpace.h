@@ -91,12 +91,12 @@ struct SearchSpaceOptions {
      * RVars (and nothing is computed inside its Func yet), also offer that stage with every
      * RVar moved to the outer group and the Func computed at the innermost RVar loop: once
      * per iteration of the reduction, over the whole tile of pure points. Bench nl_means:
-     * session 9's pick computed every search offset's weights per output row, and so the
-     * 7-row patch sums 7 times over (its reduction order was chosen before its producers
-     * existed, when an outer reduction only cost loads and stores): 34.7 ms. With this move
+     * without it the pick computes every search offset's weights per output row, and so the
+     * 7-row patch sums 7 times over (its reduction order is chosen before its producers
+     * exist, when an outer reduction only costs loads and stores): 34.7 ms. With this move
      * and BeamSearchOptions::equal_cost_share the pick computes them per offset, 26.9 ms; a
-     * hand schedule of that kind with 64 x 32 output tiles ran 10.5 ms
-     * (bench/schedules/nl_means_per_offset.txt; docs/BENCHMARKS.md, session 10). */
+     * hand schedule of that kind with 64 x 32 output tiles runs 10.5 ms
+     * (bench/schedules/nl_means_per_offset.txt; docs/BENCHMARKS.md has the runs). */
     bool reduction_outside = true;
     /** Register tiles: every update stage of a Func with a reduction, computed per tile of a
      * consumer in a constant-size buffer, is also offered with all the pure loops just
@@ -123,9 +123,9 @@ struct SearchSpaceOptions {
     SizeList vector_splits{{1, 2, 4, 8, 16, 32}, {2, 8}};
     /** Its other pure loops, in points. */
     SizeList split_factors{{2, 3, 4, 6, 8, 12, 16, 32, 64}, {8}};
-    /** The same two above large_pipeline_funcs Funcs (the sizes of session 8: no one-vector
-     * tiles, no 3, 6, 12): bench synthetic_200's generator took ~80 s with them, over 120 s
-     * with the full lists, in Halide's lowering after a 30 s search. */
+    /** The same two above large_pipeline_funcs Funcs (no one-vector tiles, no 3, 6, 12):
+     * bench synthetic_200's generator takes ~80 s with them, over 120 s with the full lists,
+     * in Halide's lowering after a 30 s search. */
     SizeList vector_splits_large{{2, 4, 8, 16, 32}, {2, 8}};
     SizeList split_factors_large{{2, 4, 8, 16, 32, 64}, {8}};
     /** A consumer re-tiled for a producer: its vector loop (in vectors), its other loops. */
@@ -139,7 +139,7 @@ struct SearchSpaceOptions {
     SizeList register_block_points{{1, 2, 3, 4, 6, 8}, {1, 4}};
 
     // --- Caps for large pipelines and for code size ---
-    /** Above this many Funcs a Func is placed only at the sites of session 6 (in its single
+    /** Above this many Funcs a Func is placed only at the basic sites (in its single
      * consumer, or beside its consumers in the Func that holds them directly), no consumer is
      * re-tiled, nothing slides over a split, and the `_large` split sizes apply: see
      * SearchSpace::placements. */
@@ -150,8 +150,8 @@ struct SearchSpaceOptions {
     /** In such pipelines a loop holds at most this many Funcs computed at it (0: no limit).
      * Halide's bounds inference for Funcs computed beside each other at one loop, each read by
      * the next through clamped (boundary-condition) coordinates, grows with every one: bench
-     * synthetic_200's session-12 pick computed 10 Funcs of one chain at the row-strip loop of
-     * `stage_81`, and its generator took 257 s (replaying the pick; 137 s with only those 10
+     * synthetic_200: a pick that computes 10 Funcs of one chain at the row-strip loop of
+     * `stage_81` takes 257 s in its generator (replaying the pick; 137 s with only those 10
      * left at that loop and the other compute_at Funcs at root, 43 s with all at root). */
     int large_max_funcs_per_site = 4;
     /** Inlining is offered only while a consumer's body with every inlined producer

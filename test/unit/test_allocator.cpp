@@ -163,7 +163,7 @@ TEST_CASE("a stack buffer over 16 KiB is Halide's pseudostack: malloc'd once per
           "[allocator]") {
     // C in 8-row parallel strips of two 4096-column tiles (y.outer, x.outer, y.inner, x.inner);
     // each producer per tile (4096 x 10 rows x 4 bytes = 160 KiB, a constant size), marked
-    // `stack`. Halide 14 mallocs such a buffer once per task (bench harris, session 11) and
+    // `stack`. Halide 14 mallocs such a buffer once per task (bench harris, malloc log) and
     // keeps it across the task's tiles: 32 mallocs per producer per run, not 64.
     PipelineDag dag = two_producers(8192, 256);
     Decisions d = strips(Placement::At, Placement::At);

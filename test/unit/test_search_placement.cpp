@@ -491,15 +491,15 @@ TEST_CASE("storage goes outside a loop only if the Func's region slides along it
     const PipelineDag dag = test::stencil_2d();
     CHECK(stores(dag) == std::set<std::pair<int, int>>{{1, 0}});
     // Were every point of C to read the same rows of P (P(x, 0..2)), nothing would slide along
-    // y.inner, and Halide 14 computed garbage for such storage (bench
-    // bilateral_guided_upsampling, session 11): not offered.
+    // y.inner, and Halide 14 computes garbage for such storage (bench
+    // bilateral_guided_upsampling): not offered.
     PipelineDag flat = dag;
     flat.edges[1].min[1] = BoundExpr::constant(0);
     flat.edges[1].max[1] = BoundExpr::constant(2);
     CHECK(stores(flat).empty());
     // Nor if each row of C reads only its own row of P: the region jumps to disjoint rows,
-    // there is no window to slide, and Halide 14 computed a wrong output for storage outside
-    // such a loop (random pipeline 132, session 12).
+    // there is no window to slide, and Halide 14 computes a wrong output for storage outside
+    // such a loop (random pipeline 132).
     PipelineDag rows = dag;
     rows.edges[1].min[1] = BoundExpr::loop_min(1);
     rows.edges[1].max[1] = BoundExpr::loop_max(1);
