@@ -1,6 +1,6 @@
 // load_learned_model of costmodel/LearnedModel.h in a build without LibTorch.
 #include "costmodel/LearnedModel.h"
-#include "plugin/dag/Errors.h"
+#include "support/Errors.h"
 
 namespace sextant {
 

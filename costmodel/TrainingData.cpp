@@ -1,6 +1,6 @@
 #include "TrainingData.h"
 
-#include "plugin/dag/Errors.h"
+#include "support/Errors.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,7 +1,8 @@
 #include "WeightsFile.h"
 
 #include "costmodel/TrainingData.h"
-#include "plugin/dag/Errors.h"
+#include "support/Errors.h"
+#include "support/Files.h"
 
 #include <cstdio>
 #include <cstring>
@@ -61,16 +62,8 @@ void write_weights_file(const std::string &path, nlohmann::json manifest,
     manifest["tensors"] = list;
     manifest["payload_bytes"] = payload.size();
     manifest["payload_fnv1a64"] = hex64(fnv1a(payload.data(), payload.size()));
-    std::string tmp = path + ".tmp";
-    {
-        std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-        if (!f) throw UserError("cannot write weights file '" + tmp + "'");
-        f << kWeightsMagic << "\n" << manifest.dump() << "\n";
-        f.write(payload.data(), std::streamsize(payload.size()));
-        if (!f) throw UserError("error while writing weights file '" + tmp + "'");
-    }
-    if (std::rename(tmp.c_str(), path.c_str()) != 0)
-        throw UserError("cannot rename '" + tmp + "' to '" + path + "'");
+    write_file_atomically(path,
+                          std::string(kWeightsMagic) + "\n" + manifest.dump() + "\n" + payload);
 }
 
 void read_weights_file(const std::string &path, nlohmann::json &manifest_out,

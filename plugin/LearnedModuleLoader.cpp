@@ -2,30 +2,21 @@
 // beside the plugin, loaded on first use and never unloaded (the models it makes live in it).
 // See costmodel/LearnedModel.h for why the plugin does not link LibTorch itself.
 #include "costmodel/LearnedModel.h"
-#include "plugin/dag/Errors.h"
+#include "support/Errors.h"
+#include "support/Files.h"
 
 #include <dlfcn.h>
 
 namespace sextant {
-
-namespace {
-
-/** The directory of the binary holding this code, with a trailing '/' ("" if unknown). */
-std::string own_directory() {
-    Dl_info info;
-    if (!dladdr(reinterpret_cast<void *>(&own_directory), &info) || !info.dli_fname) return "";
-    std::string so = info.dli_fname;
-    return so.substr(0, so.find_last_of('/') + 1);
-}
-
-} // namespace
 
 std::unique_ptr<CostModel> load_learned_model(const std::string &weights, int parallelism,
                                               double llc_bytes) {
     using Loader = CostModel *(*)(const char *, int, double, int, char *, size_t);
     static Loader loader = nullptr;
     if (!loader) {
-        const std::string module = own_directory() + SEXTANT_LEARNED_MODULE;
+        const std::string module =
+            directory_of_binary_holding(reinterpret_cast<const void *>(&load_learned_model)) +
+            SEXTANT_LEARNED_MODULE;
         void *h = dlopen(module.c_str(), RTLD_NOW | RTLD_LOCAL);
         if (!h) {
             const char *why = dlerror();

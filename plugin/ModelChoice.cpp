@@ -1,7 +1,8 @@
 #include "ModelChoice.h"
 
 #include "costmodel/EnsembleModel.h"
-#include "plugin/dag/Errors.h"
+#include "support/Errors.h"
+#include "support/Files.h"
 
 #include <dlfcn.h>
 
@@ -11,11 +12,10 @@
 namespace sextant {
 
 std::string default_weights_path() {
-    Dl_info info;
-    if (dladdr(reinterpret_cast<void *>(&default_weights_path), &info) && info.dli_fname) {
-        std::string so = info.dli_fname;
-        std::string dir = so.substr(0, so.find_last_of('/') + 1);
-        std::string installed = dir + SEXTANT_INSTALLED_WEIGHTS_RELATIVE;
+    const std::string dir =
+        directory_of_binary_holding(reinterpret_cast<const void *>(&default_weights_path));
+    if (!dir.empty()) {
+        const std::string installed = dir + SEXTANT_INSTALLED_WEIGHTS_RELATIVE;
         if (std::ifstream(installed).good()) return installed;
     }
     return SEXTANT_SOURCE_WEIGHTS;

@@ -1,8 +1,8 @@
 #include "Params.h"
 
-#include "plugin/dag/Errors.h"
 #include "plugin/search/SearchSpace.h"
 #include "support/Args.h"
+#include "support/Errors.h"
 
 #include <functional>
 #include <sstream>

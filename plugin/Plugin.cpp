@@ -7,8 +7,8 @@
 // library's logic_error, a Halide error while applying the schedule) is a Sextant bug and says
 // "Sextant internal error" with where it happened.
 #include "plugin/Autoscheduler.h"
-#include "plugin/dag/Errors.h"
 #include "plugin/halide/HalideVersion.h"
+#include "support/Errors.h"
 
 namespace {
 

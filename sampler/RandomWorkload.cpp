@@ -1,7 +1,7 @@
 #include "RandomWorkload.h"
 
-#include "plugin/dag/Errors.h"
 #include "random_pipelines/Planner.h"
+#include "support/Errors.h"
 
 #include <nlohmann/json.hpp>
 #include <unistd.h>

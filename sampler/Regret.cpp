@@ -1,10 +1,10 @@
 #include "sampler/Regret.h"
 
 #include "measure/Protocol.h"
-#include "plugin/dag/Errors.h"
 #include "random_pipelines/RandomPipeline.h"
 #include "sampler/Measure.h"
 #include "sampler/RandomWorkload.h"
+#include "support/Errors.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,9 +1,9 @@
 #include "sampler/Remeasure.h"
 
-#include "plugin/dag/Errors.h"
 #include "random_pipelines/RandomPipeline.h"
 #include "sampler/Measure.h"
 #include "sampler/RandomWorkload.h"
+#include "support/Errors.h"
 
 #include <nlohmann/json.hpp>
 

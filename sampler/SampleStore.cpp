@@ -1,6 +1,6 @@
 #include "SampleStore.h"
 
-#include "plugin/dag/Errors.h"
+#include "support/Errors.h"
 
 #include <nlohmann/json.hpp>
 #include <sqlite3.h>

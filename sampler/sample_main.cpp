@@ -4,13 +4,13 @@
 // error) in a SampleStore. Resumable: schedules already stored are not measured again. Also exports
 // the store as training JSON lines and exports/imports the store itself. See docs/SAMPLING.md.
 #include "costmodel/WeightsFile.h"
-#include "plugin/dag/Errors.h"
 #include "sampler/Regret.h"
 #include "sampler/Remeasure.h"
 #include "sampler/SampleStore.h"
 #include "sampler/Sampler.h"
 #include "sampler/TrainingExport.h"
 #include "support/Args.h"
+#include "support/Errors.h"
 
 #include <chrono>
 #include <cstdio>

@@ -23,9 +23,9 @@
 //                                     if any hazard; scripts/asm_hunt.sh runs it on the bench)
 #include "measure/Runner.h"
 #include "plugin/Autoscheduler.h"
-#include "plugin/dag/Errors.h"
 #include "random_pipelines/RandomPipeline.h"
 #include "support/Args.h"
+#include "support/Errors.h"
 #include "tools/AssemblyCheck.h"
 
 #include <nlohmann/json.hpp>

@@ -4,7 +4,7 @@
 #include "InferenceNet.h"
 #include "costmodel/CostTerms.h"
 #include "costmodel/WeightsFile.h"
-#include "plugin/dag/Errors.h"
+#include "support/Errors.h"
 
 #include <torch/optim/adam.h>
 #include <torch/serialize.h>

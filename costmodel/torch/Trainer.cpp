@@ -1,6 +1,7 @@
 #include "Trainer.h"
 
-#include "plugin/dag/Errors.h"
+#include "support/Errors.h"
+#include "support/Files.h"
 
 #include <nlohmann/json.hpp>
 
@@ -35,17 +36,6 @@ std::string format_seconds(double s) {
     else
         std::snprintf(buf, sizeof buf, "%dm%02ds", t / 60, t % 60);
     return buf;
-}
-
-void write_text_atomically(const fs::path &path, const std::string &text) {
-    fs::path tmp = path;
-    tmp += ".tmp";
-    {
-        std::ofstream f(tmp, std::ios::trunc);
-        f << text;
-        if (!f) throw UserError("cannot write '" + tmp.string() + "'");
-    }
-    fs::rename(tmp, path);
 }
 
 RankingMetrics evaluate(CostModel &model, const std::vector<const TrainingSample *> &s, double tie,
@@ -225,7 +215,7 @@ void run_epochs(TrainableCostModel &model, const Split &split,
                              {"best_accuracy", pr.best_accuracy},
                              {"seed", opt.seed},
                              {"history", pr.history}};
-        write_text_atomically(ckpt / "trainer.json", st.dump(2));
+        write_file_atomically(ckpt / "trainer.json", st.dump(2));
     }
 }
 
@@ -333,7 +323,7 @@ TrainResult train_cost_model(TrainableCostModel &model, const std::vector<Traini
                              {"metrics", metrics},
                              {"history", pr.history}};
     res.report_path = (out / "report.json").string();
-    write_text_atomically(res.report_path, report.dump(2) + "\n");
+    write_file_atomically(res.report_path, report.dump(2) + "\n");
     write_scatter(out, split, train_pred, val_pred, opt);
     return res;
 }

@@ -3,8 +3,8 @@
 // with realistic feature values, as CSV lines.
 #include "costmodel/SyntheticData.h"
 #include "costmodel/TrainableCostModel.h"
-#include "plugin/dag/Errors.h"
 #include "support/Args.h"
+#include "support/Errors.h"
 
 #include <chrono>
 #include <cstdio>

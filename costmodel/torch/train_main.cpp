@@ -3,8 +3,8 @@
 #include "costmodel/SyntheticData.h"
 #include "costmodel/TrainableCostModel.h"
 #include "costmodel/torch/Trainer.h"
-#include "plugin/dag/Errors.h"
 #include "support/Args.h"
+#include "support/Errors.h"
 
 #include <cstdio>
 #include <cstdlib>

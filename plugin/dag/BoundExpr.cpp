@@ -1,8 +1,8 @@
 #include "BoundExpr.h"
 
+#include "support/Errors.h"
+
 #include <algorithm>
-#include <cassert>
-#include <stdexcept>
 
 namespace sextant {
 
@@ -28,18 +28,21 @@ int64_t euclid_mod(int64_t a, int64_t b) {
 BoundExpr BoundExpr::constant(int64_t c) {
     BoundExpr e;
     e.code_.push_back({Op::Const, c});
+    e.depth_ = 1;
     return e;
 }
 
 BoundExpr BoundExpr::loop_min(int dim) {
     BoundExpr e;
     e.code_.push_back({Op::LoopMin, dim});
+    e.depth_ = 1;
     return e;
 }
 
 BoundExpr BoundExpr::loop_max(int dim) {
     BoundExpr e;
     e.code_.push_back({Op::LoopMax, dim});
+    e.depth_ = 1;
     return e;
 }
 
@@ -57,11 +60,14 @@ BoundExpr BoundExpr::binary(Op op, const BoundExpr &a, const BoundExpr &b) {
     e.code_.insert(e.code_.end(), a.code_.begin(), a.code_.end());
     e.code_.insert(e.code_.end(), b.code_.begin(), b.code_.end());
     e.code_.push_back({op, 0});
+    // a's value waits on the stack while b is evaluated.
+    e.depth_ = std::max(a.depth_, 1 + b.depth_);
+    SEXTANT_ASSERT(e.depth_ <= kMaxDepth, "a bound expression deeper than eval()'s stack");
     return e;
 }
 
 int64_t BoundExpr::eval(const int64_t *mins, const int64_t *maxs) const {
-    int64_t stack[64];
+    int64_t stack[kMaxDepth];
     int sp = 0;
     for (const Instr &in : code_) {
         switch (in.op) {
@@ -75,7 +81,6 @@ int64_t BoundExpr::eval(const int64_t *mins, const int64_t *maxs) const {
             stack[sp++] = maxs[in.value];
             break;
         default: {
-            assert(sp >= 2);
             int64_t b = stack[--sp];
             int64_t a = stack[sp - 1];
             int64_t r = 0;
@@ -107,7 +112,6 @@ int64_t BoundExpr::eval(const int64_t *mins, const int64_t *maxs) const {
             stack[sp - 1] = r;
         }
         }
-        if (sp >= 64) throw std::runtime_error("BoundExpr: expression too deep");
     }
     return sp == 1 ? stack[0] : 0;
 }

@@ -39,8 +39,12 @@ public:
     const std::vector<Instr> &code() const { return code_; }
     std::string to_string() const;
 
+    /** Deepest operand stack eval() can use (its stack is fixed: kMaxDepth). */
+    static constexpr int kMaxDepth = 64;
+
 private:
     std::vector<Instr> code_;
+    int depth_ = 0; // the operand stack eval() needs
 };
 
 } // namespace sextant

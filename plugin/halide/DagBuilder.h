@@ -4,8 +4,8 @@
 // cannot be scheduled; it never schedules anything itself.
 #pragma once
 
-#include "plugin/dag/Errors.h"
 #include "plugin/dag/PipelineDag.h"
+#include "support/Errors.h"
 
 #include <Halide.h>
 

@@ -3,7 +3,7 @@
 #include "Directives.h"
 #include "Tails.h"
 
-#include "plugin/dag/Errors.h"
+#include "support/Errors.h"
 
 #include <algorithm>
 #include <cassert>

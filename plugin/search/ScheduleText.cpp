@@ -1,7 +1,7 @@
 #include "ScheduleText.h"
 
-#include "plugin/dag/Errors.h"
 #include "plugin/search/LoopNest.h"
+#include "support/Errors.h"
 
 #include <algorithm>
 #include <cctype>

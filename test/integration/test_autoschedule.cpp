@@ -2,10 +2,10 @@
 // pipeline computes exactly what the unscheduled one does, and that schedules replay.
 #include "plugin/Autoscheduler.h"
 #include "plugin/ModelChoice.h"
-#include "plugin/dag/Errors.h"
 #include "plugin/halide/DagBuilder.h"
 #include "plugin/search/ScheduleText.h"
 #include "plugin/search/SearchSpace.h"
+#include "support/Errors.h"
 
 #include <catch2/catch.hpp>
 

@@ -4,7 +4,7 @@
 #include "costmodel/SyntheticData.h"
 #include "costmodel/torch/TorchModel.h"
 #include "costmodel/torch/Trainer.h"
-#include "plugin/dag/Errors.h"
+#include "support/Errors.h"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>

@@ -3,7 +3,7 @@
 #include "costmodel/SyntheticData.h"
 #include "costmodel/WeightsFile.h"
 #include "costmodel/torch/TorchModel.h"
-#include "plugin/dag/Errors.h"
+#include "support/Errors.h"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>

@@ -2,10 +2,10 @@
 // was written, and hand-broken texts of one are user errors that name the line and the mistake
 // (they crashed the plugin or reached Halide before the checks after parsing).
 #include "plugin/Autoscheduler.h"
-#include "plugin/dag/Errors.h"
 #include "plugin/halide/DagBuilder.h"
 #include "plugin/search/ScheduleText.h"
 #include "random_pipelines/RandomPipeline.h"
+#include "support/Errors.h"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>

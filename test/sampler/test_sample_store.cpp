@@ -1,6 +1,6 @@
 // SampleStore: round trip, UNIQUE(workload, schedule hash), schema checks, JSONL export/import.
-#include "plugin/dag/Errors.h"
 #include "sampler/SampleStore.h"
+#include "support/Errors.h"
 
 #include <catch2/catch.hpp>
 #include <sqlite3.h>

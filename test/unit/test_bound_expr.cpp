@@ -1,9 +1,11 @@
 #include "plugin/dag/BoundExpr.h"
+#include "support/Errors.h"
 
 #include <catch2/catch.hpp>
 
 using sextant::BoundExpr;
 using Op = sextant::BoundExpr::Op;
+using sextant::InternalError;
 
 TEST_CASE("BoundExpr evaluates Halide's integer semantics", "[dag]") {
     int64_t mins[2] = {-7, 10}, maxs[2] = {5, 20};
@@ -37,4 +39,19 @@ TEST_CASE("BoundExpr folds constants and recognises linear forms", "[dag]") {
     CHECK(lin.to_string() == "((max1*2) - 3)");
     BoundExpr nonlin = BoundExpr::binary(Op::Div, BoundExpr::loop_min(0), BoundExpr::constant(2));
     CHECK_FALSE(nonlin.as_linear(&dim, &uses_max, &coeff, &offset));
+}
+
+TEST_CASE("an expression deeper than eval's stack is refused when it is built", "[dag]") {
+    // Right-nested, each operation keeps one more value waiting: depth 1 + 63 = the limit.
+    BoundExpr e = BoundExpr::loop_min(0);
+    for (int i = 0; i + 1 < BoundExpr::kMaxDepth; i++)
+        e = BoundExpr::binary(Op::Add, BoundExpr::loop_max(0), e);
+    const int64_t mins[1] = {2}, maxs[1] = {3};
+    CHECK(e.eval(mins, maxs) == 2 + 3 * (BoundExpr::kMaxDepth - 1));
+    CHECK_THROWS_AS(BoundExpr::binary(Op::Add, BoundExpr::loop_max(0), e), InternalError);
+    // Left-nested chains stay two deep however long.
+    BoundExpr l = BoundExpr::loop_min(0);
+    for (int i = 0; i < 1000; i++)
+        l = BoundExpr::binary(Op::Max, l, BoundExpr::constant(i));
+    CHECK(l.eval(mins, maxs) == 999);
 }

@@ -1,5 +1,5 @@
 #include "plugin/Params.h"
-#include "plugin/dag/Errors.h"
+#include "support/Errors.h"
 
 #include <catch2/catch.hpp>
 

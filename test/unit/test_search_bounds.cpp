@@ -4,8 +4,8 @@
 #include "TinyDags.h"
 #include "costmodel/CostModel.h"
 #include "costmodel/ModelEvaluator.h"
-#include "plugin/dag/Errors.h"
 #include "plugin/search/BeamSearch.h"
+#include "support/Errors.h"
 
 #include <catch2/catch.hpp>
 

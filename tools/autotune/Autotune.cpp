@@ -3,8 +3,9 @@
 #include "costmodel/TrainingData.h"
 #include "featurizer/Schema.h"
 #include "measure/Protocol.h"
-#include "plugin/dag/Errors.h"
 #include "sampler/SampleStore.h"
+#include "support/Errors.h"
+#include "support/Files.h"
 #include "tools/autotune/AutotunerImpl.h"
 #include "tools/autotune/Files.h"
 
@@ -205,7 +206,7 @@ Measured Autotuner::build(const Proposal &p, const fs::path &bdir) {
     Measured m;
     fs::remove_all(bdir);
     fs::create_directories(bdir);
-    write_text(bdir / "schedule.txt", p.text);
+    write_file_atomically(bdir / "schedule.txt", p.text);
     std::string logp = (bdir / "build.log").string();
     auto t0 = std::chrono::steady_clock::now();
     // The generator replays the schedule into an object without the Halide runtime, linked into
@@ -309,7 +310,7 @@ void Autotuner::record(int batch, const Proposal &p, const Measured &m, const fs
                       fs::copy_options::overwrite_existing);
         fs::copy_file(bdir / "pipeline.schedule.h", dir_ / "schedules" / (p.hash + ".schedule.h"),
                       fs::copy_options::overwrite_existing);
-        write_text(dir_ / "schedules" / (p.hash + ".txt"), p.text);
+        write_file_atomically(dir_ / "schedules" / (p.hash + ".txt"), p.text);
     }
     SampleRecord r;
     r.workload_id = workload_id_;
@@ -333,10 +334,9 @@ void Autotuner::record(int batch, const Proposal &p, const Measured &m, const fs
         best_s_ = m.min_s;
         best_hash_ = p.hash;
         improved = true;
-        fs::copy_file(dir_ / "schedules" / (p.hash + ".schedule.h"), dir_ / "best.schedule.h.tmp",
-                      fs::copy_options::overwrite_existing);
-        fs::rename(dir_ / "best.schedule.h.tmp", dir_ / "best.schedule.h");
-        write_text(dir_ / "best.txt", p.text);
+        copy_file_atomically(dir_ / "schedules" / (p.hash + ".schedule.h"),
+                             dir_ / "best.schedule.h");
+        write_file_atomically(dir_ / "best.txt", p.text);
     }
     if (!m.ok) failures_++;
     if (baseline && m.ok) baseline_s_ = m.min_s;
@@ -425,9 +425,7 @@ void Autotuner::fine_tune(int batch) {
             logp);
         return;
     }
-    fs::copy_file(out / "weights.sxw", dir_ / "tuned.sxw.tmp",
-                  fs::copy_options::overwrite_existing);
-    fs::rename(dir_ / "tuned.sxw.tmp", dir_ / "tuned.sxw");
+    copy_file_atomically(out / "weights.sxw", dir_ / "tuned.sxw");
     std::string acc;
     try {
         json rep = json::parse(read_text(out / "report.json"));

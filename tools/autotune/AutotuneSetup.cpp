@@ -1,9 +1,10 @@
 // Autotuner::setup: checks the options, claims the work directory for one pipeline, opens its
 // sample store, resumes from the logs and builds the Halide runtime once (AutotunerImpl.h).
 #include "featurizer/Schema.h"
-#include "plugin/dag/Errors.h"
 #include "plugin/dag/PipelineDag.h"
 #include "sampler/SampleStore.h"
+#include "support/Errors.h"
+#include "support/Files.h"
 #include "tools/autotune/AutotunerImpl.h"
 #include "tools/autotune/Files.h"
 
@@ -68,7 +69,7 @@ json Autotuner::claim_work_dir() {
                             old.dump() + "\nnot\n  " + ident.dump() +
                             "\nUse another --dir, or remove it to start over.");
     } else {
-        write_text(ident_path, ident.dump(1) + "\n");
+        write_file_atomically(ident_path, ident.dump(1) + "\n");
     }
     std::string args;
     for (const std::string &a : opt_.generator_args)

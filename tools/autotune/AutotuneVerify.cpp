@@ -1,4 +1,5 @@
-#include "plugin/dag/Errors.h"
+#include "support/Errors.h"
+#include "support/Files.h"
 #include "tools/autotune/AutotunerImpl.h"
 #include "tools/autotune/Files.h"
 
@@ -54,7 +55,7 @@ void Autotuner::write_report() {
             verified_base_s_ > 0 ? json(verified_base_s_) : json(nullptr);
         rep["verified_best_hash"] = best_hash_;
     }
-    write_text(dir_ / "report.json", rep.dump(1) + "\n");
+    write_file_atomically(dir_ / "report.json", rep.dump(1) + "\n");
 
     std::ostringstream md;
     md << "# Autotuning report: " << identity_ << "\n\n";
@@ -81,7 +82,7 @@ void Autotuner::write_report() {
            << fmt_duration(b.value("elapsed_s", 0.0)) << " |\n";
     }
     md << "\n![best runtime](curve.png)\n";
-    write_text(dir_ / "report.md", md.str());
+    write_file_atomically(dir_ / "report.md", md.str());
     if (!opt_.plot_script.empty()) {
         // The first python3 on PATH may lack matplotlib (pyenv, venvs): then try the system
         // interpreter, where Debian's python3-matplotlib lives.
@@ -146,7 +147,7 @@ std::vector<RemeasuredSchedule> Autotuner::remeasure(const std::vector<std::stri
         props[i].hash = schedule_hash(props[i].text);
     }
     std::vector<RemeasuredSchedule> out = interleaved(props, files, rounds, dir_ / "remeasure");
-    write_text(dir_ / "remeasure.json", remeasured_json(out).dump(1) + "\n");
+    write_file_atomically(dir_ / "remeasure.json", remeasured_json(out).dump(1) + "\n");
     return out;
 }
 
@@ -189,12 +190,11 @@ void Autotuner::verify_best() {
     for (size_t i = 0; i < rs.size(); i++)
         if (names[i] == base_hash && rs[i].min_s > 0) j["baseline_seconds"] = rs[i].min_s;
     j["best_seconds"] = rs[win].min_s;
-    write_text(dir_ / "verified.json", j.dump(1) + "\n");
+    write_file_atomically(dir_ / "verified.json", j.dump(1) + "\n");
     best_hash_ = names[win];
-    fs::copy_file(dir_ / "schedules" / (best_hash_ + ".schedule.h"), dir_ / "best.schedule.h.tmp",
-                  fs::copy_options::overwrite_existing);
-    fs::rename(dir_ / "best.schedule.h.tmp", dir_ / "best.schedule.h");
-    write_text(dir_ / "best.txt", read_text(dir_ / "schedules" / (best_hash_ + ".txt")));
+    copy_file_atomically(dir_ / "schedules" / (best_hash_ + ".schedule.h"),
+                         dir_ / "best.schedule.h");
+    write_file_atomically(dir_ / "best.txt", read_text(dir_ / "schedules" / (best_hash_ + ".txt")));
     verified_best_s_ = rs[win].min_s;
     verified_base_s_ = j.value("baseline_seconds", 0.0);
     char b[160];

@@ -1,6 +1,6 @@
 #include "Files.h"
 
-#include "plugin/dag/Errors.h"
+#include "support/Errors.h"
 
 #include <cstdio>
 #include <fstream>
@@ -16,18 +16,6 @@ std::string read_text(const fs::path &p) {
     std::stringstream ss;
     ss << in.rdbuf();
     return ss.str();
-}
-
-void write_text(const fs::path &p, const std::string &s) {
-    fs::path tmp = p;
-    tmp += ".tmp";
-    {
-        std::ofstream out(tmp, std::ios::trunc);
-        if (!out) throw UserError("cannot write '" + tmp.string() + "'");
-        out << s;
-        if (!out) throw UserError("error writing '" + tmp.string() + "'");
-    }
-    fs::rename(tmp, p); // readers never see a half-written file
 }
 
 void append_line(const fs::path &p, const std::string &line) {

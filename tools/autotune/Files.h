@@ -16,8 +16,6 @@
 namespace sextant {
 
 std::string read_text(const std::filesystem::path &p);
-/** Writes via a temporary file and rename, so readers never see a half-written file. */
-void write_text(const std::filesystem::path &p, const std::string &s);
 void append_line(const std::filesystem::path &p, const std::string &line);
 /** Every parseable line; a line cut short by a kill (the last one) is skipped with a note. */
 std::vector<nlohmann::json> read_json_lines(const std::filesystem::path &p);

@@ -1,7 +1,7 @@
 // sextant-autotune: autotunes one pipeline of a user's generator binary. A thin main over
 // Autotune; see docs/AUTOTUNING.md.
-#include "plugin/dag/Errors.h"
 #include "support/Args.h"
+#include "support/Errors.h"
 #include "tools/autotune/Autotune.h"
 
 #include <cstdio>
