@@ -74,3 +74,22 @@ TEST_CASE("a prologue after early-exit tests (shrink-wrapping) sets the body's f
     REQUIRE(bad.size() == 1);
     CHECK(bad[0].instruction.find("264") != std::string::npos);
 }
+
+TEST_CASE("after a dynamic alloca an aligned wide move off %rsp is unverified", "[asm]") {
+    const std::string head = "d:\n"
+                             "\tpushq\t%rbp\n\tmovq\t%rsp, %rbp\n\tpushq\t%rbx\n"
+                             "\tandq\t$-64, %rsp\n\tsubq\t$192, %rsp\n"
+                             "\tmovq\t%rsp, %rbx\n";
+    // Before it, 64(%rsp) of a 64-aligned frame is fine.
+    CHECK(find_stack_alignment_hazards(head + "\tvmovaps\t%zmm0, 64(%rsp)\n").empty());
+    // %rsp moved by a register: the zmm move is flagged, an xmm one (the ABI's 16) is not.
+    const auto bad = find_stack_alignment_hazards(head + "\tsubq\t%rax, %rsp\n"
+                                                         "\tvmovaps\t%zmm0, 64(%rsp)\n"
+                                                         "\tvmovaps\t%xmm0, 16(%rsp)\n");
+    REQUIRE(bad.size() == 1);
+    CHECK(bad[0].needed == 64);
+    // An epilogue's restore from %rbp is not a dynamic alloca.
+    CHECK(find_stack_alignment_hazards(head + "\tleaq\t-8(%rbp), %rsp\n"
+                                              "\tvmovaps\t%zmm0, 64(%rbx)\n")
+              .empty());
+}
