@@ -16,11 +16,6 @@ double heap_bytes(const PipelineDag &dag, const Decisions &d, const FuncNest &n)
     return bytes <= kStackAllocationBytes ? 0 : bytes;
 }
 
-/** The store level of `g` in its consumer's stage order (a Placement::At Func). */
-int store_level(const FuncSched &fs) {
-    return fs.store_level < 0 ? fs.at_level : fs.store_level;
-}
-
 /** The most heap the buffers of one Root Func's nest hold at once within one iteration
  * (`members`: their ids, heap bytes in `bytes`). Funcs are realized in id order (producers
  * first) and Halide frees a buffer right after its last use: at the end of its last
@@ -52,7 +47,8 @@ double peak_live_bytes(const PipelineDag &dag, const Decisions &d, const std::ve
             const int tf = top(f);
             // A consumer inside a sibling's loops counts as that sibling's production; one at
             // a deeper loop of the Root Func than `g`'s own keeps `g` to its loop's end.
-            if (tg == g && tf != g && store_level(d[size_t(tf)]) > store_level(d[size_t(g)])) {
+            if (tg == g && tf != g &&
+                d[size_t(tf)].storage_level() > d[size_t(g)].storage_level()) {
                 freed = never;
                 break;
             }
@@ -114,7 +110,7 @@ static double calls_holding(const Decisions &d, const Nests &nests, int func) {
         const FuncSched &fs = d[size_t(g)];
         const FuncNest &anchor = *nests[size_t(fs.at_func)];
         const StageNest &sn = anchor.stages[size_t(fs.at_stage)];
-        const int store = fs.store_level < 0 ? fs.at_level : fs.store_level;
+        const int store = fs.storage_level();
         for (int lv = 0; lv <= store && lv < int(sn.order.size()); lv++)
             if (sn.order[size_t(lv)].parallel)
                 calls = std::max(calls, double(sn.parallel_tasks) * anchor.realizations);

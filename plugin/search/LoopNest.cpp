@@ -91,17 +91,6 @@ void required_region(const PipelineDag &dag, const Decisions &d, StageRef consum
     }
 }
 
-/** Whether any decided update splits a loop with a RoundUp tail. */
-static bool any_update_rounds_up(const PipelineDag &dag, const Decisions &d) {
-    for (size_t g = 0; g < d.size() && g < dag.funcs.size(); g++)
-        for (size_t si = 1; si < d[g].stages.size() && si < dag.funcs[g].stages.size(); si++) {
-            const Stage &s = dag.funcs[g].stages[si];
-            for (size_t i = 0; i < s.rounds_up.size() && i < d[g].stages[si].loops.size(); i++)
-                if (s.rounds_up[i] && d[g].stages[si].loops[i].mode == LoopMode::Split) return true;
-        }
-    return false;
-}
-
 Box64 rounded_up_region(const PipelineDag &dag, const Decisions &d, int func, Box64 region) {
     const FuncNode &f = dag.funcs[size_t(func)];
     const FuncSched &fs = d[size_t(func)];
@@ -195,13 +184,15 @@ Box64 box_at_level(const StageNest &consumer, int level) {
 
 namespace {
 
-/** region_at for one iteration of `level` whose loop box is `box`. */
+/** region_at for one iteration of `level` whose loop box is `box`; `allocated` as
+ * region_at's, without `func`'s own updates' rounding. */
 Box64 region_at_memo(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func,
                      int at_func, int at_stage, int level, const Box64 &box,
-                     std::map<int, Box64> *memo, bool for_allocation = false) {
+                     std::map<int, Box64> *memo, Box64 *allocated = nullptr) {
     auto known = memo->find(func);
     if (known != memo->end()) return known->second;
     Box64 acc(dag.funcs[func].dims.size());
+    Box64 past(acc.size()); // what RoundUp updates read beyond their consumers' needs
     for (const StageRef &r : effective_consumers(dag, d, func)) {
         if (r.first == at_func) {
             SEXTANT_ASSERT(r.second == at_stage, "a Func computed in one stage of a Func whose "
@@ -213,13 +204,24 @@ Box64 region_at_memo(const PipelineDag &dag, const Decisions &d, const Nests &ne
             // `level`.
             SEXTANT_ASSERT(d[r.first].placement == Placement::At,
                            "a Func computed inside a loop that does not enclose all its uses");
-            Box64 g = region_at_memo(dag, d, nests, r.first, at_func, at_stage, level, box, memo);
+            const Box64 g =
+                region_at_memo(dag, d, nests, r.first, at_func, at_stage, level, box, memo);
+            const Stage &s = dag.stage(r.first, r.second);
+            required_region(dag, d, r, stage_loop_box(s, g), ProducerKind::Func, func, &acc);
             // An update with a RoundUp split runs whole tiles and reads past what the
             // consumer's own region needs: the buffer holds those reads (not computed).
-            if (for_allocation && r.second > 0) g = rounded_up_region(dag, d, r.first, g);
-            required_region(dag, d, r, stage_loop_box(dag.stage(r.first, r.second), g),
-                            ProducerKind::Func, func, &acc);
+            if (allocated && r.second > 0) {
+                const Box64 grown = rounded_up_region(dag, d, r.first, g);
+                if (grown != g)
+                    required_region(dag, d, r, stage_loop_box(s, grown), ProducerKind::Func, func,
+                                    &past);
+            }
         }
+    }
+    if (allocated) {
+        *allocated = acc;
+        for (size_t k = 0; k < past.size(); k++)
+            (*allocated)[k].include(past[k]);
     }
     memo->emplace(func, acc);
     return acc;
@@ -228,23 +230,15 @@ Box64 region_at_memo(const PipelineDag &dag, const Decisions &d, const Nests &ne
 } // namespace
 
 Box64 region_at(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func,
-                int at_func, int at_stage, int level) {
+                int at_func, int at_stage, int level, Box64 *allocated) {
     // Consumers computed in the same nest are asked for again by each of their producers:
     // remember each one's region for this (at_func, at_stage, level).
     std::map<int, Box64> memo;
     const Box64 box = box_at_level(nests[at_func]->stages[size_t(at_stage)], level);
-    return region_at_memo(dag, d, nests, func, at_func, at_stage, level, box, &memo);
-}
-
-/** region_at, grown to what Halide allocates: the reads of consumers' RoundUp updates past
- * the computed region, and the Func's own updates' whole tiles (rounded_up_region). */
-static Box64 allocated_region_at(const PipelineDag &dag, const Decisions &d, const Nests &nests,
-                                 int func, int at_func, int at_stage, int level) {
-    std::map<int, Box64> memo;
-    const Box64 box = box_at_level(nests[at_func]->stages[size_t(at_stage)], level);
-    return rounded_up_region(
-        dag, d, func,
-        region_at_memo(dag, d, nests, func, at_func, at_stage, level, box, &memo, true));
+    const Box64 r =
+        region_at_memo(dag, d, nests, func, at_func, at_stage, level, box, &memo, allocated);
+    if (allocated) *allocated = rounded_up_region(dag, d, func, *allocated);
+    return r;
 }
 
 bool region_slides_along(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func,
@@ -294,7 +288,9 @@ void place_func_nest(const PipelineDag &dag, const Decisions &d, const Nests &ne
     } else {
         SEXTANT_ASSERT(fs.placement == Placement::At, "a Func placed at no loop");
         const FuncNest &c = *nests[fs.at_func];
-        n->region = region_at(dag, d, nests, func, fs.at_func, fs.at_stage, fs.at_level);
+        Box64 allocated;
+        n->region =
+            region_at(dag, d, nests, func, fs.at_func, fs.at_stage, fs.at_level, &allocated);
         // Inside a consumer that slides its window, only the iterations that compute new
         // points of it need the producer: scale by the fraction of its points it computes.
         double parent = c.realizations;
@@ -306,7 +302,7 @@ void place_func_nest(const PipelineDag &dag, const Decisions &d, const Nests &ne
         n->realizations = parent;
         n->inside_parallel = c.inside_parallel;
         const StageNest &cs = c.stages[fs.at_stage];
-        int store = fs.store_level < 0 ? fs.at_level : fs.store_level;
+        int store = fs.storage_level();
         n->store_realizations = parent;
         for (int j = 0; j <= fs.at_level; j++) {
             n->realizations *= double(cs.order[j].extent);
@@ -319,10 +315,7 @@ void place_func_nest(const PipelineDag &dag, const Decisions &d, const Nests &ne
         // Halide folds a sliding window's storage along the dimension it slides in to the
         // power of two at or above one computation's extent (bench max_filter: a 731 KiB
         // window allocated as a 244 KiB ring, seen with a malloc-logging LD_PRELOAD).
-        const Box64 allocated =
-            n->sliding || !any_update_rounds_up(dag, d)
-                ? n->store_region
-                : allocated_region_at(dag, d, nests, func, fs.at_func, fs.at_stage, fs.at_level);
+        if (n->sliding) allocated = n->store_region;
         n->alloc_points = 1;
         for (size_t k = 0; k < n->store_region.size(); k++) {
             int64_t e = allocated[k].extent(), folded = 1;

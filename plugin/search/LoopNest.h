@@ -119,9 +119,12 @@ Nests build_all_nests(const PipelineDag &dag, const Decisions &d);
 
 /** Region of `func` per realization if it were computed inside `level` of stage `at_stage` of
  * `at_func`: what `at_func` reads there plus what its consumers computed deeper in the same
- * loop read (at any depth: beside it in `at_func`, or nested in other Funcs inside it). */
+ * loop read (at any depth: beside it in `at_func`, or nested in other Funcs inside it).
+ * `allocated`, if given, receives the region Halide allocates for it there: grown by what
+ * its consumers' RoundUp updates read past their regions and by its own updates' whole tiles
+ * (rounded_up_region). */
 Box64 region_at(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func,
-                int at_func, int at_stage, int level);
+                int at_func, int at_stage, int level, Box64 *allocated = nullptr);
 
 /** True if the region of `func` computed inside `level` (as region_at) differs between the
  * first two iterations of loop `order_index` (at or outside `level`) of that stage and the two

@@ -118,6 +118,8 @@ struct FuncSched {
      * further out (with only serial loops in between) lets Halide slide the window: each
      * point is computed once per storage realization instead of once per compute. */
     int store_level = -1;
+    /** The consumer loop the storage is allocated in: store_level, or at_level if none. */
+    int storage_level() const { return store_level < 0 ? at_level : store_level; }
     std::vector<StageSched> stages; // empty unless Root or At
     /** Placement::At: which stage of the consumer: 0 (pure), or the one update stage that
      * makes every use (Halide's compute_at(f, var) goes to the stage that uses the Func). */

@@ -7,11 +7,17 @@
 
 using sextant::find_stack_alignment_hazards;
 
+namespace {
+
+/** The prologue of a function that saves all six callee-saved registers. */
+const std::string kSixPushes = "\tpushq\t%rbp\n\tpushq\t%r15\n\tpushq\t%r14\n"
+                               "\tpushq\t%r13\n\tpushq\t%r12\n\tpushq\t%rbx\n";
+
+} // namespace
+
 TEST_CASE("a red-zone spill after an even number of pushes is aligned", "[asm]") {
     // rsp = 16k - 8 at entry, minus 6 pushes = 16k - 56; -24(%rsp) = 16k - 80, a multiple of 16.
-    const std::string text = "f:\n"
-                             "\tpushq\t%rbp\n\tpushq\t%r15\n\tpushq\t%r14\n"
-                             "\tpushq\t%r13\n\tpushq\t%r12\n\tpushq\t%rbx\n"
+    const std::string text = "f:\n" + kSixPushes +
                              "\tmovq\t(%rdx), %rax\n"
                              "\tvmovdqa\t%xmm1, -24(%rsp)                # 16-byte Spill\n";
     CHECK(find_stack_alignment_hazards(text).empty());
@@ -61,9 +67,8 @@ TEST_CASE("a prologue after early-exit tests (shrink-wrapping) sets the body's f
     // Six pushes and 504 bytes: rsp = 16k - 8 - 48 - 504 = 16k - 560, so 256(%rsp) is
     // 16k - 304: aligned to 16 in the block after the prologue, as in the fall-through.
     const std::string text = "fuzz:\n"
-                             "\ttestq\t%rsi, %rsi\n\tje\t.LBB218_61\n"
-                             "\tpushq\t%rbp\n\tpushq\t%r15\n\tpushq\t%r14\n"
-                             "\tpushq\t%r13\n\tpushq\t%r12\n\tpushq\t%rbx\n"
+                             "\ttestq\t%rsi, %rsi\n\tje\t.LBB218_61\n" +
+                             kSixPushes +
                              "\tsubq\t$504, %rsp\n"
                              "\tmovq\t40(%rsi), %rdx\n"
                              "\tvmovaps\t%xmm2, 256(%rsp)\n"
