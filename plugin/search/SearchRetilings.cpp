@@ -245,7 +245,7 @@ private:
             h = hash_mix(h, detail::hash_sched(parent->decisions[size_t(order_[size_t(k)])]));
         parent->hash = h;
         for (int level : pick(parent->nests[size_t(c_)]->stages[size_t(stage_)])) {
-            if (detail::strided_tail_hazard(dag_, *parent, func_, c_, stage_, level)) continue;
+            if (detail::strided_load_hazard(dag_, *parent, func_, c_, stage_, level)) continue;
             FuncSched at{Placement::At, c_, level, -1, {}};
             at.at_stage = stage_;
             out_.emplace_back(parent, at);

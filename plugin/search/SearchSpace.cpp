@@ -1,12 +1,14 @@
 #include "SearchSpace.h"
 #include "ScheduleText.h"
 #include "SearchSpaceDetail.h"
+#include "support/Errors.h"
 #include "support/Rng.h"
 
 #include <algorithm>
 #include <cmath>
 #include <functional>
 #include <set>
+#include <sstream>
 
 namespace sextant {
 
@@ -59,6 +61,21 @@ StatePtr SearchSpace::initial_state() const {
     return s;
 }
 
+namespace {
+
+/** The 1-based line of `text` that places Func `name` ("func NAME ..."), 0 if none. */
+int placement_line(const std::string &text, const std::string &name) {
+    std::istringstream in(text);
+    std::string line, word, func;
+    for (int n = 1; std::getline(in, line); n++) {
+        std::istringstream words(line);
+        if (words >> word >> func && word == "func" && func == name) return n;
+    }
+    return 0;
+}
+
+} // namespace
+
 StatePtr SearchSpace::replay(const std::string &schedule_text) const {
     StatePtr s = initial_state();
     s->decisions = parse_schedule_text(dag_, schedule_text);
@@ -66,6 +83,28 @@ StatePtr SearchSpace::replay(const std::string &schedule_text) const {
     s->num_decided = int(order_.size());
     for (const FuncNode &f : dag_.funcs)
         s->dirty.push_back(f.id);
+    // What the search never offers because Halide 14 miscompiles it (StridedLoadHazard.cpp)
+    // is refused here too: a hand edit or a replayed candidate would crash at run time.
+    for (const FuncNode &f : dag_.funcs) {
+        const FuncSched &g = s->decisions[size_t(f.id)];
+        if (g.placement != Placement::At) continue;
+        bool hazard =
+            detail::strided_load_hazard(dag_, *s, f.id, g.at_func, g.at_stage, g.at_level);
+        for (const StageRef &r : effective_consumers(dag_, s->decisions, f.id))
+            if (r.first != g.at_func)
+                hazard =
+                    hazard || detail::strided_load_hazard(dag_, *s, f.id, r.first, r.second, -1);
+        if (!hazard) continue;
+        throw UserError("schedule text line " +
+                        std::to_string(placement_line(schedule_text, f.name)) + ": Func '" +
+                        f.name + "' computed at level " + std::to_string(g.at_level) + " of '" +
+                        dag_.funcs[size_t(g.at_func)].name +
+                        "' leaves the downsampling (stride 2-4) vector loads from it with constant "
+                        "indices, which Halide 14 miscompiles on x86 (a load marked aligned from "
+                        "an unaligned address: SIGSEGV at run time; docs/SEARCH.md, \"Stack "
+                        "alignment on AVX-512\"); compute it at a loop further out, or keep a "
+                        "serial loop over the consumer's vector dimension inside its level");
+    }
     return s;
 }
 
@@ -73,90 +112,6 @@ namespace {
 LoopMode c_stage_mode(const State &s, int func, int stage, int stage_loop) {
     return s.decisions[func].stages[size_t(stage)].loops[stage_loop].mode;
 }
-
-/** Appends, for each load path from stage `st` to Func `target` (directly or through inlined
- * Funcs), how fast each of target's dimensions moves per step of one loop of the original
- * consumer; `dloop[i]` is that rate for loop i of `st`. Non-affine paths are skipped. */
-void index_rates(const PipelineDag &dag, const Decisions &d, const Stage &st,
-                 const std::vector<double> &dloop, int target,
-                 std::vector<std::vector<double>> *out, int depth) {
-    for (const Load &L : st.loads) {
-        if (L.kind != ProducerKind::Func || L.self || L.loop_dims != int(dloop.size())) continue;
-        std::vector<double> dp(size_t(L.producer_dims), 0.0);
-        bool affine = true;
-        for (int p = 0; p < L.producer_dims && affine; p++) {
-            for (int i = 0; i < L.loop_dims; i++) {
-                if (dloop[size_t(i)] == 0) continue;
-                const JacobianEntry &e = L.at(p, i);
-                if (!e.affine || e.den == 0) {
-                    affine = false;
-                    break;
-                }
-                dp[size_t(p)] += dloop[size_t(i)] * double(e.num) / double(e.den);
-            }
-        }
-        if (!affine) continue;
-        if (L.producer == target) {
-            out->push_back(dp);
-        } else if (depth < 16 && is_inlined(dag, d, L.producer) &&
-                   !dag.funcs[L.producer].stages.empty()) {
-            const Stage &qs = dag.funcs[L.producer].stages[0];
-            std::vector<double> ql(qs.loops.size(), 0.0);
-            for (size_t j = 0; j < qs.loops.size(); j++) {
-                int fd = qs.loops[j].func_dim;
-                if (fd >= 0 && fd < int(dp.size())) ql[j] = dp[size_t(fd)];
-            }
-            index_rates(dag, d, qs, ql, target, out, depth + 1);
-        }
-    }
-}
-
-} // namespace
-
-namespace detail {
-
-/** Halide 14 miscompile (sextant-fuzz seed 186): when a producer is computed at the loop
- * whose body holds only loops over the consumer's vector dimension (its vector loop, the outer
- * part of its split) and unrolled loops, and one of those has a ShiftInwards tail, the tail's
- * loads from the producer's constant-size buffer have constant indices. For a load with stride 2-4
- * along the vector (dense load + shuffle), Halide then gives the dense load an alignment it does
- * not have (align 64 at a 32-byte-aligned offset on AVX-512: vmovaps, SIGSEGV). True if computing
- * `func` at `level` of `c` hits that. */
-bool strided_tail_hazard(const PipelineDag &dag, const State &s, int func, int c, int stage,
-                         int level) {
-    const StageNest &cn = s.nests[c]->stages[size_t(stage)];
-    if (cn.order.empty() || !cn.order.back().vectorized || cn.vector_width <= 1) return false;
-    const ConcreteLoop &vl = cn.order.back();
-    Box64 box = box_at_level(cn, level);
-    int64_t points = box[size_t(vl.stage_loop)].extent();
-    bool tail = points % (int64_t(cn.vector_width) * std::max(1, cn.unroll)) != 0;
-    for (int j = level + 1; j < int(cn.order.size()); j++) {
-        const ConcreteLoop &l = cn.order[j];
-        if (l.vectorized || l.unrolled) continue;
-        // Another loop over the vector dimension (the outer part of its split): its last,
-        // ShiftInwards, tile has constant indices too.
-        if (l.stage_loop != vl.stage_loop) return false; // indices vary with this loop
-        tail |= l.span > 0 && points % l.span != 0;
-    }
-    if (!tail) return false;
-    const Stage &cs = dag.stage(c, stage);
-    std::vector<double> dloop(cs.loops.size(), 0.0);
-    dloop[size_t(vl.stage_loop)] = 1.0;
-    std::vector<std::vector<double>> rates;
-    index_rates(dag, s.decisions, cs, dloop, func, &rates, 0);
-    for (const std::vector<double> &r : rates) {
-        if (r.empty()) continue;
-        double a = std::abs(r[0]);
-        bool strided = a >= 2 && a <= 4 && a == std::floor(a);
-        for (size_t k = 1; k < r.size(); k++)
-            strided &= r[k] == 0;
-        if (strided) return true;
-    }
-    return false;
-}
-} // namespace detail
-
-namespace {
 
 /** IR nodes of stage `st`'s definition with every inlined producer substituted, counted up
  * to `cap` (the walk stops once the count passes it, so deep inline chains stay cheap). */
@@ -280,7 +235,7 @@ void SearchSpace::offer_site(const State &s, int func, int anchor, int stage, in
     for (int level = 0; level < int(cn.order.size()) && level <= last; level++) {
         if (cn.order[level].vectorized) break;
         if (site_cap > 0 && held[size_t(level)] >= site_cap) continue;
-        if (detail::strided_tail_hazard(dag_, s, func, anchor, stage, level)) continue;
+        if (detail::strided_load_hazard(dag_, s, func, anchor, stage, level)) continue;
         FuncSched at{Placement::At, anchor, level, -1, {}};
         at.at_stage = stage;
         out.push_back(at);
@@ -333,7 +288,7 @@ std::vector<FuncSched> SearchSpace::placements(const State &s, int func,
     // (a 1-D consumer) get the vector-tail hazard check for their whole nest.
     for (const StageRef &r : cons)
         if (!large && r.first != sites.back().func &&
-            detail::strided_tail_hazard(dag_, s, func, r.first, r.second, -1))
+            detail::strided_load_hazard(dag_, s, func, r.first, r.second, -1))
             return out;
     for (const Site &x : sites) {
         // Large pipelines: in the single consumer, or beside the consumers in the Func that

@@ -12,10 +12,10 @@ namespace sextant::detail {
 /** Hash of one Func's decisions (its placement key and every stage's tiling). */
 uint64_t hash_sched(const FuncSched &fs);
 
-/** Halide 14 miscompile (sextant-fuzz seed 186): true if computing `func` at `level` of stage
- * `stage` of `c` gives strided loads from its constant-size buffer constant indices in a
- * ShiftInwards vector tail (see SearchSpace.cpp). */
-bool strided_tail_hazard(const PipelineDag &dag, const State &s, int func, int c, int stage,
+/** Halide 14 miscompile (StridedLoadHazard.cpp): true if computing `func` at `level` of stage
+ * `stage` of `c` leaves a load with stride 2-4 along the vector from its buffer with a constant
+ * index, which Halide 14 gives an alignment it does not have. */
+bool strided_load_hazard(const PipelineDag &dag, const State &s, int func, int c, int stage,
                          int level);
 
 } // namespace sextant::detail

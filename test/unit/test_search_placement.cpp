@@ -159,6 +159,28 @@ TEST_CASE("no compute_at whose strided loads get constant indices in a vector ta
           std::set<int>{1});
 }
 
+TEST_CASE("no compute_at whose strided loads get constant indices in the body", "[search]") {
+    // Halide 14 miscompile, no tail needed: when nothing serial inside the compute level moves
+    // the index (only the vector lanes and unrolled copies), every stride-2 load from P has a
+    // constant index, and Halide gives its dense load the native alignment whatever the
+    // constant is (a hand-written reproducer: x split by 16, vectorized by 16, P at the outer
+    // part: vmovaps 0x48(%rsp), %zmm6 in the parallel task, SIGSEGV).
+    const std::vector<LoopTiling> one_vector = {{LoopMode::Split, 8}, {LoopMode::Outer, 0}};
+    CHECK(at_levels(downsample_2d(56, 2), one_vector) == std::set<int>{0}); // not at x_o
+    // Two vectors per x_o tile: a serial loop over them keeps the index a variable...
+    CHECK(at_levels(downsample_2d(64, 2), {{LoopMode::Split, 16}, {LoopMode::Outer, 0}}) ==
+          std::set<int>{0, 1});
+    // ...unless the vector loop is unrolled over them.
+    CHECK(at_levels(downsample_2d(64, 2), {{LoopMode::Split, 16}, {LoopMode::Outer, 0}}, 2) ==
+          std::set<int>{0});
+    // (y_o, x_o, y_i, x_i): at x_o, y_i moves the index (rows apart), a variable whose
+    // modulus Halide reads right; at y_i only the vector is left.
+    CHECK(at_levels(downsample_2d(56, 2), {{LoopMode::Split, 8}, {LoopMode::Split, 4}}) ==
+          std::set<int>{0, 1});
+    // Dense loads are fine.
+    CHECK(at_levels(downsample_2d(56, 1), one_vector) == std::set<int>{0, 1});
+}
+
 TEST_CASE("a producer is offered inside its consumer re-tiled for it", "[search]") {
     // C (x vector 8, then y; both whole) was tiled before P was placed. P may go at the outer
     // part of a new split of either loop, or per row with y moved outside, unless that

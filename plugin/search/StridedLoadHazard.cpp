@@ -1,0 +1,132 @@
+// The compute_at levels Halide 14 miscompiles for a downsampling consumer (docs/SEARCH.md,
+// "Stack alignment on AVX-512"). Halide lowers a load with stride 2-4 along the vector to a
+// dense load of 2-4 vectors and a shuffle. When the load's index is a constant (every loop
+// between the producer's allocation and the load that moves the index is vectorized or
+// unrolled), Halide 14 gives that dense load the native vector alignment whatever the constant
+// is: `vmovaps` from 8 bytes past a 64-byte boundary on AVX-512, SIGSEGV, from a stack buffer
+// and a heap one alike.
+#include "plugin/search/LoopNest.h"
+#include "plugin/search/SearchSpaceDetail.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace sextant {
+namespace {
+
+/** Appends, for each load path from stage `st` to Func `target` (directly or through inlined
+ * Funcs), how fast each of target's dimensions moves per step of one loop of the original
+ * consumer; `dloop[i]` is that rate for loop i of `st`. Non-affine paths are skipped. */
+void index_rates(const PipelineDag &dag, const Decisions &d, const Stage &st,
+                 const std::vector<double> &dloop, int target,
+                 std::vector<std::vector<double>> *out, int depth) {
+    for (const Load &L : st.loads) {
+        if (L.kind != ProducerKind::Func || L.self || L.loop_dims != int(dloop.size())) continue;
+        std::vector<double> dp(size_t(L.producer_dims), 0.0);
+        bool affine = true;
+        for (int p = 0; p < L.producer_dims && affine; p++) {
+            for (int i = 0; i < L.loop_dims; i++) {
+                if (dloop[size_t(i)] == 0) continue;
+                const JacobianEntry &e = L.at(p, i);
+                if (!e.affine || e.den == 0) {
+                    affine = false;
+                    break;
+                }
+                dp[size_t(p)] += dloop[size_t(i)] * double(e.num) / double(e.den);
+            }
+        }
+        if (!affine) continue;
+        if (L.producer == target) {
+            out->push_back(dp);
+        } else if (depth < 16 && is_inlined(dag, d, L.producer) &&
+                   !dag.funcs[L.producer].stages.empty()) {
+            const Stage &qs = dag.funcs[L.producer].stages[0];
+            std::vector<double> ql(qs.loops.size(), 0.0);
+            for (size_t j = 0; j < qs.loops.size(); j++) {
+                int fd = qs.loops[j].func_dim;
+                if (fd >= 0 && fd < int(dp.size())) ql[j] = dp[size_t(fd)];
+            }
+            index_rates(dag, d, qs, ql, target, out, depth + 1);
+        }
+    }
+}
+
+/** Rates of `target`'s dimensions per step of loop `stage_loop` of stage `cs`, one per path. */
+std::vector<std::vector<double>> rates_along(const PipelineDag &dag, const Decisions &d,
+                                             const Stage &cs, int stage_loop, int target) {
+    std::vector<double> dloop(cs.loops.size(), 0.0);
+    dloop[size_t(stage_loop)] = 1.0;
+    std::vector<std::vector<double>> rates;
+    index_rates(dag, d, cs, dloop, target, &rates, 0);
+    return rates;
+}
+
+/** True if a loop whose rates are `rates` moves the index of some load of `paths`: a path the
+ * loop moves in a non-affine way is left out of the rates, and moves it too. */
+bool moves_index(const std::vector<std::vector<double>> &rates, size_t paths) {
+    if (rates.size() < paths) return true;
+    for (const std::vector<double> &r : rates)
+        for (double v : r)
+            if (v != 0) return true;
+    return false;
+}
+
+} // namespace
+
+namespace detail {
+
+/** True if computing `func` at `level` of stage `stage` of `c` (-1: outside all of its loops)
+ * leaves a load with stride 2-4 along `c`'s vector from `func`'s buffer with a constant index
+ * somewhere: in the loop body itself, when no serial loop inside `level` moves the index (only
+ * the vector lanes and unrolled copies of the body do: sextant-fuzz's reproducer, and the
+ * crash autotuning hit on a 10-level interpolation pyramid), or in the last, ShiftInwards, tile
+ * of a serial loop over the vector dimension (random pipeline seed 186). */
+bool strided_load_hazard(const PipelineDag &dag, const State &s, int func, int c, int stage,
+                         int level) {
+    const StageNest &cn = s.nests[c]->stages[size_t(stage)];
+    if (cn.order.empty() || !cn.order.back().vectorized || cn.vector_width <= 1) return false;
+    const Stage &cs = dag.stage(c, stage);
+    const ConcreteLoop &vl = cn.order.back();
+    bool strided = false;
+    for (const std::vector<double> &r : rates_along(dag, s.decisions, cs, vl.stage_loop, func)) {
+        if (r.empty()) continue;
+        const double a = std::abs(r[0]);
+        bool this_one = a >= 2 && a <= 4 && a == std::floor(a);
+        for (size_t k = 1; k < r.size(); k++)
+            this_one &= r[k] == 0;
+        strided |= this_one;
+    }
+    if (!strided) return false;
+    // The vector loop steps vector_width x unroll points at a time; more points than that
+    // leave a serial loop over the vector dimension (Halide's outer part of vectorize).
+    const Box64 box = box_at_level(cn, level);
+    const int64_t points = box[size_t(vl.stage_loop)].extent();
+    const int64_t step = int64_t(cn.vector_width) * std::max(1, cn.unroll);
+    bool serial_vector_loop = points > step;
+    bool tail = points % step != 0;
+    size_t paths = 0; // load paths from c to func (with no loop moving, every path counts)
+    {
+        std::vector<std::vector<double>> r;
+        index_rates(dag, s.decisions, cs, std::vector<double>(cs.loops.size(), 0.0), func, &r, 0);
+        paths = r.size();
+    }
+    for (int j = level + 1; j < int(cn.order.size()); j++) {
+        const ConcreteLoop &l = cn.order[size_t(j)];
+        if (l.vectorized || l.unrolled) continue;
+        if (l.stage_loop == vl.stage_loop) {
+            // The outer part of the vector dimension's split: its last tile is shifted
+            // inwards to a constant start.
+            serial_vector_loop = true;
+            tail |= l.span > 0 && points % l.span != 0;
+            continue;
+        }
+        // A serial loop over another dimension that moves the index keeps it a variable,
+        // with a modulus Halide reads right.
+        if (moves_index(rates_along(dag, s.decisions, cs, l.stage_loop, func), paths)) return false;
+    }
+    return !serial_vector_loop || tail;
+}
+
+} // namespace detail
+} // namespace sextant
