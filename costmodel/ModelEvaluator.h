@@ -4,7 +4,7 @@
 #pragma once
 
 #include "costmodel/CostModel.h"
-#include "plugin/search/State.h"
+#include "search/State.h"
 
 namespace sextant {
 

@@ -3,9 +3,9 @@
 // Torch. Feature meanings are documented in ScheduleFeatures.def / docs/FEATURES.md.
 #pragma once
 
+#include "dag/PipelineDag.h"
 #include "featurizer/Schema.h"
-#include "plugin/dag/PipelineDag.h"
-#include "plugin/search/LoopNest.h"
+#include "search/LoopNest.h"
 
 #include <array>
 #include <vector>

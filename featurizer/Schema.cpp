@@ -1,6 +1,6 @@
 #include "Schema.h"
 
-#include "plugin/dag/PipelineDag.h"
+#include "dag/PipelineDag.h"
 
 #include <sstream>
 

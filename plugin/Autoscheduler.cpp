@@ -3,14 +3,14 @@
 #include "costmodel/CostModel.h"
 #include "costmodel/CostTerms.h"
 #include "costmodel/ModelEvaluator.h"
+#include "dag/DagJson.h"
 #include "featurizer/Featurizer.h"
+#include "halide/DagBuilder.h"
+#include "halide/ScheduleApplier.h"
 #include "plugin/ModelChoice.h"
-#include "plugin/dag/DagJson.h"
-#include "plugin/halide/DagBuilder.h"
-#include "plugin/halide/ScheduleApplier.h"
-#include "plugin/search/Candidates.h"
-#include "plugin/search/Directives.h"
-#include "plugin/search/ScheduleText.h"
+#include "search/Candidates.h"
+#include "search/Directives.h"
+#include "search/ScheduleText.h"
 
 #include <algorithm>
 #include <chrono>

@@ -2,9 +2,9 @@
 // the tests call to schedule a pipeline.
 #pragma once
 
+#include "dag/PipelineDag.h"
 #include "plugin/Params.h"
-#include "plugin/dag/PipelineDag.h"
-#include "plugin/search/BeamSearch.h"
+#include "search/BeamSearch.h"
 
 #include <Halide.h>
 

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "costmodel/LearnedModel.h"
-#include "plugin/dag/PipelineDag.h"
+#include "dag/PipelineDag.h"
 
 #include <memory>
 #include <string>

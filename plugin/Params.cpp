@@ -1,6 +1,6 @@
 #include "Params.h"
 
-#include "plugin/search/SearchSpace.h"
+#include "search/SearchSpace.h"
 #include "support/Args.h"
 #include "support/Errors.h"
 

@@ -4,7 +4,7 @@
 // UserErrors. No other code reads the environment.
 #pragma once
 
-#include "plugin/search/BeamSearch.h"
+#include "search/BeamSearch.h"
 
 #include <cstdint>
 #include <map>
@@ -60,7 +60,7 @@ struct Params {
      * schedules without compiling them. SEXTANT_CANDIDATES. */
     std::string candidates_dir;
     /** Changes to what the search offers and the caps that thin it: "key=value,...", the
-     * fields of SearchSpaceOptions (plugin/search/SearchSpace.h; docs/SEARCH.md lists them),
+     * fields of SearchSpaceOptions (search/SearchSpace.h; docs/SEARCH.md lists them),
      * e.g. "split_factors=2/4/8/16:8,large_pipeline_funcs=200". SEXTANT_SEARCH_SPACE. The text
      * as given, for the log: parse() applies it to `search.space`, which is what the search
      * reads (setting this field afterwards changes nothing). */
@@ -71,7 +71,7 @@ struct Params {
     int candidate_beam_size = 4;
     /** With SEXTANT_CANDIDATES: ScheduleText files (the best measured schedules) whose
      * mutations are proposed too (one Func re-placed or re-tiled, the rest completed by the
-     * model; plugin/search/Candidates.h). SEXTANT_MUTATE, comma-separated. */
+     * model; search/Candidates.h). SEXTANT_MUTATE, comma-separated. */
     std::vector<std::string> mutate_files;
     /** How many mutations, spread over the files. SEXTANT_NUM_MUTATIONS. */
     int num_mutations = 6;

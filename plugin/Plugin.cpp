@@ -6,8 +6,8 @@
 // other exception (an InternalError from a SEXTANT_ASSERT, std::bad_alloc, a standard
 // library's logic_error, a Halide error while applying the schedule) is a Sextant bug and says
 // "Sextant internal error" with where it happened.
+#include "halide/HalideVersion.h"
 #include "plugin/Autoscheduler.h"
-#include "plugin/halide/HalideVersion.h"
 #include "support/Errors.h"
 
 namespace {

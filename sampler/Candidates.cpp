@@ -3,8 +3,8 @@
 #include "costmodel/CostModel.h"
 #include "costmodel/ModelEvaluator.h"
 #include "plugin/ModelChoice.h"
-#include "plugin/search/Candidates.h"
-#include "plugin/search/SearchSpace.h"
+#include "search/Candidates.h"
+#include "search/SearchSpace.h"
 
 namespace sextant {
 

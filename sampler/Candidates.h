@@ -1,5 +1,5 @@
 // Candidates: the distinct schedules the sampler measures for one pipeline
-// (plugin/search/Candidates.h: the beam-search best, the greedy one, then searches with random
+// (search/Candidates.h: the beam-search best, the greedy one, then searches with random
 // dropout under successive seeds, deduplicated by ScheduleText), scored with the model it is
 // told to use. Deterministic: the same DAG and options give the same list in the same order
 // (so a resumed run asks for the same schedules). No Halide.
@@ -11,8 +11,8 @@
 // greedy searches with random dropout (beam 1, as Adams2019's autotuning loop samples).
 #pragma once
 
-#include "plugin/dag/PipelineDag.h"
-#include "plugin/search/Candidates.h"
+#include "dag/PipelineDag.h"
+#include "search/Candidates.h"
 
 #include <string>
 #include <vector>

@@ -1,10 +1,10 @@
 #include "Measure.h"
 
-#include "plugin/halide/DagBuilder.h"
-#include "plugin/halide/ScheduleApplier.h"
-#include "plugin/search/Directives.h"
-#include "plugin/search/ScheduleText.h"
+#include "halide/DagBuilder.h"
+#include "halide/ScheduleApplier.h"
 #include "random_pipelines/RandomPipeline.h"
+#include "search/Directives.h"
+#include "search/ScheduleText.h"
 
 #include <Halide.h>
 #include <nlohmann/json.hpp>

@@ -3,7 +3,7 @@
 // planner only (no Halide objects are built here).
 #pragma once
 
-#include "plugin/dag/PipelineDag.h"
+#include "dag/PipelineDag.h"
 #include "random_pipelines/Options.h"
 #include "random_pipelines/PipelineSpec.h"
 

@@ -9,10 +9,10 @@
 // output already has for the same weights); scripts/regret_report.py summarizes them.
 #pragma once
 
-#include "plugin/search/Candidates.h"
 #include "random_pipelines/Options.h"
 #include "sampler/Measure.h"
 #include "sampler/SampleStore.h"
+#include "search/Candidates.h"
 
 #include <cstdint>
 #include <string>

@@ -9,7 +9,7 @@
 // writer at a time; readers never block the writer).
 #pragma once
 
-#include "plugin/search/ScheduleText.h" // schedule_hash
+#include "search/ScheduleText.h" // schedule_hash
 
 #include <cstdint>
 #include <functional>

@@ -1,11 +1,11 @@
 #include "TrainingExport.h"
 
 #include "featurizer/Featurizer.h"
+#include "halide/DagBuilder.h"
 #include "measure/Runner.h"
-#include "plugin/halide/DagBuilder.h"
-#include "plugin/search/SearchSpace.h"
 #include "random_pipelines/RandomPipeline.h"
 #include "sampler/RandomWorkload.h"
+#include "search/SearchSpace.h"
 
 #include <algorithm>
 #include <fstream>

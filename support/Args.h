@@ -42,11 +42,12 @@ inline std::vector<std::string> split_list(const std::string &text, char sep = '
     std::exit(2);
 }
 
-/** parse(argc, argv), a tool's reading of its command line, or exit_usage on its ArgError. */
-template <typename Parse>
-auto parse_command_line(const char *tool, const char *usage, Parse parse, int argc, char **argv) {
+/** read_args(argc, argv), a tool's reading of its command line, or exit_usage on its ArgError. */
+template <typename ReadArgs>
+auto parse_command_line(const char *tool, const char *usage, ReadArgs read_args, int argc,
+                        char **argv) {
     try {
-        return parse(argc, argv);
+        return read_args(argc, argv);
     } catch (const ArgError &e) {
         exit_usage(tool, e.what(), usage);
     }

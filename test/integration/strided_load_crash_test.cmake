@@ -56,7 +56,7 @@ if("${TARGET}" MATCHES "avx512")
     if(NOT check_out MATCHES "signal 11")
         message(FATAL_ERROR "the hand schedule no longer crashes (${check_rc}): ${check_out}\n"
                 "If Halide has stopped miscompiling it, the search's rule "
-                "(plugin/search/StridedLoadHazard.cpp) may be lifted.")
+                "(search/StridedLoadHazard.cpp) may be lifted.")
     endif()
     message(STATUS "the hand schedule crashes, as reported: ${check_out}")
 else()

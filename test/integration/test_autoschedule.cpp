@@ -1,10 +1,10 @@
 // End to end through the core library: schedule small pipelines, then check that the scheduled
 // pipeline computes exactly what the unscheduled one does, and that schedules replay.
+#include "halide/DagBuilder.h"
 #include "plugin/Autoscheduler.h"
 #include "plugin/ModelChoice.h"
-#include "plugin/halide/DagBuilder.h"
-#include "plugin/search/ScheduleText.h"
-#include "plugin/search/SearchSpace.h"
+#include "search/ScheduleText.h"
+#include "search/SearchSpace.h"
 #include "support/Errors.h"
 
 #include <catch2/catch.hpp>

@@ -1,5 +1,5 @@
 // DagBuilder on tiny pipelines of distinct shapes: stage/edge counts, bounds, Jacobians, ops.
-#include "plugin/halide/DagBuilder.h"
+#include "halide/DagBuilder.h"
 
 #include <catch2/catch.hpp>
 

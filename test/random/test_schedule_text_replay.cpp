@@ -1,10 +1,10 @@
 // ScheduleText replay: every candidate the search writes for a random pipeline replays as it
 // was written, and hand-broken texts of one are user errors that name the line and the mistake
 // (they crashed the plugin or reached Halide before the checks after parsing).
+#include "halide/DagBuilder.h"
 #include "plugin/Autoscheduler.h"
-#include "plugin/halide/DagBuilder.h"
-#include "plugin/search/ScheduleText.h"
 #include "random_pipelines/RandomPipeline.h"
+#include "search/ScheduleText.h"
 #include "support/Errors.h"
 
 #include <catch2/catch.hpp>

@@ -1,9 +1,9 @@
 // Tiny hand-built PipelineDags for layer 1-4 tests (no Halide needed).
 #pragma once
 
-#include "plugin/dag/PipelineDag.h"
-#include "plugin/search/Schedule.h"
-#include "plugin/search/State.h"
+#include "dag/PipelineDag.h"
+#include "search/Schedule.h"
+#include "search/State.h"
 
 namespace sextant::test {
 

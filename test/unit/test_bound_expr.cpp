@@ -1,4 +1,4 @@
-#include "plugin/dag/BoundExpr.h"
+#include "dag/BoundExpr.h"
 #include "support/Errors.h"
 
 #include <catch2/catch.hpp>

@@ -1,5 +1,5 @@
 #include "TinyDags.h"
-#include "plugin/search/LoopNest.h"
+#include "search/LoopNest.h"
 
 #include <catch2/catch.hpp>
 

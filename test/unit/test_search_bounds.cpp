@@ -4,7 +4,7 @@
 #include "TinyDags.h"
 #include "costmodel/CostModel.h"
 #include "costmodel/ModelEvaluator.h"
-#include "plugin/search/BeamSearch.h"
+#include "search/BeamSearch.h"
 #include "support/Errors.h"
 
 #include <catch2/catch.hpp>

@@ -3,9 +3,9 @@
 #include "TinyDags.h"
 #include "costmodel/CostModel.h"
 #include "costmodel/ModelEvaluator.h"
-#include "plugin/search/BeamSearch.h"
-#include "plugin/search/Candidates.h"
-#include "plugin/search/ScheduleText.h"
+#include "search/BeamSearch.h"
+#include "search/Candidates.h"
+#include "search/ScheduleText.h"
 
 #include <catch2/catch.hpp>
 

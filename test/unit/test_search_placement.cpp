@@ -1,9 +1,9 @@
 // Where the search may compute a Func: the vector-tail hazard, the consumer re-tiled for its
 // producer, and sites at loops enclosing the uses (through nested Funcs).
 #include "TinyDags.h"
-#include "plugin/search/Directives.h"
-#include "plugin/search/ScheduleText.h"
-#include "plugin/search/SearchSpace.h"
+#include "search/Directives.h"
+#include "search/ScheduleText.h"
+#include "search/SearchSpace.h"
 
 #include <catch2/catch.hpp>
 

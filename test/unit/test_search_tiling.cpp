@@ -2,10 +2,10 @@
 // guarded splits, reduction splits and multi-level tiling (bands), with their ScheduleText
 // and directives.
 #include "TinyDags.h"
-#include "plugin/search/Directives.h"
-#include "plugin/search/LoopNest.h"
-#include "plugin/search/ScheduleText.h"
-#include "plugin/search/SearchSpace.h"
+#include "search/Directives.h"
+#include "search/LoopNest.h"
+#include "search/ScheduleText.h"
+#include "search/SearchSpace.h"
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <set>

@@ -1,7 +1,7 @@
 // Autotuner::setup: checks the options, claims the work directory for one pipeline, opens its
 // sample store, resumes from the logs and builds the Halide runtime once (AutotunerImpl.h).
+#include "dag/PipelineDag.h"
 #include "featurizer/Schema.h"
-#include "plugin/dag/PipelineDag.h"
 #include "sampler/SampleStore.h"
 #include "support/Errors.h"
 #include "support/Files.h"

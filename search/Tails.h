@@ -3,7 +3,7 @@
 // search space (which widths it may vectorize) and the directives (what they emit) agree.
 #pragma once
 
-#include "plugin/dag/PipelineDag.h"
+#include "dag/PipelineDag.h"
 
 namespace sextant {
 

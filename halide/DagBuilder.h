@@ -4,7 +4,7 @@
 // cannot be scheduled; it never schedules anything itself.
 #pragma once
 
-#include "plugin/dag/PipelineDag.h"
+#include "dag/PipelineDag.h"
 #include "support/Errors.h"
 
 #include <Halide.h>

@@ -24,8 +24,8 @@
 // loops outermost first, as make_stage_nest orders them.
 #pragma once
 
-#include "plugin/dag/PipelineDag.h"
-#include "plugin/search/Schedule.h"
+#include "dag/PipelineDag.h"
+#include "search/Schedule.h"
 
 #include <string>
 

@@ -1,6 +1,6 @@
 // PipelineDag: a Halide pipeline as plain data with integer ids — stages, loops, loads with
 // their Jacobians, producer-consumer edges with symbolic footprints, and the bounds implied by
-// the output estimates. Built once by the Halide adapter (plugin/halide/DagBuilder); read-only
+// the output estimates. Built once by the Halide adapter (halide/DagBuilder); read-only
 // afterwards. Contains no Halide types, so the search, featurizer and cost model (and their
 // tests) never need Halide.
 #pragma once

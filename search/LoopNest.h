@@ -4,8 +4,8 @@
 // child state shares every FuncNest of its parent but the one it decides.
 #pragma once
 
-#include "plugin/dag/PipelineDag.h"
-#include "plugin/search/Schedule.h"
+#include "dag/PipelineDag.h"
+#include "search/Schedule.h"
 
 #include <memory>
 #include <string>

@@ -3,9 +3,9 @@
 // consume the same list (they cannot disagree), and tests need no Halide.
 #pragma once
 
-#include "plugin/dag/PipelineDag.h"
-#include "plugin/search/Schedule.h"
-#include "plugin/search/Tails.h"
+#include "dag/PipelineDag.h"
+#include "search/Schedule.h"
+#include "search/Tails.h"
 
 #include <string>
 #include <vector>

@@ -3,8 +3,8 @@
 // no Halide objects; its cost is set by a StateEvaluator.
 #pragma once
 
-#include "plugin/search/LoopNest.h"
-#include "plugin/search/Schedule.h"
+#include "search/LoopNest.h"
+#include "search/Schedule.h"
 
 #include <cstdint>
 #include <memory>

@@ -5,8 +5,8 @@
 // unrolled), Halide 14 gives that dense load the native vector alignment whatever the constant
 // is: `vmovaps` from 8 bytes past a 64-byte boundary on AVX-512, SIGSEGV, from a stack buffer
 // and a heap one alike.
-#include "plugin/search/LoopNest.h"
-#include "plugin/search/SearchSpaceDetail.h"
+#include "search/LoopNest.h"
+#include "search/SearchSpaceDetail.h"
 
 #include <algorithm>
 #include <cmath>

@@ -2,7 +2,7 @@
 // the -s/machine_params channel; 15+ replaced them with AutoschedulerParams). Keep it small.
 #pragma once
 
-#include "plugin/dag/PipelineDag.h"
+#include "dag/PipelineDag.h"
 
 #include <Halide.h>
 

@@ -5,9 +5,9 @@
 // only loops whose iterations are independent. It never scores.
 #pragma once
 
-#include "plugin/dag/PipelineDag.h"
-#include "plugin/search/State.h"
-#include "plugin/search/Tails.h"
+#include "dag/PipelineDag.h"
+#include "search/State.h"
+#include "search/Tails.h"
 
 #include <functional>
 #include <mutex>

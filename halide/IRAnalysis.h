@@ -3,7 +3,7 @@
 // Stateless helpers; no scheduling decisions here.
 #pragma once
 
-#include "plugin/dag/PipelineDag.h"
+#include "dag/PipelineDag.h"
 
 #include <Halide.h>
 

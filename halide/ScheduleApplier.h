@@ -2,7 +2,7 @@
 // Directives as C++ (the .schedule.h that `-e schedule` writes). Both walk one Directive list.
 #pragma once
 
-#include "plugin/search/Directives.h"
+#include "search/Directives.h"
 
 #include <Halide.h>
 

@@ -5,7 +5,7 @@
 // list in the same order, so a resumed run asks for the same schedules.
 #pragma once
 
-#include "plugin/search/BeamSearch.h"
+#include "search/BeamSearch.h"
 
 #include <functional>
 #include <memory>

@@ -1,8 +1,8 @@
 #include "DagBuilder.h"
 
 #include "IRAnalysis.h"
-#include "plugin/search/Schedule.h"
-#include "plugin/search/Tails.h"
+#include "search/Schedule.h"
+#include "search/Tails.h"
 
 #include <limits>
 #include <map>

@@ -1,6 +1,6 @@
 #include "Candidates.h"
 
-#include "plugin/search/ScheduleText.h"
+#include "search/ScheduleText.h"
 #include "support/Rng.h"
 
 #include <algorithm>

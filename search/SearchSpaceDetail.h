@@ -1,9 +1,9 @@
 // Helpers SearchSpace's source files share (SearchSpace.cpp, SearchRetilings.cpp). Internal to
-// plugin/search.
+// search.
 #pragma once
 
-#include "plugin/dag/PipelineDag.h"
-#include "plugin/search/State.h"
+#include "dag/PipelineDag.h"
+#include "search/State.h"
 
 #include <cstdint>
 

@@ -1,6 +1,6 @@
 #include "ScheduleText.h"
 
-#include "plugin/search/LoopNest.h"
+#include "search/LoopNest.h"
 #include "support/Errors.h"
 
 #include <algorithm>

@@ -7,7 +7,7 @@
 // gives diverse schedules for sampling; the same inputs and seed give the same result.
 #pragma once
 
-#include "plugin/search/SearchSpace.h"
+#include "search/SearchSpace.h"
 
 #include <cstdint>
 #include <functional>
