@@ -30,10 +30,7 @@ for ((seed = first; seed <= last; seed++)); do
     mkdir -p "$sd"
     run_gen "$sd" schedule SEXTANT_CANDIDATES="$sd" SEXTANT_SEED="$seed" HL_RANDOM_DROPOUT=50 ||
         { echo "seed $seed: the candidate search failed (see $sd/gen.log)"; continue; }
-    n=$(python3 -c 'import json,sys
-for i, l in enumerate(open(sys.argv[1])):
-    open(f"{sys.argv[2]}/c{i}.txt", "w").write(json.loads(l)["schedule_text"])
-print(i + 1)' "$sd/candidates.jsonl" "$sd")
+    n=$("$ROOT/scripts/split_candidates.py" "$sd/candidates.jsonl" "$sd")
     for ((i = 0; i < n; i++)); do
         cd_=$sd/c$i
         mkdir -p "$cd_"
