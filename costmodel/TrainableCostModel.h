@@ -13,7 +13,6 @@
 
 namespace sextant {
 
-/** Loss and optimizer settings of one training step (docs/COSTMODEL.md, "Loss"). */
 /** What the ranking part of the loss compares, per pipeline (`sextant-train --loss`). */
 enum class RankingLoss {
     /** Logistic loss on every pair of schedules apart by more than the tie threshold. */
@@ -26,6 +25,7 @@ enum class RankingLoss {
     Throughput,
 };
 
+/** Loss and optimizer settings of one training step (docs/COSTMODEL.md, "Loss"). */
 struct LossOptions {
     /** The ranking term; the absolute term is added to either. */
     RankingLoss ranking = RankingLoss::Pairwise;

@@ -66,7 +66,6 @@ struct InputSpec {
     double lo = 0, hi = 255;  ///< values the fill pattern uses (inclusive)
 };
 
-/** A scalar parameter: Int32 or Float32, with the value runs use (also its estimate). */
 /** A Pointwise stage's operation: StageSpec::ints[0]. Binary ones (two producers) a, b;
  * unary ones (one producer) a. The values are part of a plan's identity (its structural hash,
  * `describe`): never renumber them. */
@@ -84,6 +83,7 @@ enum class PointwiseOp : int {
     Invert = 14,       ///< the type's top value - a
 };
 
+/** A scalar parameter: Int32 or Float32, with the value runs use (also its estimate). */
 struct ScalarSpec {
     std::string name;
     ElemType type = ElemType::Int32;

@@ -2,7 +2,7 @@
 
 #include "measure/Protocol.h"
 #include "random_pipelines/RandomPipeline.h"
-#include "sampler/Measure.h"
+#include "sampler/ChildJobs.h"
 #include "sampler/RandomWorkload.h"
 #include "support/Errors.h"
 

@@ -10,7 +10,7 @@
 #pragma once
 
 #include "random_pipelines/Options.h"
-#include "sampler/Measure.h"
+#include "sampler/ChildJobs.h"
 #include "sampler/SampleStore.h"
 #include "search/Candidates.h"
 

@@ -1,7 +1,7 @@
 #include "sampler/Remeasure.h"
 
 #include "random_pipelines/RandomPipeline.h"
-#include "sampler/Measure.h"
+#include "sampler/ChildJobs.h"
 #include "sampler/RandomWorkload.h"
 #include "support/Errors.h"
 

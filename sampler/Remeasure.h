@@ -6,7 +6,7 @@
 // what scripts/noise_ceiling.py tabulates (docs/SAMPLING.md).
 #pragma once
 
-#include "sampler/Measure.h"
+#include "sampler/ChildJobs.h"
 #include "sampler/SampleStore.h"
 
 #include <cstdint>

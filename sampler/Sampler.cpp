@@ -2,7 +2,7 @@
 
 #include "featurizer/Schema.h"
 #include "random_pipelines/RandomPipeline.h"
-#include "sampler/Measure.h"
+#include "sampler/ChildJobs.h"
 
 #include <chrono>
 #include <cstdio>

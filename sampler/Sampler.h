@@ -4,9 +4,9 @@
 #pragma once
 
 #include "random_pipelines/Options.h"
-#include "sampler/Candidates.h"
-#include "sampler/Measure.h"
+#include "sampler/ChildJobs.h"
 #include "sampler/SampleStore.h"
+#include "sampler/SampledSchedules.h"
 
 #include <cstdint>
 #include <map>

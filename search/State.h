@@ -42,6 +42,7 @@ public:
     virtual void evaluate(const std::vector<State *> &states) = 0;
 };
 
+/** Mixes `v` into the running hash `h` (State::hash, State::placement_hash). */
 uint64_t hash_mix(uint64_t h, uint64_t v);
 /** The coarse part of a decision (placement only), as mixed into State::placement_hash. */
 uint64_t placement_key(const FuncSched &fs);

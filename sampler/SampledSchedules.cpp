@@ -1,4 +1,4 @@
-#include "Candidates.h"
+#include "SampledSchedules.h"
 
 #include "costmodel/CostModel.h"
 #include "costmodel/ModelEvaluator.h"

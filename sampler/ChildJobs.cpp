@@ -1,4 +1,4 @@
-#include "Measure.h"
+#include "ChildJobs.h"
 
 #include "halide/DagBuilder.h"
 #include "halide/ScheduleApplier.h"

@@ -1,4 +1,4 @@
-// Candidates: the distinct schedules the sampler measures for one pipeline
+// SampledSchedules: the distinct schedules the sampler measures for one pipeline
 // (search/Candidates.h: the beam-search best, the greedy one, then searches with random
 // dropout under successive seeds, deduplicated by ScheduleText), scored with the model it is
 // told to use. Deterministic: the same DAG and options give the same list in the same order

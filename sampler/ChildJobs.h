@@ -1,4 +1,4 @@
-// Measure: what the sampler runs in child processes (measure/Runner.h) for a random pipeline —
+// ChildJobs: what the sampler runs in child processes (measure/Runner.h) for a random pipeline —
 // making its candidate schedules, and measuring one schedule. A schedule is compiled ahead of
 // time in a forked child (build the pipeline, apply the ScheduleText, compile to an object
 // without the Halide runtime, link a shared object) and then timed with the timing protocol
@@ -10,8 +10,8 @@
 
 #include "measure/Protocol.h"
 #include "measure/Runner.h"
-#include "sampler/Candidates.h"
 #include "sampler/RandomWorkload.h"
+#include "sampler/SampledSchedules.h"
 
 #include <cstdint>
 #include <memory>
@@ -30,12 +30,12 @@ struct TimingSetup {
     std::string linker = "cc";
 };
 
-/** Compiles Halide's runtime for `target` to dir/libsextant_runtime.so (in a child process);
- * returns its path. Throws std::runtime_error if that fails. */
 /** A new directory PREFIX-XXXXXX under std::filesystem::temp_directory_path() ($TMPDIR or
  * /tmp) for the caller to remove. */
 std::string make_work_dir(const std::string &prefix);
 
+/** Compiles Halide's runtime for `target` to dir/libsextant_runtime.so (in a child process);
+ * returns its path. Throws std::runtime_error if that fails. */
 std::string build_runtime(const std::string &target, const std::string &dir,
                           const std::string &linker = "cc");
 
