@@ -86,8 +86,30 @@ bool strided_load_hazard(const PipelineDag &dag, const State &s, int func, int c
                          int level) {
     const StageNest &cn = s.nests[c]->stages[size_t(stage)];
     if (cn.order.empty() || !cn.order.back().vectorized || cn.vector_width <= 1) return false;
-    const Stage &cs = dag.stage(c, stage);
     const ConcreteLoop &vl = cn.order.back();
+    // The loop structure first (no Jacobians; this runs for every candidate level): the
+    // vector loop steps vector_width x unroll points at a time, and more points than that
+    // leave a serial loop over the vector dimension (Halide's outer part of vectorize).
+    const Box64 box = box_at_level(cn, level);
+    const int64_t points = box[size_t(vl.stage_loop)].extent();
+    const int64_t step = int64_t(cn.vector_width) * std::max(1, cn.unroll);
+    bool serial_vector_loop = points > step;
+    bool tail = points % step != 0;
+    std::vector<int> other_serial; // serial loops over other dimensions, inside `level`
+    for (int j = level + 1; j < int(cn.order.size()); j++) {
+        const ConcreteLoop &l = cn.order[size_t(j)];
+        if (l.vectorized || l.unrolled) continue;
+        if (l.stage_loop == vl.stage_loop) {
+            // The outer part of the vector dimension's split: its last tile is shifted
+            // inwards to a constant start.
+            serial_vector_loop = true;
+            tail |= l.span > 0 && points % l.span != 0;
+        } else {
+            other_serial.push_back(l.stage_loop);
+        }
+    }
+    if (serial_vector_loop && !tail) return false;
+    const Stage &cs = dag.stage(c, stage);
     bool strided = false;
     for (const std::vector<double> &r : rates_along(dag, s.decisions, cs, vl.stage_loop, func)) {
         if (r.empty()) continue;
@@ -98,34 +120,16 @@ bool strided_load_hazard(const PipelineDag &dag, const State &s, int func, int c
         strided |= this_one;
     }
     if (!strided) return false;
-    // The vector loop steps vector_width x unroll points at a time; more points than that
-    // leave a serial loop over the vector dimension (Halide's outer part of vectorize).
-    const Box64 box = box_at_level(cn, level);
-    const int64_t points = box[size_t(vl.stage_loop)].extent();
-    const int64_t step = int64_t(cn.vector_width) * std::max(1, cn.unroll);
-    bool serial_vector_loop = points > step;
-    bool tail = points % step != 0;
-    size_t paths = 0; // load paths from c to func (with no loop moving, every path counts)
-    {
-        std::vector<std::vector<double>> r;
-        index_rates(dag, s.decisions, cs, std::vector<double>(cs.loops.size(), 0.0), func, &r, 0);
-        paths = r.size();
-    }
-    for (int j = level + 1; j < int(cn.order.size()); j++) {
-        const ConcreteLoop &l = cn.order[size_t(j)];
-        if (l.vectorized || l.unrolled) continue;
-        if (l.stage_loop == vl.stage_loop) {
-            // The outer part of the vector dimension's split: its last tile is shifted
-            // inwards to a constant start.
-            serial_vector_loop = true;
-            tail |= l.span > 0 && points % l.span != 0;
-            continue;
-        }
-        // A serial loop over another dimension that moves the index keeps it a variable,
-        // with a modulus Halide reads right.
-        if (moves_index(rates_along(dag, s.decisions, cs, l.stage_loop, func), paths)) return false;
-    }
-    return !serial_vector_loop || tail;
+    if (other_serial.empty()) return true;
+    // Load paths from c to func (with no loop moving, every path counts).
+    std::vector<std::vector<double>> all;
+    index_rates(dag, s.decisions, cs, std::vector<double>(cs.loops.size(), 0.0), func, &all, 0);
+    // A serial loop over another dimension that moves the index keeps it a variable, with a
+    // modulus Halide reads right.
+    for (int stage_loop : other_serial)
+        if (moves_index(rates_along(dag, s.decisions, cs, stage_loop, func), all.size()))
+            return false;
+    return true;
 }
 
 } // namespace detail
