@@ -6,6 +6,7 @@
 #include "dag/DagJson.h"
 #include "featurizer/Featurizer.h"
 #include "halide/DagBuilder.h"
+#include "halide/HalideVersion.h"
 #include "halide/ScheduleApplier.h"
 #include "plugin/ModelChoice.h"
 #include "search/Candidates.h"
@@ -100,26 +101,6 @@ StatePtr write_candidates(const PipelineDag &dag, const SearchSpace &space, Cost
 
 namespace {
 
-/** SEXTANT_TEST_FAULT: an evaluator that throws at its 3rd call, as a bug deep in the search
- * would. */
-class FaultyEvaluator : public StateEvaluator {
-public:
-    FaultyEvaluator(StateEvaluator &inner, std::string kind)
-        : inner_(inner), kind_(std::move(kind)) {}
-    void evaluate(const std::vector<State *> &states) override {
-        if (++calls_ == 3) {
-            if (kind_ == "bad_alloc") throw std::bad_alloc();
-            SEXTANT_ASSERT(false, "SEXTANT_TEST_FAULT=internal");
-        }
-        inner_.evaluate(states);
-    }
-
-private:
-    StateEvaluator &inner_;
-    std::string kind_;
-    int calls_ = 0;
-};
-
 /** Where autoschedule() is, for the message of an internal error. */
 struct Progress {
     std::string phase = "analysing the pipeline";
@@ -167,16 +148,15 @@ BeamSearchOptions search_options(const Params &params,
 StatePtr search(const PipelineDag &dag, const SearchSpace &space, CostModel &model,
                 ModelEvaluator &eval, const Params &params,
                 std::chrono::steady_clock::time_point started,
-                const std::function<void(const std::string &)> &log, Progress &progress,
-                SearchStats *stats) {
+                const std::function<void(const std::string &)> &log, const SearchHooks &hooks,
+                Progress &progress, SearchStats *stats) {
     const BeamSearchOptions bo = search_options(params, started);
     StatePtr best;
     try {
         if (params.candidates_dir.empty()) {
-            std::unique_ptr<FaultyEvaluator> faulty;
-            if (!params.test_fault.empty())
-                faulty = std::make_unique<FaultyEvaluator>(eval, params.test_fault);
-            StateEvaluator &ev = faulty ? static_cast<StateEvaluator &>(*faulty) : eval;
+            std::unique_ptr<StateEvaluator> wrapped;
+            if (hooks.wrap_evaluator) wrapped = hooks.wrap_evaluator(eval);
+            StateEvaluator &ev = wrapped ? *wrapped : eval;
             best = beam_search(space, ev, bo, stats,
                                params.debug > 1 ? log : std::function<void(const std::string &)>());
         } else {
@@ -262,7 +242,8 @@ std::string summary(const PipelineDag &dag, const ModelEvaluator &eval, const St
 
 AutoscheduleResult autoschedule_impl(const std::vector<Halide::Internal::Function> &outputs,
                                      const Halide::Target &target, const MachineInfo &machine,
-                                     const Params &params, Progress &progress) {
+                                     const Params &params, const SearchHooks &hooks,
+                                     Progress &progress) {
     auto log = [&](const std::string &msg) {
         if (params.debug > 0) std::cerr << "Sextant: " << msg << "\n";
     };
@@ -289,7 +270,7 @@ AutoscheduleResult autoschedule_impl(const std::vector<Halide::Internal::Functio
         log("replaying " + params.schedule_file);
     } else {
         progress.phase = "searching";
-        best = search(dag, space, *model, eval, params, started, log, progress, &r.stats);
+        best = search(dag, space, *model, eval, params, started, log, hooks, progress, &r.stats);
     }
     if (best->buffer_too_large) {
         const FuncNode &f = dag.funcs[size_t(best->largest_buffer_func)];
@@ -332,10 +313,10 @@ AutoscheduleResult autoschedule_impl(const std::vector<Halide::Internal::Functio
 
 AutoscheduleResult autoschedule(const std::vector<Halide::Internal::Function> &outputs,
                                 const Halide::Target &target, const MachineInfo &machine,
-                                const Params &params) {
+                                const Params &params, const SearchHooks &hooks) {
     Progress progress;
     try {
-        return autoschedule_impl(outputs, target, machine, params, progress);
+        return autoschedule_impl(outputs, target, machine, params, hooks, progress);
     } catch (const UserError &) {
         throw;
     } catch (const std::bad_alloc &) {
@@ -343,6 +324,35 @@ AutoscheduleResult autoschedule(const std::vector<Halide::Internal::Function> &o
                             describe_progress(outputs, progress));
     } catch (const std::exception &e) {
         throw InternalError(std::string(e.what()) + " " + describe_progress(outputs, progress));
+    }
+}
+
+void autoschedule_for_halide(const Halide::Pipeline &pipeline, const Halide::Target &target,
+                             const Halide::MachineParams &mp, Halide::AutoSchedulerResults *results,
+                             const SearchHooks &hooks) {
+    const std::string report = " (this is a bug in Sextant; SEXTANT_DEBUG=2 shows the search's "
+                               "progress, SEXTANT_COST_MODEL=analytical avoids the learned model)";
+    try {
+        std::vector<Halide::Internal::Function> outputs;
+        for (const Halide::Func &f : pipeline.outputs())
+            outputs.push_back(f.function());
+        const Params params = Params::from_environment();
+        const AutoscheduleResult r = autoschedule(outputs, target, machine_info(mp), params, hooks);
+        results->scheduler_name = "Sextant";
+        results->target = target;
+        results->machine_params_string = mp.to_string();
+        results->schedule_source = r.schedule_source;
+        results->featurization.assign(r.featurization.begin(), r.featurization.end());
+    } catch (const UserError &e) {
+        // Halide's generator driver reports CompileErrors and exits non-zero.
+        throw Halide::CompileError(std::string("Sextant: ") + e.what());
+    } catch (const std::bad_alloc &) {
+        throw Halide::CompileError("Sextant internal error: out of memory (std::bad_alloc)" +
+                                   report);
+    } catch (const std::exception &e) {
+        throw Halide::CompileError(std::string("Sextant internal error: ") + e.what() + report);
+    } catch (...) {
+        throw Halide::CompileError("Sextant internal error: an unknown exception" + report);
     }
 }
 

@@ -8,6 +8,8 @@
 
 #include <Halide.h>
 
+#include <functional>
+#include <memory>
 #include <string>
 
 namespace sextant {
@@ -25,10 +27,25 @@ struct AutoscheduleResult {
     int64_t rows_featurized = 0;
 };
 
+/** Seams for tests that need the search to fail the way a bug deep in it would; the plugin
+ * passes none. */
+struct SearchHooks {
+    /** Given the search's evaluator, returns one to use in its place (null: keep it). */
+    std::function<std::unique_ptr<StateEvaluator>(StateEvaluator &)> wrap_evaluator;
+};
+
 /** Schedules the pipeline with outputs `outputs` and applies the schedule to its Funcs.
- * Throws UserError for pipelines or params it cannot handle. */
+ * Throws UserError for pipelines or params it cannot handle, InternalError (with where the
+ * search was) for anything else. */
 AutoscheduleResult autoschedule(const std::vector<Halide::Internal::Function> &outputs,
                                 const Halide::Target &target, const MachineInfo &machine,
-                                const Params &params);
+                                const Params &params, const SearchHooks &hooks = {});
+
+/** The body of Halide's autoscheduler callback: schedules `pipeline` with the SEXTANT_*
+ * environment's params and fills `results`. Nothing escapes but a Halide::CompileError: a
+ * UserError says what the user can fix, any other exception says "Sextant internal error". */
+void autoschedule_for_halide(const Halide::Pipeline &pipeline, const Halide::Target &target,
+                             const Halide::MachineParams &mp, Halide::AutoSchedulerResults *results,
+                             const SearchHooks &hooks = {});
 
 } // namespace sextant

@@ -64,12 +64,6 @@ Params Params::parse(const std::map<std::string, std::string> &env) {
          [&](auto &k, auto &v) { p.search.memory_bytes = double(parse_int(k, v, 0, INT64_MAX)); }},
         {"TIME_LIMIT",
          [&](auto &k, auto &v) { p.search.time_limit_s = double(parse_int(k, v, 0, 1000000)); }},
-        {"TEST_FAULT",
-         [&](auto &k, auto &v) {
-             if (v != "internal" && v != "bad_alloc")
-                 throw UserError(k + "=" + v + ": expected 'internal' or 'bad_alloc'");
-             p.test_fault = v;
-         }},
         {"DEBUG", [&](auto &k, auto &v) { p.debug = int(parse_int(k, v, 0, 10)); }},
         {"COST_MODEL",
          [&](auto &k, auto &v) {

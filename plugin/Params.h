@@ -76,11 +76,6 @@ struct Params {
     /** How many mutations, spread over the files. SEXTANT_NUM_MUTATIONS. */
     int num_mutations = 6;
 
-    /** Test hook: "internal" or "bad_alloc" makes the search's evaluator throw that kind of
-     * error at its 3rd call (pass 2 of a 2-Func pipeline), to check how errors reach the user.
-     * SEXTANT_TEST_FAULT. */
-    std::string test_fault;
-
     /** Parses `env` (name -> value); throws UserError on unknown SEXTANT_* keys or bad values. */
     static Params parse(const std::map<std::string, std::string> &env);
     /** parse() over the process environment. */

@@ -1,0 +1,51 @@
+// A test-only build of the plugin whose search fails on purpose, to check how a bug deep in the
+// search reaches the user: loading it registers "SextantFaultInternal" (a SEXTANT_ASSERT fails)
+// and "SextantFaultBadAlloc" (std::bad_alloc), each at the search evaluator's 3rd call (pass 2 of
+// a 2-Func pipeline). Everything else is the product's path: autoschedule_for_halide, its
+// error translation and Halide's generator driver.
+#include "plugin/Autoscheduler.h"
+#include "support/Errors.h"
+
+#include <new>
+
+namespace {
+
+enum class Fault { internal, bad_alloc };
+
+class FaultyEvaluator : public sextant::StateEvaluator {
+public:
+    FaultyEvaluator(sextant::StateEvaluator &inner, Fault fault) : inner_(inner), fault_(fault) {}
+    void evaluate(const std::vector<sextant::State *> &states) override {
+        if (++calls_ == 3) {
+            if (fault_ == Fault::bad_alloc) throw std::bad_alloc();
+            SEXTANT_ASSERT(false, "injected by the test plugin");
+        }
+        inner_.evaluate(states);
+    }
+
+private:
+    sextant::StateEvaluator &inner_;
+    Fault fault_;
+    int calls_ = 0;
+};
+
+void register_faulty(const char *name, Fault fault) {
+    Halide::Pipeline::add_autoscheduler(
+        name, [fault](const Halide::Pipeline &p, const Halide::Target &t,
+                      const Halide::MachineParams &mp, Halide::AutoSchedulerResults *r) {
+            sextant::SearchHooks hooks;
+            hooks.wrap_evaluator = [fault](sextant::StateEvaluator &inner) {
+                return std::make_unique<FaultyEvaluator>(inner, fault);
+            };
+            sextant::autoschedule_for_halide(p, t, mp, r, hooks);
+        });
+}
+
+struct Register {
+    Register() {
+        register_faulty("SextantFaultInternal", Fault::internal);
+        register_faulty("SextantFaultBadAlloc", Fault::bad_alloc);
+    }
+} register_faulty_schedulers;
+
+} // namespace
