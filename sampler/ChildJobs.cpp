@@ -17,6 +17,7 @@
 #include <cmath>
 #include <csignal>
 #include <filesystem>
+#include <fstream>
 
 namespace sextant {
 
@@ -262,8 +263,27 @@ void MeasurePool::start(int64_t tag, const MeasureSpec &spec) {
     slots_.push_back(std::move(slot));
 }
 
+PauseListed::PauseListed(const std::string &pause_file) {
+    if (pause_file.empty()) return;
+    std::ifstream in(pause_file);
+    long id = 0;
+    while (in >> id) {
+        // Process group ids only, never 0, 1 or our own group (kill(-0) would stop ourselves).
+        if (id <= 1 || id == long(getpgrp()) || id > INT32_MAX) continue;
+        if (std::find(stopped_.begin(), stopped_.end(), int(id)) != stopped_.end()) continue;
+        if (kill(-pid_t(id), SIGSTOP) == 0) stopped_.push_back(int(id));
+    }
+}
+
+PauseListed::~PauseListed() {
+    for (int id : stopped_)
+        kill(-pid_t(id), SIGCONT);
+}
+
 Measurement MeasurePool::time_slot(Slot &s) {
-    // Nothing of ours runs beside a timing: every compile child is stopped meanwhile.
+    // Nothing of ours runs beside a timing: every compile child is stopped meanwhile, and so is
+    // the other work listed in the pause file.
+    const PauseListed others(s.spec.timing.pause_file);
     for (auto &o : slots_)
         if (o.get() != &s && !o->compiled) o->child.stop();
     const MeasureSpec &spec = s.spec;

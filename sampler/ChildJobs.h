@@ -49,6 +49,10 @@ struct TimingOptions {
      * span is run again, up to busy_retries times (measure/Protocol.h). */
     double busy_threshold = 0.10;
     int busy_retries = 2;
+    /** Other work that shares the machine with the sampler: a file listing process groups, one
+     * id a line, that are stopped (SIGSTOP) while a schedule is timed and resumed (SIGCONT)
+     * afterwards, as the sampler's own compiles are ("" = none; scripts/beside_sampler.sh). */
+    std::string pause_file;
 
     /** The protocol's options for `rounds` interleaved rounds within `timeout_s` each. */
     ProtocolOptions protocol(int rounds, double timeout_s) const {
@@ -102,6 +106,21 @@ struct CompiledSchedule {
     std::optional<std::string> error;
     FailureKind kind = FailureKind::None;
     bool ok() const { return !error.has_value(); }
+};
+
+/** While alive, the process groups listed in a pause file (TimingOptions::pause_file) are
+ * stopped; ids that name no process group (gone, or not ours) are skipped. Read once, at
+ * construction. */
+class PauseListed {
+public:
+    explicit PauseListed(const std::string &pause_file);
+    ~PauseListed(); ///< SIGCONT to every group it stopped
+    PauseListed(const PauseListed &) = delete;
+    PauseListed &operator=(const PauseListed &) = delete;
+    const std::vector<int> &stopped() const { return stopped_; }
+
+private:
+    std::vector<int> stopped_;
 };
 
 /** Compiles spec.schedule_text into `dir` in a child process (spec.timing.timeout_s), as a

@@ -36,6 +36,11 @@ const char *kUsage =
     "  --busy-threshold F     re-time a schedule whose timed process waited for a CPU more than\n"
     "                         this fraction of its timed span (0.1), at most --busy-retries\n"
     "                         times (2)\n"
+    "  --pause-beside-timing FILE\n"
+    "                         process groups listed in FILE (one id a line, read at each\n"
+    "                         timing) are stopped while a schedule is timed, as the\n"
+    "                         sampler's own compiles are: other work can share the machine\n"
+    "                         without touching the labels (scripts/beside_sampler.sh)\n"
     "  --work-dir DIR         where compiled schedules go meanwhile (default: a new directory\n"
     "                         under $TMPDIR or /tmp, removed at the end)\n"
     "  --timeout S            seconds per benchmark (compile + runs) before it is killed (60)\n"
@@ -174,6 +179,8 @@ Options parse_args(int argc, char **argv) {
             o.sampler.timing.busy_threshold = args.number();
         else if (a == "--busy-retries")
             o.sampler.timing.busy_retries = args.integer();
+        else if (a == "--pause-beside-timing")
+            o.sampler.timing.pause_file = args.value();
         else if (a == "--work-dir")
             o.sampler.work_dir = args.value();
         else if (a == "--timeout")

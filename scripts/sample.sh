@@ -8,7 +8,10 @@
 # Options of its own: --build DIR (default: $SEXTANT_BUILD or build), --nice N (default 10),
 # --foreground (do not detach). Everything else goes to sextant-sample. The run detaches
 # (nohup), logs to DB.log and writes its pid to DB.pid. Stopping or killing it at any moment
-# loses at most the sample in flight; running the same command again resumes.
+# loses at most the sample in flight; running the same command again resumes. Process groups
+# listed in DB.pause are stopped while a schedule is timed: run other work beside the sampler
+# with scripts/beside_sampler.sh --db DB CMD..., and the labels stay as if the machine were
+# quiet (docs/SAMPLING.md).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${SEXTANT_BUILD:-$ROOT/build}
@@ -29,6 +32,7 @@ while [[ $# -gt 0 ]]; do
     esac
 done
 [[ -n $DB ]] || { echo "sample.sh: --db is required" >&2; exit 2; }
+[[ " ${ARGS[*]} " == *" --pause-beside-timing "* ]] || ARGS+=(--pause-beside-timing "$DB.pause")
 mkdir -p "$(dirname "$DB")"
 LOG=$DB.log
 PIDFILE=$DB.pid

@@ -3,6 +3,7 @@
 // runner itself is tested in test/measure.)
 #include "costmodel/TrainingData.h"
 #include "random_pipelines/Planner.h"
+#include "sampler/ChildJobs.h"
 #include "sampler/RandomWorkload.h"
 #include "sampler/SampleStore.h"
 
@@ -407,4 +408,56 @@ TEST_CASE("buffers are aligned as RunGen's: aligned vector loads do not crash", 
     Summary s = parse_summary(out);
     CHECK(s.measured == 2);
     CHECK(s.failed == 0);
+}
+
+namespace {
+
+/** The state letter of /proc/PID/stat ('S' sleeping, 'T' stopped, ...). */
+char process_state(pid_t pid) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    std::getline(in, line);
+    const size_t close = line.rfind(')');
+    return close == std::string::npos || close + 2 >= line.size() ? '?' : line[close + 2];
+}
+
+/** Waits up to 2 s for `pid` to reach (want = true) or leave (want = false) the stopped state. */
+bool wait_stopped(pid_t pid, bool want) {
+    for (int i = 0; i < 200; i++) {
+        if ((process_state(pid) == 'T') == want) return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return false;
+}
+
+} // namespace
+
+TEST_CASE("the process groups of a pause file are stopped during a timing and resumed after",
+          "[tool]") {
+    const pid_t child = fork();
+    REQUIRE(child >= 0);
+    if (child == 0) {
+        setpgid(0, 0);
+        for (;;)
+            pause();
+    }
+    setpgid(child, child); // whichever of the two runs first
+    const std::string file = temp_dir() + "/pause";
+    {
+        // Skipped: 0 and 1, our own group, a group that does not exist, a repeated id.
+        std::ofstream out(file);
+        out << "0\n1\n" << getpgrp() << "\n" << child << "\n" << child << "\n2147483000\n";
+    }
+    {
+        PauseListed paused(file);
+        CHECK(paused.stopped() == std::vector<int>{int(child)});
+        CHECK(wait_stopped(child, true));
+    }
+    CHECK(wait_stopped(child, false));
+    {
+        PauseListed none("");
+        CHECK(none.stopped().empty());
+    }
+    kill(child, SIGKILL);
+    waitpid(child, nullptr, 0);
 }
