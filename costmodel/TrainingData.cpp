@@ -166,8 +166,9 @@ uint64_t stable_hash(const std::string &s) {
     return h;
 }
 
-bool is_validation_pipeline(const std::string &pipeline, int validation_percent) {
-    return int(stable_hash(pipeline) % 100) < validation_percent;
+bool is_validation_pipeline(const std::string &pipeline, int validation_percent, int offset) {
+    const int bucket = int(stable_hash(pipeline) % 100);
+    return ((bucket - offset) % 100 + 100) % 100 < validation_percent;
 }
 
 } // namespace sextant

@@ -64,7 +64,8 @@ std::string sample_to_json_line(const TrainingSample &s);
 
 /** Stable 64-bit FNV-1a hash (identical on every platform and run). */
 uint64_t stable_hash(const std::string &s);
-/** True if `pipeline` belongs to the held-out validation set: stable_hash % 100 < percent. */
-bool is_validation_pipeline(const std::string &pipeline, int validation_percent);
+/** True if `pipeline` belongs to the held-out validation set: (stable_hash % 100 - offset) mod
+ * 100 < percent. Offsets 0, P, 2P, ... give disjoint folds for cross-validation. */
+bool is_validation_pipeline(const std::string &pipeline, int validation_percent, int offset = 0);
 
 } // namespace sextant

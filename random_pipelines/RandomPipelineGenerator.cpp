@@ -21,6 +21,10 @@ public:
     GeneratorParam<int> max_outputs{"max_outputs", 3};
     GeneratorParam<double> max_work{"max_work", 6e7};
     GeneratorParam<int> max_extent{"max_extent", 2048};
+    // The sizes the faithful corpus samples at (docs/SAMPLING.md): a stored workload's options
+    // name them, so that its pipeline can be rebuilt here.
+    GeneratorParam<int> min_extent{"min_extent", 64};
+    GeneratorParam<int64_t> max_input_points{"max_input_points", int64_t(1) << 20};
 
     void configure() {
         RandomPipelineOptions opts;
@@ -29,6 +33,8 @@ public:
         opts.max_outputs = max_outputs;
         opts.max_work = max_work;
         opts.max_extent = max_extent;
+        opts.min_extent = min_extent;
+        opts.max_input_points = max_input_points;
         spec_ = plan_random_pipeline(seed, opts);
         for (const InputSpec &in : spec_.inputs) {
             buffer_inputs_.push_back(

@@ -99,7 +99,8 @@ struct Split {
     size_t pipelines = 0; ///< distinct pipelines among all samples
 };
 
-Split split_samples(const std::vector<TrainingSample> &samples, int validation_percent) {
+Split split_samples(const std::vector<TrainingSample> &samples, int validation_percent,
+                    int validation_offset) {
     Split split;
     std::map<std::string, int> per_pipeline;
     for (const TrainingSample &s : samples)
@@ -107,7 +108,7 @@ Split split_samples(const std::vector<TrainingSample> &samples, int validation_p
     split.pipelines = per_pipeline.size();
     for (const TrainingSample &s : samples) {
         if (per_pipeline[s.pipeline] < 2) continue; // cannot be ranked
-        if (is_validation_pipeline(s.pipeline, validation_percent)) {
+        if (is_validation_pipeline(s.pipeline, validation_percent, validation_offset)) {
             split.validation.push_back(&s);
         } else {
             split.train[s.pipeline].push_back(&s);
@@ -257,7 +258,7 @@ void write_scatter(const fs::path &out, const Split &split, const std::vector<do
 TrainResult train_cost_model(TrainableCostModel &model, const std::vector<TrainingSample> &samples,
                              const TrainerOptions &opt) {
     if (samples.empty()) throw UserError("no training samples");
-    const Split split = split_samples(samples, opt.validation_percent);
+    const Split split = split_samples(samples, opt.validation_percent, opt.validation_offset);
     const std::vector<const TrainingSample *> &train_all = split.train_all;
     const bool have_val = !split.validation.empty();
     const std::vector<const TrainingSample *> &val_set = have_val ? split.validation : train_all;
@@ -293,6 +294,7 @@ TrainResult train_cost_model(TrainableCostModel &model, const std::vector<Traini
         {"validation_samples", split.validation.size()},
         {"validation_pipelines", res.validation.pipelines},
         {"validation_percent", opt.validation_percent},
+        {"validation_offset", opt.validation_offset},
         {"epochs", opt.epochs},
         {"best_epoch", pr.best_epoch},
         {"seed", opt.seed},

@@ -22,6 +22,8 @@ struct TrainerOptions {
     int max_samples_per_pipeline = 64;
     /** Percentage of pipelines held out for validation (by stable_hash of the id). */
     int validation_percent = 15;
+    /** Which hash buckets are held out: [offset, offset + percent) mod 100 (folds). */
+    int validation_offset = 0;
     /** Seeds the shuffling (epoch e uses seed + e, so a resumed run repeats the same order). */
     uint64_t seed = 1;
     LossOptions loss;

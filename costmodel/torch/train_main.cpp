@@ -29,6 +29,8 @@ accuracy), DIR/report.json, DIR/scatter.csv, DIR/scatter.png and DIR/checkpoint/
   --pipelines-per-step N   (default 8)
   --max-per-pipeline N     samples of one pipeline per step (default 64)
   --val-percent P     pipelines held out for validation, by hash (default 15)
+  --val-offset K      hold out hash buckets [K, K+P) mod 100 instead of [0, P): folds for
+                      cross-validation (default 0)
   --seed N            initialisation and shuffling seed (default 1)
   --resume            continue from DIR/checkpoint
   --init FILE         fine-tune from these weights instead of a fresh net
@@ -91,6 +93,8 @@ CommandLine parse_args(int argc, char **argv) {
             opt.max_samples_per_pipeline = args.integer();
         else if (a == "--val-percent")
             opt.validation_percent = args.integer();
+        else if (a == "--val-offset")
+            opt.validation_offset = args.integer(0);
         else if (a == "--seed")
             opt.seed = cfg.seed = args.seed();
         else if (a == "--resume")
@@ -142,6 +146,7 @@ CommandLine parse_args(int argc, char **argv) {
             args.unknown();
     }
     if (cl.data.empty() && cl.synthetic == 0) throw ArgError("give --data FILE or --synthetic N");
+    if (cl.opt.validation_offset > 99) throw ArgError("--val-offset must be between 0 and 99");
     if (!TorchModelConfig::valid_multiplier_range(cfg.multiplier_range))
         throw ArgError("--multiplier-range must be 0 (unbounded) or between 1 and 1e6");
     return cl;

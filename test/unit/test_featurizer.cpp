@@ -392,6 +392,33 @@ TEST_CASE("index clamps: free in a partitioned loop, per point in a short one, h
     CHECK(ops(true, block) == Approx(1 + 2 + 8 * 34.0 * 2 / 272));
 }
 
+TEST_CASE("the steady state of a likely clamp's loop holds only when its outer loop has one",
+          "[features]") {
+    // P(x, y) = in(clamp(likely x), clamp(likely y)) * 2 at root, 64 x 34 points, 8 lanes, x
+    // whole: Halide partitions y's outermost loop first and x's only in y's steady state. With
+    // y split by 17 that loop has two iterations, both touching an edge: no steady state, so
+    // x's clamp stays in every vector and the loads through it gather.
+    auto row = [](int y_split) {
+        PipelineDag dag = test::stencil_2d();
+        Load &l = dag.funcs[0].stages[0].loads[0];
+        l.clamps = {2, 2};
+        l.likely = {true, true};
+        Decisions d(2);
+        d[1].placement = Placement::Root;
+        d[1].stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
+        d[0].placement = Placement::Root;
+        d[0].stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Split, y_split}}, 8, 0)};
+        Nests n = build_all_nests(dag, d);
+        return Featurizer(dag).schedule_features(d, n, 0, 0);
+    };
+    const ScheduleRow steady = row(8), none = row(17); // y.outer: 5 and 2 iterations
+    CHECK(at(steady, F::ops_per_point) == Approx(1 + 34.0 * 2 / 272));
+    CHECK(at(steady, F::gather_lane_executions) == 0);
+    CHECK(at(none, F::ops_per_point) == Approx(1 + 2 + 34.0 * 2 / 272));
+    CHECK(at(none, F::gather_lane_executions) > 0);
+    CHECK(at(none, F::dense_load_executions) < at(steady, F::dense_load_executions));
+}
+
 TEST_CASE("a register tile's unrolled loops multiply into unroll_outer_extent", "[features]") {
     // F over 8 x 3 x 4, one vector of x by y by c. Unrolling y and c makes one block of 12
     // copies, each loading its own vector of the input: still 12 vector loads in all.
