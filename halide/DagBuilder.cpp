@@ -296,6 +296,8 @@ private:
         Stage &s = node.stages[stage_index];
         const Definition &def = stage_index == 0 ? f.definition() : f.updates()[stage_index - 1];
         std::vector<Expr> exprs = definition_exprs(def, stage_index > 0);
+        for (Expr &e : exprs)
+            e = inline_index_lets(e);
 
         for (const Expr &e : exprs)
             count_ops(e, &s.ops);

@@ -1,5 +1,6 @@
 #include "IRAnalysis.h"
 
+#include <cmath>
 #include <map>
 
 namespace sextant {
@@ -29,9 +30,24 @@ bool is_transcendental(const Call *op) {
     return false;
 }
 
+/** The branch of `select(c, a, b)` that holds a `likely` mark when the other does not, else
+ * null. Halide's boundary conditions (repeat_image, mirror_image, mirror_interior) index with
+ * `select(outside, wrapped, clamp(likely(x), min, max))`: loop partitioning keeps only the
+ * likely branch in a loop's steady state, so there the index is that branch. */
+const Expr *likely_branch(const Select *s) {
+    const bool t = has_likely(s->true_value), f = has_likely(s->false_value);
+    if (t == f) return nullptr;
+    return t ? &s->true_value : &s->false_value;
+}
+
 /** True if `e` is address arithmetic: adds, subtracts and multiplies (and clamps) of loop
- * variables, parameters and constants, with no load or conversion in it. */
+ * variables, parameters and constants, with no load or conversion in it; a boundary
+ * condition's select counts as its likely branch. */
 bool is_address_arithmetic(const Expr &e) {
+    if (const Select *o = e.as<Select>()) {
+        const Expr *b = likely_branch(o);
+        return b && is_address_arithmetic(*b);
+    }
     if (e.as<Variable>() || e.as<IntImm>() || e.as<UIntImm>()) return true;
     if (const Add *o = e.as<Add>())
         return is_address_arithmetic(o->a) && is_address_arithmetic(o->b);
@@ -64,10 +80,16 @@ public:
 
 private:
     OpHistogram *hist;
-    int in_address = 0; // inside the address arithmetic of a load
+    int in_address = 0;  // inside the address arithmetic of a load
+    int in_boundary = 0; // inside a boundary select's condition or outer branch (no work)
     using IRVisitor::visit;
 
-    void add(OpKind k, Type t) { hist->at(k, type_class(t.element_of()))++; }
+    // In a boundary select's other parts every node still counts, as a Variable: the
+    // histogram's total measures the expression's size (see above); their work is the load's
+    // index clamps (count_index_clamps), priced where the loop is not partitioned.
+    void add(OpKind k, Type t) {
+        hist->at(in_boundary ? OpKind::Variable : k, type_class(t.element_of()))++;
+    }
 
     void visit(const IntImm *op) override { add(OpKind::Constant, op->type); }
     void visit(const UIntImm *op) override { add(OpKind::Constant, op->type); }
@@ -144,8 +166,17 @@ private:
         IRVisitor::visit(op);
     }
     void visit(const Select *op) override {
-        add(OpKind::Select, op->type);
-        IRVisitor::visit(op);
+        const Expr *likely = in_address ? likely_branch(op) : nullptr;
+        add(likely ? OpKind::Variable : OpKind::Select, op->type);
+        if (!likely) {
+            IRVisitor::visit(op);
+            return;
+        }
+        in_boundary++;
+        op->condition.accept(this);
+        (likely == &op->true_value ? op->false_value : op->true_value).accept(this);
+        in_boundary--;
+        likely->accept(this);
     }
     void visit(const Let *op) override {
         add(OpKind::Let, op->value.type());
@@ -300,12 +331,41 @@ void count_ops(const Expr &e, OpHistogram *hist) {
     e.accept(&counter);
 }
 
+namespace {
+
+/** Work of `e` in simple instructions (op_kind_cost), as count_ops sees it outside a load. */
+double work_of(const Expr &e) {
+    OpHistogram h;
+    count_ops(e, &h);
+    double w = 0;
+    for (int k = 0; k < kNumOpKinds; k++)
+        w += double(h.of_kind(OpKind(k))) * op_kind_cost(OpKind(k));
+    return w;
+}
+
+/** The clamp work of an address: its min/max, and of a boundary select the select, its
+ * condition and its outer branch. */
+double clamp_work(const Expr &e) {
+    if (const Select *o = e.as<Select>()) {
+        const Expr *b = likely_branch(o);
+        const Expr &other = b == &o->true_value ? o->false_value : o->true_value;
+        return 1 + work_of(o->condition) + work_of(other) + clamp_work(*b);
+    }
+    if (const Min *o = e.as<Min>()) return 1 + clamp_work(o->a) + clamp_work(o->b);
+    if (const Max *o = e.as<Max>()) return 1 + clamp_work(o->a) + clamp_work(o->b);
+    if (const Add *o = e.as<Add>()) return clamp_work(o->a) + clamp_work(o->b);
+    if (const Sub *o = e.as<Sub>()) return clamp_work(o->a) + clamp_work(o->b);
+    if (const Mul *o = e.as<Mul>()) return clamp_work(o->a) + clamp_work(o->b);
+    if (const Call *c = e.as<Call>())
+        return c->args.size() == 1 ? clamp_work(c->args[0]) : 0; // likely(...)
+    return 0;
+}
+
+} // namespace
+
 int count_index_clamps(const Expr &arg) {
     if (!arg.defined() || !is_address_arithmetic(arg)) return 0;
-    OpHistogram h;
-    count_ops(arg, &h);
-    // Outside a load, count_ops prices the clamp's min/max as work: exactly what to count.
-    return int(h.of_kind(OpKind::MinMax));
+    return int(std::lround(clamp_work(arg)));
 }
 
 bool has_likely(const Expr &arg) {
@@ -322,6 +382,61 @@ bool has_likely(const Expr &arg) {
     } finder;
     if (arg.defined()) arg.accept(&finder);
     return finder.found;
+}
+
+namespace {
+
+/** Uses of a variable: all of them, and those in a boundary select's condition or outer
+ * branch inside the arguments of a Func or input call. */
+class UseCounter : public IRVisitor {
+public:
+    explicit UseCounter(const std::string &name) : name_(name) {}
+    int all = 0, in_boundary = 0;
+
+private:
+    using IRVisitor::visit;
+    const std::string &name_;
+    int in_args_ = 0, in_boundary_ = 0;
+    void visit(const Variable *op) override {
+        if (op->name != name_) return;
+        all++;
+        in_boundary += in_boundary_ > 0;
+    }
+    void visit(const Call *op) override {
+        const bool load = op->call_type == Call::Halide || op->call_type == Call::Image;
+        in_args_ += load;
+        IRVisitor::visit(op);
+        in_args_ -= load;
+    }
+    void visit(const Select *op) override {
+        const Expr *likely = in_args_ > 0 ? likely_branch(op) : nullptr;
+        if (!likely) {
+            IRVisitor::visit(op);
+            return;
+        }
+        in_boundary_++;
+        op->condition.accept(this);
+        (likely == &op->true_value ? op->false_value : op->true_value).accept(this);
+        in_boundary_--;
+        likely->accept(this);
+    }
+};
+
+class IndexLetInliner : public IRMutator {
+    using IRMutator::visit;
+    Expr visit(const Let *op) override {
+        Expr value = mutate(op->value), body = mutate(op->body);
+        UseCounter uses(op->name);
+        body.accept(&uses);
+        if (uses.all > 0 && uses.all == uses.in_boundary) return substitute(op->name, value, body);
+        return Let::make(op->name, value, body);
+    }
+};
+
+} // namespace
+
+Expr inline_index_lets(const Expr &e) {
+    return e.defined() ? IndexLetInliner().mutate(e) : e;
 }
 
 std::vector<RawCall> collect_calls(const Expr &e) {
@@ -352,6 +467,11 @@ private:
         if ((op->is_intrinsic(Call::likely) || op->is_intrinsic(Call::likely_if_innermost)) &&
             op->args.size() == 1)
             return mutate(op->args[0]);
+        return IRMutator::visit(op);
+    }
+    // A boundary condition's select: the interior is its likely branch.
+    Expr visit(const Select *op) override {
+        if (const Expr *b = likely_branch(op)) return mutate(*b);
         return IRMutator::visit(op);
     }
     template <typename T> Expr strip(const Expr &a, const Expr &b, const T *op) {

@@ -27,6 +27,12 @@ int count_index_clamps(const Halide::Expr &arg);
  * with so that their steady state runs without the clamp). */
 bool has_likely(const Halide::Expr &arg);
 
+/** `e` with every Let whose variable is used only in the outer parts of boundary selects
+ * (likely_branch) in call arguments substituted there: Halide's boundary conditions compute
+ * their wrap (`(x - min) % (2 * extent)`) in such a Let, and the wrap belongs to the index's
+ * clamp work (count_index_clamps), not to the stage's work per point. */
+Halide::Expr inline_index_lets(const Halide::Expr &e);
+
 /** A call found in a stage's definition. */
 struct RawCall {
     std::string name;

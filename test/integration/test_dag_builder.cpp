@@ -291,7 +291,7 @@ TEST_CASE("boundary condition uses input estimates", "[dag]") {
     CHECK(func(dag, "blur").stages[0].ops.of_kind(OpKind::Add) == 1);
 }
 
-TEST_CASE("a clamp of a computed index is work per point; a plain one is the load's", "[dag]") {
+TEST_CASE("a clamp of a computed index is work per point, a plain one is the load's", "[dag]") {
     ImageParam in(Float(32), 1, "in9");
     ImageParam lut(Float(32), 1, "lut9");
     Var x("x");
@@ -307,14 +307,45 @@ TEST_CASE("a clamp of a computed index is work per point; a plain one is the loa
     CHECK(s.ops.of_kind(OpKind::MinMax) == 2);
     const sextant::Load *plain = nullptr;
     for (const sextant::Load &l : s.loads)
-        if (l.kind == sextant::ProducerKind::Input && !l.data_dependent && l.producer_dims == 1 &&
-            !l.clamps.empty())
+        if (!l.data_dependent && l.producer_dims == 1 && !l.clamps.empty()) // in9's wrapper
             plain = &l;
     REQUIRE(plain);
     CHECK(plain->clamps == std::vector<int>{2});
     CHECK(plain->likely == std::vector<bool>{false});
     CHECK(s.ops.of_kind(OpKind::Mul) == 1); // in(x) * 16 (x * 2 is address arithmetic)
     CHECK(s.ops.of_kind(OpKind::Add) == 2); // the sum, and + 1 to a loaded index
+}
+
+TEST_CASE("a mirrored boundary reads densely in the interior and its wrap is the load's clamp",
+          "[dag]") {
+    // mirror_image indexes with select(outside, wrapped coordinate, clamp(likely(x), ...)):
+    // Halide's loop partitioning keeps only the likely branch in a loop's steady state, so the
+    // access is x itself (unit stride) and the wrap (%, abs, compares, the select) is the
+    // load's likely index clamp, not work per point of the stage.
+    ImageParam in(Float(32), 2, "in_mirror");
+    Var x("x"), y("y");
+    Func m = BoundaryConditions::mirror_image(in);
+    Func out("mirrored_blur");
+    out(x, y) = m(x - 1, y) + m(x + 1, y);
+    out.set_estimate(x, 0, 64).set_estimate(y, 0, 64);
+    in.set_estimates({{0, 64}, {0, 64}});
+    PipelineDag dag = build({out});
+    const sextant::FuncNode *mf = nullptr;
+    for (const sextant::FuncNode &f : dag.funcs)
+        if (f.name.find("mirror_image") != std::string::npos) mf = &f;
+    REQUIRE(mf);
+    const sextant::Stage &s = mf->stages[0];
+    REQUIRE(s.loads.size() == 1);
+    const sextant::Load &l = s.loads[0];
+    CHECK(l.likely == std::vector<bool>{true, true});
+    REQUIRE(l.clamps.size() == 2);
+    CHECK(l.clamps[0] >= 6); // the select, its condition and the wrap: several instructions
+    CHECK(l.at(0, 0).affine);
+    CHECK(l.at(0, 0).num == 1); // d(index 0)/dx = 1
+    CHECK(l.at(0, 0).den == 1);
+    CHECK(s.ops.of_kind(OpKind::Select) == 0);
+    CHECK(s.ops.of_kind(OpKind::Mod) == 0);
+    CHECK(s.ops.of_kind(OpKind::Compare) == 0);
 }
 
 TEST_CASE("missing output estimate names the Func and dimension", "[dag][errors]") {

@@ -13,7 +13,7 @@ TEST_CASE("defaults", "[params]") {
     CHECK(p.search.seed == 0);
 }
 
-TEST_CASE("Adams2019 names are accepted; SEXTANT_ names win", "[params]") {
+TEST_CASE("Adams2019 names are accepted and SEXTANT_ names win", "[params]") {
     Params p = Params::parse({{"HL_BEAM_SIZE", "4"},
                               {"HL_SEED", "9"},
                               {"SEXTANT_SEED", "12"},

@@ -145,7 +145,7 @@ TEST_CASE("beam search follows its evaluator and is deterministic", "[search]") 
     CHECK(again->hash == best->hash);
 }
 
-TEST_CASE("dropout with a seed is reproducible; greedy is a single pass", "[search]") {
+TEST_CASE("dropout with a seed is reproducible and greedy is a single pass", "[search]") {
     PipelineDag dag = test::transpose_reduce();
     SearchSpace space(dag);
     AnalyticalModel model(dag.machine.parallelism, double(dag.machine.last_level_cache_bytes));
@@ -197,7 +197,7 @@ TEST_CASE("ScheduleText round-trips and directives name the loops they create", 
                       Catch::Contains("expected loop 'x'"));
 }
 
-TEST_CASE("sliding windows over a split's inner part only; store_at is emitted and round-trips",
+TEST_CASE("sliding windows over a split's inner part only, store_at emitted and round-tripped",
           "[search]") {
     PipelineDag dag = test::stencil_2d();
     SearchSpace space(dag);

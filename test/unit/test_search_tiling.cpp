@@ -62,7 +62,7 @@ std::set<int64_t> vector_split_tiles(const PipelineDag &dag) {
 }
 } // namespace
 
-TEST_CASE("an update's pure splits round up where the Func may grow; elsewhere they are guarded",
+TEST_CASE("an update's pure splits round up where the Func may grow and are guarded elsewhere",
           "[search]") {
     // Output S: its buffer is the user's, so its update's splits are GuardWithIf; RVars always
     // are; a pure definition keeps Halide's default.
