@@ -1,7 +1,8 @@
 # bench.model_pairs: for each measured pair in bench/pairs/pairs.txt, the analytical model's
 # prediction of both schedules (the bench generator replaying each ScheduleText through the
-# plugin, SEXTANT_SCHEDULE_FILE); a `ranked` pair fails unless the measured-faster schedule is
-# predicted faster. Arguments: GEN, PLUGIN, TARGET, PAIRS, WORK.
+# plugin, SEXTANT_SCHEDULE_FILE; a `random:SEED` pipeline through RANDOM_GEN at the faithful
+# corpus's sizes and machine); a `ranked` pair fails unless the measured-faster schedule is
+# predicted faster. Arguments: GEN, RANDOM_GEN, PLUGIN, TARGET, PAIRS, WORK.
 file(STRINGS "${PAIRS}" lines)
 get_filename_component(pairs_dir "${PAIRS}" DIRECTORY)
 set(failed "")
@@ -9,13 +10,22 @@ foreach(line IN LISTS lines)
     if(line MATCHES "^#" OR line STREQUAL "")
         continue()
     endif()
-    string(REGEX MATCH "^([a-z]+) +([a-z_0-9]+) +([^ ]+) +([^ ]+)" m "${line}")
+    string(REGEX MATCH "^([a-z]+) +([a-z_0-9:]+) +([^ ]+) +([^ ]+)" m "${line}")
     if(NOT m)
         message(FATAL_ERROR "model_pairs: cannot read line '${line}' of ${PAIRS}")
     endif()
     set(status ${CMAKE_MATCH_1})
     set(pipeline ${CMAKE_MATCH_2})
     set(files ${CMAKE_MATCH_3} ${CMAKE_MATCH_4})
+    if(pipeline MATCHES "^random:([0-9]+)$")
+        set(gen ${RANDOM_GEN} -g random_pipeline)
+        set(params seed=${CMAKE_MATCH_1} min_extent=256 max_input_points=4194304 max_work=3e8
+                   machine_params=2,33554432,40)
+        string(REPLACE ":" "_" pipeline "${pipeline}")
+    else()
+        set(gen ${GEN} -g ${pipeline})
+        set(params machine_params=2,16777216,40)
+    endif()
     set(predicted "")
     foreach(f IN LISTS files)
         get_filename_component(path "${pairs_dir}/${f}" ABSOLUTE)
@@ -24,8 +34,8 @@ foreach(line IN LISTS lines)
         file(MAKE_DIRECTORY "${out}")
         execute_process(
             COMMAND ${CMAKE_COMMAND} -E env SEXTANT_SCHEDULE_FILE=${path} SEXTANT_COST_MODEL=analytical
-                    ${GEN} -g ${pipeline} -f p -n p -o ${out} -e schedule -p ${PLUGIN} -s Sextant
-                    auto_schedule=true machine_params=2,16777216,40 target=${TARGET}-no_runtime
+                    ${gen} -f p -n p -o ${out} -e schedule -p ${PLUGIN} -s Sextant
+                    auto_schedule=true ${params} target=${TARGET}-no_runtime
             RESULT_VARIABLE rc OUTPUT_VARIABLE log ERROR_VARIABLE log)
         if(NOT rc EQUAL 0)
             message(FATAL_ERROR "model_pairs: replaying ${f} on ${pipeline} failed:\n${log}")
