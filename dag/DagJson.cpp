@@ -63,6 +63,7 @@ nlohmann::json dag_to_json(const PipelineDag &dag) {
                                        {"parallel_safe", l.parallel_safe}});
             }
             js["ops"] = histogram_json(s.ops);
+            if (s.scalarized_calls > 0) js["scalarized_calls"] = s.scalarized_calls;
             for (const Load &ld : s.loads) {
                 nlohmann::json jl;
                 jl["from"] = producer_name(dag, ld.kind, ld.producer);

@@ -137,6 +137,10 @@ struct Stage {
     std::string name;
     std::vector<LoopDim> loops; // innermost first, as Halide orders them
     OpHistogram ops;
+    /** Per point: calls of the transcendentals Halide 14 has no vector form of on x86 (sin,
+     * cos, tan, their inverses and hyperbolic forms: one libm call per lane; exp, log and pow
+     * are vector polynomials). Also counted in `ops` as Transcendental. */
+    int scalarized_calls = 0;
     std::vector<Load> loads;
     std::vector<int> edges_in; // edges in which this stage is the consumer
     /** Per loop: 1 if a split of it rounds the Func's region up to whole tiles (Halide's

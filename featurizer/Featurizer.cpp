@@ -26,6 +26,12 @@ double arith_ops(const OpHistogram &h, int point_bytes) {
     return n;
 }
 
+/** The scalarized transcendental calls of a point (Stage::scalarized_calls: sin, cos, ...), in
+ * op_kind_cost units per lane: Halide 14 on x86 calls libm once for each lane. */
+double scalarized_call_ops(const Stage &s) {
+    return op_kind_cost(OpKind::Transcendental) * double(s.scalarized_calls);
+}
+
 /** A load seen from a non-inlined stage, after looking through inlined Funcs. */
 struct EffLoad {
     ProducerKind kind;
@@ -64,9 +70,10 @@ struct IndexClamp {
  * root stage's loop count. Accumulates arithmetic ops per point into *ops. */
 void collect_loads(const PipelineDag &dag, const Decisions &d, const Stage &s,
                    const std::vector<double> &dloop, int K, double mult, std::vector<EffLoad> *out,
-                   std::vector<IndexClamp> *clamps, double *ops, int root_func,
+                   std::vector<IndexClamp> *clamps, double *ops, double *trans, int root_func,
                    const std::vector<bool> &path_clamps) {
     *ops += mult * arith_ops(s.ops, dag.funcs[size_t(root_func)].bytes_per_point);
+    *trans += mult * scalarized_call_ops(s);
     for (const Load &l : s.loads) {
         std::vector<double> dp(size_t(l.producer_dims) * K, 0.0);
         std::vector<bool> clamp_moves = path_clamps;
@@ -97,7 +104,7 @@ void collect_loads(const PipelineDag &dag, const Decisions &d, const Stage &s,
                 for (int j = 0; j < K; j++)
                     dl[i * K + j] = dp[size_t(fd) * K + j];
             }
-            collect_loads(dag, d, inner, dl, K, mult * l.count, out, clamps, ops, root_func,
+            collect_loads(dag, d, inner, dl, K, mult * l.count, out, clamps, ops, trans, root_func,
                           clamp_moves);
         } else {
             out->push_back({l.kind, l.producer, l.self, mult * l.count, dp, K, clamp_moves});
@@ -630,10 +637,12 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
     for (int i = 0; i < K; i++)
         dloop[size_t(i) * K + i] = 1.0;
     std::vector<EffLoad> loads;
-    double ops = 0;
+    double ops = 0, trans = 0;
     std::vector<IndexClamp> clamps;
-    collect_loads(dag_, d, v.s, dloop, K, 1.0, &loads, &clamps, &ops, v.s.func,
+    collect_loads(dag_, d, v.s, dloop, K, 1.0, &loads, &clamps, &ops, &trans, v.s.func,
                   std::vector<bool>(size_t(K), false));
+    // arith_ops counted each scalarized call once per vector: the other lanes' calls.
+    if (v.vw > 1) ops += trans * (v.vw - 1);
     const double inner_clamp_kept = op_features(v, clamps, ops, r);
     access_features(v, loads, inner_clamp_kept, r);
     memory_features(v, loads, r);

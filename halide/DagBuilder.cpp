@@ -299,8 +299,10 @@ private:
         for (Expr &e : exprs)
             e = inline_index_lets(e);
 
-        for (const Expr &e : exprs)
+        for (const Expr &e : exprs) {
             count_ops(e, &s.ops);
+            s.scalarized_calls += count_scalarized_calls(e);
+        }
         std::vector<RawCall> calls;
         for (const Expr &e : exprs) {
             std::vector<RawCall> c = collect_calls(e);

@@ -27,6 +27,10 @@ int count_index_clamps(const Halide::Expr &arg);
  * with so that their steady state runs without the clamp). */
 bool has_likely(const Halide::Expr &arg);
 
+/** Calls in `e` of the transcendentals Halide 14 lowers to one scalar libm call per vector lane
+ * on x86 (Stage::scalarized_calls). */
+int count_scalarized_calls(const Halide::Expr &e);
+
 /** `e` with every Let whose variable is used only in the outer parts of boundary selects
  * (likely_branch) in call arguments substituted there: Halide's boundary conditions compute
  * their wrap (`(x - min) % (2 * extent)`) in such a Let, and the wrap belongs to the index's

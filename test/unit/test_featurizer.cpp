@@ -419,6 +419,27 @@ TEST_CASE("the steady state of a likely clamp's loop holds only when its outer l
     CHECK(at(none, F::dense_load_executions) < at(steady, F::dense_load_executions));
 }
 
+TEST_CASE("sin costs per lane (Halide 14 on x86 calls libm per lane), exp per vector",
+          "[features]") {
+    // F(x, y, c) = sin(in(x, y, c)) * 2 over 64 x 4 x 1, vectorized by 8 or not at all; with
+    // exp instead of sin the call is a vector polynomial: once per vector.
+    auto ops = [](int lanes, bool scalarized) {
+        PipelineDag dag = test::scale_3d(64, 4, 1);
+        dag.funcs[0].stages[0].ops.at(OpKind::Transcendental, TypeClass::F32) = 1;
+        dag.funcs[0].stages[0].scalarized_calls = scalarized ? 1 : 0;
+        Decisions d(1);
+        d[0].placement = Placement::Root;
+        d[0].stages = {
+            sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, lanes, 0)};
+        Nests n = build_all_nests(dag, d);
+        return at(Featurizer(dag).schedule_features(d, n, 0, 0), F::ops_per_point);
+    };
+    const double call = op_kind_cost(OpKind::Transcendental);
+    CHECK(ops(1, true) == Approx(1 + call));     // per point: the multiply and one call
+    CHECK(ops(8, true) == Approx(1 + 8 * call)); // per vector: one multiply, eight calls
+    CHECK(ops(8, false) == Approx(1 + call));    // exp: one vector call
+}
+
 TEST_CASE("a register tile's unrolled loops multiply into unroll_outer_extent", "[features]") {
     // F over 8 x 3 x 4, one vector of x by y by c. Unrolling y and c makes one block of 12
     // copies, each loading its own vector of the input: still 12 vector loads in all.
