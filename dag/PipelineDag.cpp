@@ -70,6 +70,13 @@ double op_kind_cost(OpKind k) {
     }
 }
 
+double OpHistogram::work() const {
+    double w = 0;
+    for (int k = 0; k < kNumOpKinds; k++)
+        w += double(of_kind(OpKind(k))) * op_kind_cost(OpKind(k));
+    return w;
+}
+
 int64_t OpHistogram::total() const {
     int64_t t = 0;
     for (int32_t c : counts)

@@ -44,9 +44,6 @@ struct EffLoad {
     /** Per root stage loop: an index clamp on the way to this load (in it, or in the call of
      * an inlined Func it is read through) moves with the loop. */
     std::vector<bool> clamp_moves;
-    /** The vector loop keeps a clamp of this load's index in its body (set per share of the
-     * stage's points by access_features): its lanes gather. */
-    bool clamp_in_body = false;
     double at(int p, int j) const { return jac[p * root_loops + j]; }
     /** True if the address changes with root stage loop j. */
     bool depends_on(int j) const {
@@ -377,10 +374,9 @@ void parallel_features(const StageView &v, ScheduleRow &r) {
  * against 0.7316; this rule: 0.7330), as per-realization loops of Funcs at root rarely touch
  * an edge the clamp is active at, and the DAG does not say which clamps are.
  *
- * Returns the share of the stage's points whose vector loop keeps a clamp that moves with it
- * in its body (0: none, 1: all). */
-double op_features(const StageView &v, const std::vector<IndexClamp> &clamps, double ops,
-                   ScheduleRow &r) {
+ * Returns whether a clamp moving with the vector loop stays in its body. */
+bool op_features(const StageView &v, const std::vector<IndexClamp> &clamps, double ops,
+                 ScheduleRow &r) {
     const int nl = v.nl, vw = v.vw;
     const double native = vw > 1 ? v.total / vw * v.pieces : v.total; // vectors (or points)
     const int index_bytes = 4;                                        // Int(32) index arithmetic
@@ -394,8 +390,8 @@ double op_features(const StageView &v, const std::vector<IndexClamp> &clamps, do
                                                .loops[size_t(v.sn.order[nl - 1].stage_loop)]
                                                .mode != LoopMode::Split;
     const bool long_inner = whole_inner && v.inner_extent >= 4 * std::max(vw, 4);
-    // 1 unless an outer loop a likely clamp moves with has no steady state (see above).
-    double steady = 1;
+    // Whether an outer loop a likely clamp moves with has no steady state (see above).
+    bool no_steady_state = false;
     if (long_inner && v.d[size_t(v.func)].placement == Placement::Root) {
         // (A Func computed inside another's loops: its tiles at the image's edge are few, and
         // Halide's prologue is empty in the others.)
@@ -405,19 +401,18 @@ double op_features(const StageView &v, const std::vector<IndexClamp> &clamps, do
             for (int i = 0; i < nl - 1; i++) {
                 const ConcreteLoop &l = v.sn.order[size_t(i)];
                 if (!c.moves[size_t(l.stage_loop)] || l.unrolled) continue;
-                const double n = double(std::max<int64_t>(1, l.extent));
-                if (n <= 2) steady = 0;
+                no_steady_state |= l.extent <= 2;
                 break; // the outermost loop it moves with is the one partitioned
             }
         }
     }
-    double inner_clamp_kept = 0;
+    bool inner_clamp_kept = false;
     for (const IndexClamp &c : clamps) {
         const bool moves_inner = nl > 0 && c.moves[size_t(v.sn.order[nl - 1].stage_loop)];
         if (moves_inner) {
-            const double kept = c.likely && long_inner ? 1 - steady : 1;
-            inner_clamp_kept = std::max(inner_clamp_kept, kept);
-            ops += kept * c.count * index_wide;
+            const bool partitioned = c.likely && long_inner && !no_steady_state;
+            inner_clamp_kept |= !partitioned;
+            if (!partitioned) ops += c.count * index_wide;
         } else if (native > 0) {
             auto moves = [&](int loop) { return bool(c.moves[size_t(loop)]); };
             ops += v.sites_of(moves, c.count) / native;
@@ -429,30 +424,13 @@ double op_features(const StageView &v, const std::vector<IndexClamp> &clamps, do
 }
 
 /** Loads by kind and how often each executes, and the bytes stored. */
-void access_features(const StageView &v, const std::vector<EffLoad> &clamped_loads,
-                     double inner_clamp_kept, ScheduleRow &r) {
+void access_features(const StageView &v, const std::vector<EffLoad> &loads, bool inner_clamp_kept,
+                     ScheduleRow &r) {
     const StageNest &sn = v.sn;
     const int nl = v.nl, vw = v.vw, K = v.K;
+    const double total = v.total, pieces = v.pieces;
     // The vector loop is the innermost loop of the order.
     const int vloop = sn.order.empty() ? -1 : sn.order.back().stage_loop;
-    // A load whose index clamp moves with the vector loop: gathers where the clamp stays in the
-    // body (the share inner_clamp_kept of the points, op_features), dense loads elsewhere.
-    std::vector<EffLoad> loads;
-    loads.reserve(clamped_loads.size());
-    for (const EffLoad &l : clamped_loads) {
-        if (vloop < 0 || inner_clamp_kept <= 0 || !l.clamp_moves[size_t(vloop)]) {
-            loads.push_back(l);
-            continue;
-        }
-        if (inner_clamp_kept < 1) {
-            loads.push_back(l);
-            loads.back().count *= 1 - inner_clamp_kept;
-        }
-        loads.push_back(l);
-        loads.back().count *= inner_clamp_kept;
-        loads.back().clamp_in_body = true;
-    }
-    const double total = v.total, pieces = v.pieces;
     // An update's accumulator is promoted to registers when its whole realization is a small
     // constant-size buffer (computed in a tile): LLVM unrolls the short loops over it and
     // keeps it in registers across every RVar loop, whatever the order of pure and RVar loops
@@ -487,7 +465,7 @@ void access_features(const StageView &v, const std::vector<EffLoad> &clamped_loa
         }
         // A clamped index that stays in the vector loop's body (see op_features) makes the
         // lanes' addresses a clamp of a ramp: a gather, not a dense load.
-        if (l.clamp_in_body) unit = false;
+        if (vloop >= 0 && inner_clamp_kept && l.clamp_moves[size_t(vloop)]) unit = false;
         if (vw <= 1 || zero) {
             bcast += zero && vw > 1 ? l.count : 0;
             if (vw <= 1) dense += l.count;
@@ -643,7 +621,7 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
                   std::vector<bool>(size_t(K), false));
     // arith_ops counted each scalarized call once per vector: the other lanes' calls.
     if (v.vw > 1) ops += trans * (v.vw - 1);
-    const double inner_clamp_kept = op_features(v, clamps, ops, r);
+    const bool inner_clamp_kept = op_features(v, clamps, ops, r);
     access_features(v, loads, inner_clamp_kept, r);
     memory_features(v, loads, r);
     return r;

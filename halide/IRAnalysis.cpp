@@ -15,19 +15,32 @@ TypeClass type_class(Type t) {
 
 namespace {
 
+/** Whether `op` calls one of Halide's math functions `names` (sin_f32, exp_f64, ...). */
+template <size_t N> bool is_math_call(const Call *op, const char *const (&names)[N]) {
+    if (op->call_type != Call::PureExtern && op->call_type != Call::Extern) return false;
+    const size_t us = op->name.rfind('_');
+    const std::string base = us == std::string::npos ? op->name : op->name.substr(0, us);
+    for (const char *k : names)
+        if (base == k) return true;
+    return false;
+}
+
 /** Halide's math library calls that expand to a polynomial or a libm call (sin_f32, exp_f64,
  * pow_f32, ...); sqrt, floor, abs and the like are single instructions and stay Math. */
 bool is_transcendental(const Call *op) {
-    if (op->call_type != Call::PureExtern && op->call_type != Call::Extern) return false;
     static const char *const kNames[] = {"sin",   "cos",  "tan",  "asin", "acos",  "atan",
                                          "atan2", "sinh", "cosh", "tanh", "asinh", "acosh",
                                          "atanh", "exp",  "log",  "pow",  "erf"};
-    const std::string &n = op->name;
-    size_t us = n.rfind('_');
-    std::string base = us == std::string::npos ? n : n.substr(0, us);
-    for (const char *k : kNames)
-        if (base == k) return true;
-    return false;
+    return is_math_call(op, kNames);
+}
+
+/** The transcendentals Halide 14 lowers to one scalar libm call per vector lane on x86. Checked
+ * on `-e assembly` of a 16-lane vectorized Func per function (session 26): these became 32
+ * calls of sinf, cosf, ... (two loops of 16 lanes); exp, log, pow and erf stayed vector code. */
+bool is_scalarized_transcendental(const Call *op) {
+    static const char *const kNames[] = {"sin",  "cos",  "tan",  "asin",  "acos",  "atan", "atan2",
+                                         "sinh", "cosh", "tanh", "asinh", "acosh", "atanh"};
+    return is_math_call(op, kNames);
 }
 
 /** The branch of `select(c, a, b)` that holds a `likely` mark when the other does not, else
@@ -38,6 +51,21 @@ const Expr *likely_branch(const Select *s) {
     const bool t = has_likely(s->true_value), f = has_likely(s->false_value);
     if (t == f) return nullptr;
     return t ? &s->true_value : &s->false_value;
+}
+
+/** The other branch of a boundary select whose likely branch is `likely`. */
+const Expr &outer_branch(const Select *s, const Expr *likely) {
+    return likely == &s->true_value ? s->false_value : s->true_value;
+}
+
+/** Visits a boundary select's condition and outer branch with `*depth` raised, then its likely
+ * branch: how a visitor tells the boundary's work from the interior's. */
+void visit_boundary_select(IRVisitor *v, const Select *s, const Expr *likely, int *depth) {
+    ++*depth;
+    s->condition.accept(v);
+    outer_branch(s, likely).accept(v);
+    --*depth;
+    likely->accept(v);
 }
 
 /** True if `e` is address arithmetic: adds, subtracts and multiplies (and clamps) of loop
@@ -168,15 +196,10 @@ private:
     void visit(const Select *op) override {
         const Expr *likely = in_address ? likely_branch(op) : nullptr;
         add(likely ? OpKind::Variable : OpKind::Select, op->type);
-        if (!likely) {
+        if (likely)
+            visit_boundary_select(this, op, likely, &in_boundary);
+        else
             IRVisitor::visit(op);
-            return;
-        }
-        in_boundary++;
-        op->condition.accept(this);
-        (likely == &op->true_value ? op->false_value : op->true_value).accept(this);
-        in_boundary--;
-        likely->accept(this);
     }
     void visit(const Let *op) override {
         add(OpKind::Let, op->value.type());
@@ -333,14 +356,11 @@ void count_ops(const Expr &e, OpHistogram *hist) {
 
 namespace {
 
-/** Work of `e` in simple instructions (op_kind_cost), as count_ops sees it outside a load. */
+/** Work of `e` in simple instructions, as count_ops sees it outside a load. */
 double work_of(const Expr &e) {
     OpHistogram h;
     count_ops(e, &h);
-    double w = 0;
-    for (int k = 0; k < kNumOpKinds; k++)
-        w += double(h.of_kind(OpKind(k))) * op_kind_cost(OpKind(k));
-    return w;
+    return h.work();
 }
 
 /** The clamp work of an address: its min/max, and of a boundary select the select, its
@@ -348,8 +368,7 @@ double work_of(const Expr &e) {
 double clamp_work(const Expr &e) {
     if (const Select *o = e.as<Select>()) {
         const Expr *b = likely_branch(o);
-        const Expr &other = b == &o->true_value ? o->false_value : o->true_value;
-        return 1 + work_of(o->condition) + work_of(other) + clamp_work(*b);
+        return 1 + work_of(o->condition) + work_of(outer_branch(o, b)) + clamp_work(*b);
     }
     if (const Min *o = e.as<Min>()) return 1 + clamp_work(o->a) + clamp_work(o->b);
     if (const Max *o = e.as<Max>()) return 1 + clamp_work(o->a) + clamp_work(o->b);
@@ -410,15 +429,10 @@ private:
     }
     void visit(const Select *op) override {
         const Expr *likely = in_args_ > 0 ? likely_branch(op) : nullptr;
-        if (!likely) {
+        if (likely)
+            visit_boundary_select(this, op, likely, &in_boundary_);
+        else
             IRVisitor::visit(op);
-            return;
-        }
-        in_boundary_++;
-        op->condition.accept(this);
-        (likely == &op->true_value ? op->false_value : op->true_value).accept(this);
-        in_boundary_--;
-        likely->accept(this);
     }
 };
 
@@ -440,9 +454,6 @@ Expr inline_index_lets(const Expr &e) {
 }
 
 int count_scalarized_calls(const Expr &e) {
-    // Checked on `-e assembly` of a 16-lane vectorized Func per function (session 26): these
-    // became 32 calls of sinf, cosf, ... (two loops of 16 lanes); exp, log, pow and erf stayed
-    // vector code.
     class Counter : public IRVisitor {
     public:
         int n = 0;
@@ -450,16 +461,7 @@ int count_scalarized_calls(const Expr &e) {
     private:
         using IRVisitor::visit;
         void visit(const Call *op) override {
-            if (op->call_type == Call::PureExtern || op->call_type == Call::Extern) {
-                static const char *const kScalar[] = {"sin",   "cos",   "tan",  "asin", "acos",
-                                                      "atan",  "atan2", "sinh", "cosh", "tanh",
-                                                      "asinh", "acosh", "atanh"};
-                const size_t us = op->name.rfind('_');
-                const std::string base =
-                    us == std::string::npos ? op->name : op->name.substr(0, us);
-                for (const char *k : kScalar)
-                    if (base == k) n++;
-            }
+            n += is_scalarized_transcendental(op);
             IRVisitor::visit(op);
         }
     } counter;
