@@ -5,7 +5,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 packages=(build-essential cmake ninja-build ccache libhalide14-0-dev libtorch-dev
           nlohmann-json3-dev catch2 libsqlite3-dev python3 python3-matplotlib bc
-          clang-format)
+          clang-format procps) # procps: ps, for scripts/beside_sampler.sh
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
