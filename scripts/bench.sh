@@ -21,9 +21,9 @@ HALIDE_PLUGINS=/usr/lib/x86_64-linux-gnu/halide14
 
 ALL_PIPELINES="bilateral_grid bilateral_guided_upsampling box_blur camera_pipe conv_relu
 depthwise_separable_conv harris histogram_equalize iir_blur interpolate local_laplacian matmul
-max_filter nl_means stencil_chain synthetic_200 unsharp_mask"
-ALL_SCHEDULERS="sextant-learned sextant-analytical adams2019 li2018 mullapudi2016 default"
-DEFAULT_SCHEDULERS="sextant-learned,sextant-analytical,adams2019,li2018,mullapudi2016"
+max_filter nl_means stencil_chain stencil_chain_32 synthetic_200 unsharp_mask"
+ALL_SCHEDULERS="sextant-learned sextant-analytical adams2019 li2018 mullapudi2016 expert known default"
+DEFAULT_SCHEDULERS="sextant-learned,sextant-analytical,adams2019,li2018,mullapudi2016,expert,known"
 
 pipelines=all
 schedulers="$DEFAULT_SCHEDULERS"
@@ -49,7 +49,10 @@ usage: scripts/bench.sh [options]
                         $(echo $ALL_PIPELINES | tr ' ' ',')
   --schedulers LIST     comma-separated, from: $(echo $ALL_SCHEDULERS | tr ' ' ',')
                         (default $DEFAULT_SCHEDULERS; 'all' = every one;
-                        'default' is Halide's own default schedule, no autoscheduler)
+                        'default' is Halide's own default schedule, no autoscheduler;
+                        'expert' the hand schedules of bench/schedules/expert/, 'known' the
+                        ScheduleTexts of bench/schedules/known/: with the others, the
+                        report's best-known column)
   --rounds R            fresh timed processes per schedule and allocator setting, interleaved
                         (default $rounds)
   --reps N              at most N timed runs per process; a process stops earlier once its
@@ -129,6 +132,7 @@ driver="$tools/measure/sextant-time"
 runtime="$tools/libsextant_bench_runtime.so"
 measure="$tools/sextant_bench_measure"
 root_plugin="$tools/libautoschedule_benchroot.so"
+expert_plugin="$tools/libautoschedule_benchexpert.so"
 log "building bench tools in $tools"
 cmake_gen=()
 command -v ninja >/dev/null && cmake_gen=(-G Ninja)
@@ -144,7 +148,8 @@ nice cmake --build "$tools" -j 2 >"$out_dir/tools-build.log" 2>&1 ||
 # ---- Schedulers: plugin, name for -s, extra environment ----
 scheduler_plugin() {
     case "$1" in
-    sextant-*) echo "$sextant_plugin" ;;
+    sextant-* | known) echo "$sextant_plugin" ;;
+    expert) echo "$expert_plugin" ;;
     adams2019) echo "$HALIDE_PLUGINS/libautoschedule_adams2019.so" ;;
     li2018) echo "$HALIDE_PLUGINS/libautoschedule_li2018.so" ;;
     mullapudi2016) echo "$HALIDE_PLUGINS/libautoschedule_mullapudi2016.so" ;;
@@ -154,7 +159,8 @@ scheduler_plugin() {
 }
 scheduler_name() {
     case "$1" in
-    sextant-*) echo Sextant ;;
+    sextant-* | known) echo Sextant ;;
+    expert) echo BenchExpert ;;
     adams2019) echo Adams2019 ;;
     li2018) echo Li2018 ;;
     mullapudi2016) echo Mullapudi2016 ;;
@@ -173,6 +179,19 @@ scheduler_env() {
 # The allocator setting of the second timing column: glibc then neither trims the heap top on
 # free nor returns it, so per-iteration buffers do not page-fault back in (docs/BENCHMARKS.md).
 trap_off_env="MALLOC_TRIM_THRESHOLD_=1000000000,MALLOC_TOP_PAD_=268435456"
+
+# The best schedules known for a pipeline that no scheduler here finds by itself: `expert` applies
+# the hand-written schedule of bench/schedules/expert/ (BenchExpert plugin), `known` replays the
+# ScheduleText bench/schedules/known/PIPELINE.txt (the fastest found by autotuning or by hand).
+# A pipeline with neither has an empty cell ("absent"), not a failure.
+known_schedule() { echo "$ROOT/bench/schedules/known/$1.txt"; }
+
+# absent_cell DIR REASON: a scheduler with nothing for this pipeline (no expert schedule yet).
+absent_cell() {
+    echo absent >"$1/status"
+    printf '%s\n' "$2" >"$1/reason"
+    log "  $(basename "$1"): none ($2)"
+}
 
 # fail_cell DIR REASON: record a failure for one pipeline/scheduler cell.
 fail_cell() {
@@ -219,6 +238,15 @@ build_cell() {
     name="$(scheduler_name "$s")"
     envs="$(scheduler_env "$s")"
     mkdir -p "$dir"
+    if [ "$s" = known ]; then
+        if [ ! -f "$(known_schedule "$p")" ]; then
+            absent_cell "$dir" "no bench/schedules/known/$p.txt"
+            return 1
+        fi
+        envs="SEXTANT_COST_MODEL=analytical SEXTANT_SCHEDULE_FILE=$(known_schedule "$p")"
+    elif [ "$s" = expert ]; then
+        envs="SEXTANT_BENCH_PIPELINE=$p"
+    fi
     echo "$fn" >"$dir/function"
     local args=(-g "$p" -f "$fn" -n "$fn" -o "$dir" -t 0)
     if [ -n "$name" ]; then
@@ -239,6 +267,9 @@ build_cell() {
     local rc=$?
     if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
         fail_cell "$dir" "autoscheduling timed out after ${gen_timeout}s"
+        return 1
+    elif [ "$s" = expert ] && grep -q "no expert schedule for" "$dir/gen.log"; then
+        absent_cell "$dir" "no expert schedule in bench/schedules/expert/"
         return 1
     elif [ "$rc" != 0 ]; then
         fail_cell "$dir" "generator failed (exit $rc): $(last_error "$dir/gen.log" $rc)"

@@ -4,6 +4,9 @@ Markdown table (results.md, also printed) and a chart of runtime relative to Ada
 (runtime_vs_adams2019.png). Runtimes are those of the default allocator; where the run also
 timed with the allocator trap switched off ('trap_off' variant), the rows carry those too
 (min_ms_trap_off, ...) and results.md has a second table with the ratio.
+The best-known column: per pipeline the fastest schedule of the run (any scheduler but the
+reference and Halide's default: the autoschedulers, the expert hand schedules, the known
+ScheduleTexts), and each Sextant schedule's runtime over it, with the geomean.
 Usage: bench_report.py RESULTS_DIR [--quiet]"""
 import json
 import math
@@ -11,7 +14,9 @@ import os
 import sys
 
 ORDER = ["reference", "default", "sextant-learned", "sextant-analytical", "adams2019", "li2018",
-         "mullapudi2016"]
+         "mullapudi2016", "expert", "known"]
+# Schedulers that do not count towards the best-known schedule.
+NOT_CANDIDATES = {"reference", "default"}
 BASELINE = "adams2019"
 TRAP_OFF = "trap_off"
 # Copied from each timing line into a row (suffix _trap_off for the trap-off variant).
@@ -88,7 +93,28 @@ def collect(out):
     for r in rows:
         if "min_ms" in r and r["pipeline"] in base:
             r["vs_" + BASELINE] = r["min_ms"] / base[r["pipeline"]]
+    # Ratios to the fastest schedule of the pipeline in the same run.
+    best = {}
+    for r in rows:
+        if "min_ms" in r and r["scheduler"] not in NOT_CANDIDATES:
+            if r["pipeline"] not in best or r["min_ms"] < best[r["pipeline"]][0]:
+                best[r["pipeline"]] = (r["min_ms"], r["scheduler"])
+    for r in rows:
+        if "min_ms" in r and r["pipeline"] in best:
+            r["best_known_ms"], r["best_known_by"] = best[r["pipeline"]]
+            r["vs_best_known"] = r["min_ms"] / r["best_known_ms"]
     return config, rows
+
+
+def best_known_geomeans(rows):
+    """Per scheduler: geomean and max of runtime / best-known over the pipelines it ran."""
+    out = {}
+    for s in {r["scheduler"] for r in rows} - NOT_CANDIDATES:
+        vals = [r["vs_best_known"] for r in rows if r["scheduler"] == s and "vs_best_known" in r]
+        if vals:
+            out[s] = {"geomean": math.exp(sum(math.log(v) for v in vals) / len(vals)),
+                      "max": max(vals), "pipelines": len(vals)}
+    return out
 
 
 def allocator_geomeans(rows):
@@ -121,7 +147,7 @@ def fmt(v, spec):
     return format(v, spec) if v is not None else "-"
 
 
-def markdown(config, rows, gm, agm=None):
+def markdown(config, rows, gm, agm=None, bgm=None):
     lines = []
     if config:
         lines.append(f"Command: `{config.get('command', 'scripts/bench.sh').strip()}`  ")
@@ -146,6 +172,8 @@ def markdown(config, rows, gm, agm=None):
             return ""
         if r["status"] == "untimed":
             return "-"
+        if r["status"] == "absent":
+            return ""
         if r["status"] != "ok":
             return "FAIL"
         if "vs_" + BASELINE in r and s != BASELINE:
@@ -166,6 +194,31 @@ def markdown(config, rows, gm, agm=None):
         gcells.append(f"{g['geomean']:.2f}x ({g['pipelines']}/{g['of']})" if g.get("geomean") else "-")
     lines.append("| **geomean vs Adams2019** | " + " | ".join(gcells) + " |")
     lines.append("")
+    sextants = [s for s in scheds if s.startswith("sextant-")]
+    if sextants and any("best_known_ms" in r for r in rows):
+        lines.append("Against the best known schedule (the fastest of this run's schedules, any "
+                     "scheduler but the reference and Halide's default): Sextant runtime / "
+                     "best-known runtime.")
+        lines.append("")
+        lines.append("| pipeline | best known ms | by | " +
+                     " | ".join(s + " / best" for s in sextants) + " |")
+        lines.append("|---|---:|---|" + "---:|" * len(sextants))
+        for p in pipes:
+            some = next((r for r in rows if r["pipeline"] == p and "best_known_ms" in r), None)
+            if some is None:
+                continue
+            ratios = []
+            for s in sextants:
+                r = cell.get((p, s))
+                ratios.append(f"{r['vs_best_known']:.2f}" if r and "vs_best_known" in r else "FAIL")
+            lines.append(f"| {p} | {some['best_known_ms']:.3g} | {some['best_known_by']} | " +
+                         " | ".join(ratios) + " |")
+        bcells = []
+        for s in sextants:
+            g = (bgm or {}).get(s)
+            bcells.append(f"**{g['geomean']:.3f}** (max {g['max']:.2f}, {g['pipelines']})" if g else "-")
+        lines.append("| **geomean (max)** | | | " + " | ".join(bcells) + " |")
+        lines.append("")
     if any("allocator_ratio" in r for r in rows):
         env = config.get("trap_off_env", "MALLOC_TRIM_THRESHOLD_, MALLOC_TOP_PAD_ raised")
         lines.append("Allocator trap: runtime with the default allocator / runtime with the trap "
@@ -192,7 +245,8 @@ def markdown(config, rows, gm, agm=None):
     lines.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in sorted(rows, key=lambda r: (r["pipeline"], ORDER.index(r["scheduler"])
                                          if r["scheduler"] in ORDER else 99)):
-        result = {"ok": "ok", "untimed": "checked, not timed"}.get(
+        result = {"ok": "ok", "untimed": "checked, not timed",
+                  "absent": "none: " + r["reason"].replace("|", "/")}.get(
             r["status"], "FAILURE: " + r["reason"].replace("|", "/"))
         lines.append(f"| {r['pipeline']} | {r['scheduler']} | {result} | "
                      f"{fmt(r.get('min_ms'), '.4g')} | {fmt(r.get('median_ms'), '.4g')} | "
@@ -224,7 +278,7 @@ def chart(path, rows, gm):
             if v:
                 xs.append(x)
                 ys.append(v)
-            elif p != "geomean" and (p, s) in cell:
+            elif p != "geomean" and (p, s) in cell and cell[(p, s)]["status"] != "absent":
                 fails.append(x)
         ax.bar(xs, ys, width, label=s)
         if fails:
@@ -251,10 +305,11 @@ def main():
     config, rows = collect(out)
     gm = geomeans(rows)
     agm = allocator_geomeans(rows)
+    bgm = best_known_geomeans(rows)
     with open(os.path.join(out, "results.json"), "w") as f:
         json.dump({"config": config, "rows": rows, "geomean_vs_" + BASELINE: gm,
-                   "geomean_allocator_ratio": agm}, f, indent=1)
-    md = markdown(config, rows, gm, agm)
+                   "geomean_allocator_ratio": agm, "geomean_vs_best_known": bgm}, f, indent=1)
+    md = markdown(config, rows, gm, agm, bgm)
     with open(os.path.join(out, "results.md"), "w") as f:
         f.write(md)
     if not quiet:

@@ -96,7 +96,7 @@ struct SearchSpaceOptions {
      * exist, when an outer reduction only costs loads and stores): 34.7 ms. With this move
      * and BeamSearchOptions::equal_cost_share the pick computes them per offset, 26.9 ms; a
      * hand schedule of that kind with 64 x 32 output tiles runs 10.5 ms
-     * (bench/schedules/nl_means_per_offset.txt; docs/BENCHMARKS.md has the runs). */
+     * (bench/schedules/known/nl_means.txt; docs/BENCHMARKS.md has the runs). */
     bool reduction_outside = true;
     /** Register tiles: every update stage of a Func with a reduction, computed per tile of a
      * consumer in a constant-size buffer, is also offered with all the pure loops just

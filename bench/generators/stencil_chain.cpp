@@ -1,16 +1,19 @@
-// stencil_chain: ten successive 3x3 weighted smoothing stencils (Jacobi-style iterations with
-// binomial weights 1-2-1) on a 16-bit image, integer arithmetic throughout. No schedule.
+// stencil_chain, stencil_chain_32: ten (or 32) successive 3x3 weighted smoothing stencils
+// (Jacobi-style iterations with binomial weights 1-2-1) on a 16-bit image, integer arithmetic
+// throughout. No schedule. The 32-stage chain is registered as a pipeline of its own: a deep
+// chain is where a schedule must fuse many stages (tiles or sliding windows across them), which
+// the 10-stage one does not show.
 #include "Halide.h"
 
 namespace {
 
 using namespace Halide;
 
-class StencilChain : public Generator<StencilChain> {
+template <int DefaultStages> class StencilChain : public Generator<StencilChain<DefaultStages>> {
 public:
-    GeneratorParam<int> stages{"stages", 10};
-    Input<Buffer<uint16_t>> input{"input", 2};
-    Output<Buffer<uint16_t>> output{"output", 2};
+    GeneratorParam<int> stages{"stages", DefaultStages};
+    GeneratorInput<Buffer<uint16_t>> input{"input", 2};
+    GeneratorOutput<Buffer<uint16_t>> output{"output", 2};
 
     void generate() {
         Var x("x"), y("y");
@@ -34,6 +37,10 @@ public:
     }
 };
 
+using StencilChain10 = StencilChain<10>;
+using StencilChain32 = StencilChain<32>;
+
 } // namespace
 
-HALIDE_REGISTER_GENERATOR(StencilChain, stencil_chain)
+HALIDE_REGISTER_GENERATOR(StencilChain10, stencil_chain)
+HALIDE_REGISTER_GENERATOR(StencilChain32, stencil_chain_32)

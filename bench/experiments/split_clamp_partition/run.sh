@@ -14,7 +14,7 @@ time_libs() {
         --time --rounds 3 --max-runs 20 --budget 2 "$@"
 }
 libs=()
-for f in "$here"/interpolate_*.txt "$ROOT/bench/schedules/interpolate_output_tiles.txt"; do
+for f in "$here"/interpolate_*.txt "$ROOT/bench/schedules/known/interpolate.txt"; do
     n=$(basename "$f" .txt)
     echo "== $n"
     "$ROOT/bench/schedules/replay.sh" interpolate "$f" "$out/$n" "$run"
