@@ -25,7 +25,8 @@ double heap_bytes(const PipelineDag &dag, const Decisions &d, const FuncNest &n)
  * strip and channel: `window_1` + `table` + `window_3` (3,498 KiB) is the peak, `window_3` is
  * freed before `maximum` is allocated (a malloc log's frees). */
 double peak_live_bytes(const PipelineDag &dag, const Decisions &d, const std::vector<int> &members,
-                       const std::vector<double> &bytes, int anchor) {
+                       const std::vector<double> &bytes, int anchor,
+                       std::vector<std::pair<int, int>> &life) {
     const int never = int(dag.funcs.size());
     // The member of the Root Func's own nest that each member is, or is computed inside.
     auto top = [&](int g) {
@@ -33,7 +34,7 @@ double peak_live_bytes(const PipelineDag &dag, const Decisions &d, const std::ve
             g = d[size_t(g)].at_func;
         return g;
     };
-    std::vector<std::pair<int, int>> life; // [allocated at, freed after] in id order
+    life.clear(); // [allocated at, freed after] in id order
     for (int g : members) {
         const int tg = top(g);
         int freed = -1;
@@ -123,8 +124,17 @@ AllocatorEstimate estimate_allocator(const PipelineDag &dag, const Decisions &d,
                                      std::vector<AllocatorBuffer> *buffers) {
     AllocatorEstimate e;
     const size_t n = nests.size();
-    std::vector<double> bytes(n, 0.0);
-    std::vector<double> allocs(n, 0.0); // mallocs per run
+    // The search calls this for every candidate: its arrays are kept per thread, not allocated.
+    struct Scratch {
+        std::vector<double> bytes, allocs, group;
+        std::vector<int> anchor, anchors, members;
+        std::vector<std::pair<int, int>> life;
+    };
+    thread_local Scratch scratch;
+    std::vector<double> &bytes = scratch.bytes;
+    std::vector<double> &allocs = scratch.allocs; // mallocs per run
+    bytes.assign(n, 0.0);
+    allocs.assign(n, 0.0);
     double largest_mmapped = 0;
     for (size_t g = 0; g < n; g++) {
         if (!nests[g] || dag.funcs[g].is_output) continue;
@@ -146,20 +156,29 @@ AllocatorEstimate estimate_allocator(const PipelineDag &dag, const Decisions &d,
         e.heap_mallocs += allocs[g];
     }
     e.trim_threshold_bytes = std::max(kTrimThresholdBytes, 2 * largest_mmapped);
-    std::vector<int> anchor(n, -1);
-    std::vector<std::vector<int>> members(n); // heap buffers inside each Root Func's nest
+    std::vector<int> &anchor = scratch.anchor;
+    std::vector<int> &anchors = scratch.anchors; // Root Funcs whose nests hold heap buffers
+    anchor.assign(n, -1);
+    anchors.clear();
     for (size_t g = 0; g < n; g++) {
         if (bytes[g] == 0 || bytes[g] > kMmapMaxBytes) continue;
         if (d[g].placement == Placement::Root) {
             e.root_heap_bytes += bytes[g];
         } else {
             anchor[g] = root_anchor(d, int(g));
-            members[size_t(anchor[g])].push_back(int(g));
+            if (std::find(anchors.begin(), anchors.end(), anchor[g]) == anchors.end())
+                anchors.push_back(anchor[g]);
         }
     }
-    std::vector<double> group(n, 0.0); // the most of that heap live at once
-    for (size_t a = 0; a < n; a++)
-        if (!members[a].empty()) group[a] = peak_live_bytes(dag, d, members[a], bytes, int(a));
+    std::vector<double> &group = scratch.group; // the most of that heap live at once
+    group.assign(n, 0.0);
+    for (int a : anchors) {
+        std::vector<int> &members = scratch.members; // its heap buffers, in id order
+        members.clear();
+        for (size_t g = 0; g < n; g++)
+            if (anchor[g] == a) members.push_back(int(g));
+        group[size_t(a)] = peak_live_bytes(dag, d, members, bytes, a, scratch.life);
+    }
     // The main thread runs parallel tasks too, so the main arena holds the Root buffers plus
     // one iteration's buffers of some nest; it grows by each request plus the top pad (128
     // KiB). Once all are freed, its top holds their total plus the pad.

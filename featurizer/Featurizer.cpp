@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <utility>
 
 namespace sextant {
 
@@ -32,6 +33,22 @@ double scalarized_call_ops(const Stage &s) {
     return op_kind_cost(OpKind::Transcendental) * double(s.scalarized_calls);
 }
 
+/** A set of a root stage's loops (at most kMaxStageLoops), as bits: the featurizer builds
+ * several per load of every candidate, and a std::vector<bool> each was a heap allocation. */
+class LoopSet {
+public:
+    bool operator[](size_t j) const { return (bits_ >> j) & 1u; }
+    void set(size_t j) { bits_ |= uint32_t(1) << j; }
+    LoopSet &operator|=(LoopSet o) {
+        bits_ |= o.bits_;
+        return *this;
+    }
+
+private:
+    static_assert(kMaxStageLoops <= 32, "LoopSet holds 32 loops");
+    uint32_t bits_ = 0;
+};
+
 /** A load seen from a non-inlined stage, after looking through inlined Funcs. */
 struct EffLoad {
     ProducerKind kind;
@@ -43,7 +60,7 @@ struct EffLoad {
     int root_loops;
     /** Per root stage loop: an index clamp on the way to this load (in it, or in the call of
      * an inlined Func it is read through) moves with the loop. */
-    std::vector<bool> clamp_moves;
+    LoopSet clamp_moves;
     double at(int p, int j) const { return jac[p * root_loops + j]; }
     /** True if the address changes with root stage loop j. */
     bool depends_on(int j) const {
@@ -58,7 +75,7 @@ struct EffLoad {
 /** The clamps of one index of a load, seen from a non-inlined stage: `count` min/max per
  * point, moving with the root stage loops j where `moves[j]`. */
 struct IndexClamp {
-    std::vector<bool> moves;
+    LoopSet moves;
     double count;
     bool likely;
 };
@@ -68,14 +85,14 @@ struct IndexClamp {
 void collect_loads(const PipelineDag &dag, const Decisions &d, const Stage &s,
                    const std::vector<double> &dloop, int K, double mult, std::vector<EffLoad> *out,
                    std::vector<IndexClamp> *clamps, double *ops, double *trans, int root_func,
-                   const std::vector<bool> &path_clamps) {
+                   LoopSet path_clamps) {
     *ops += mult * arith_ops(s.ops, dag.funcs[size_t(root_func)].bytes_per_point);
     *trans += mult * scalarized_call_ops(s);
     for (const Load &l : s.loads) {
         std::vector<double> dp(size_t(l.producer_dims) * K, 0.0);
-        std::vector<bool> clamp_moves = path_clamps;
+        LoopSet clamp_moves = path_clamps;
         for (int p = 0; p < l.producer_dims; p++) {
-            std::vector<bool> moves(size_t(K), false);
+            LoopSet moves;
             for (int i = 0; i < l.loop_dims; i++) {
                 const JacobianEntry &je = l.at(p, i);
                 for (int j = 0; j < K; j++) {
@@ -83,13 +100,12 @@ void collect_loads(const PipelineDag &dag, const Decisions &d, const Stage &s,
                     if (dl == 0) continue;
                     double &out_pj = dp[size_t(p) * K + j];
                     out_pj = je.affine ? out_pj + double(je.num) / double(je.den) * dl : NAN;
-                    if (!je.affine || je.num != 0) moves[size_t(j)] = true;
+                    if (!je.affine || je.num != 0) moves.set(size_t(j));
                 }
             }
             if (l.clamps_at(p) > 0) {
                 clamps->push_back({moves, mult * l.count * l.clamps_at(p), l.likely_at(p)});
-                for (int j = 0; j < K; j++)
-                    if (moves[size_t(j)]) clamp_moves[size_t(j)] = true;
+                clamp_moves |= moves;
             }
         }
         if (l.kind == ProducerKind::Func && !l.self && is_inlined(dag, d, l.producer)) {
@@ -104,7 +120,8 @@ void collect_loads(const PipelineDag &dag, const Decisions &d, const Stage &s,
             collect_loads(dag, d, inner, dl, K, mult * l.count, out, clamps, ops, trans, root_func,
                           clamp_moves);
         } else {
-            out->push_back({l.kind, l.producer, l.self, mult * l.count, dp, K, clamp_moves});
+            out->push_back(
+                {l.kind, l.producer, l.self, mult * l.count, std::move(dp), K, clamp_moves});
         }
     }
 }
@@ -617,8 +634,7 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
     std::vector<EffLoad> loads;
     double ops = 0, trans = 0;
     std::vector<IndexClamp> clamps;
-    collect_loads(dag_, d, v.s, dloop, K, 1.0, &loads, &clamps, &ops, &trans, v.s.func,
-                  std::vector<bool>(size_t(K), false));
+    collect_loads(dag_, d, v.s, dloop, K, 1.0, &loads, &clamps, &ops, &trans, v.s.func, LoopSet{});
     // arith_ops counted each scalarized call once per vector: the other lanes' calls.
     if (v.vw > 1) ops += trans * (v.vw - 1);
     const bool inner_clamp_kept = op_features(v, clamps, ops, r);

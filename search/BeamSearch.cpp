@@ -28,13 +28,15 @@ bool better(const StatePtr &a, const StatePtr &b) {
 }
 
 /** Bytes a state holds of its own (object, decisions, per-Func vectors), with allocator
- * overhead; the FuncNests it shares with its parent are not counted. */
+ * overhead; the FuncNests it shares with its parent are not counted. The per-stage schedules
+ * are counted as if each state held its own copy (it shares all but one with its parent since
+ * they are copied on write): an over-estimate the memory limit was tuned with. */
 double state_bytes(const State &s) {
     constexpr double kAlloc = 16;           // malloc's header per allocation
     double b = sizeof(State) + 32 + kAlloc; // + make_shared's control block
     b += double(s.decisions.capacity()) * sizeof(FuncSched) + kAlloc;
     for (const FuncSched &f : s.decisions)
-        if (f.stages.capacity()) b += double(f.stages.capacity()) * sizeof(StageSched) + kAlloc;
+        if (!f.stages.empty()) b += double(f.stages.size()) * sizeof(StageSched) + kAlloc;
     b += double(s.nests.capacity()) * sizeof(NestPtr) + kAlloc;
     b += double(s.func_cost.capacity()) * sizeof(double) + kAlloc;
     b += double(s.dirty.capacity()) * sizeof(int) + kAlloc;

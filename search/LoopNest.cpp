@@ -11,10 +11,6 @@
 
 namespace sextant {
 
-bool is_inlined(const PipelineDag &dag, const Decisions &d, int func) {
-    return dag.funcs[func].is_input_wrapper || d[func].placement == Placement::Inline;
-}
-
 std::vector<StageRef> effective_consumers(const PipelineDag &dag, const Decisions &d, int func) {
     std::vector<StageRef> out;
     std::vector<int> work = {func};

@@ -62,8 +62,12 @@ using Nests = std::vector<NestPtr>;
 /** A (func, stage) pair. */
 using StageRef = std::pair<int, int>;
 
-/** True if the Func is inlined in this schedule (input wrappers always are). */
-bool is_inlined(const PipelineDag &dag, const Decisions &d, int func);
+/** True if the Func is inlined in this schedule (input wrappers always are). In the header:
+ * the featurizer asks it for every load of every candidate. */
+inline bool is_inlined(const PipelineDag &dag, const Decisions &d, int func) {
+    return d[size_t(func)].placement == Placement::Inline ||
+           dag.funcs[size_t(func)].is_input_wrapper;
+}
 
 /** The Func whose loops hold `func` at the outermost: `func` itself unless it is computed at
  * a consumer, else that consumer's root anchor. */

@@ -17,6 +17,7 @@
 #include <array>
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -110,6 +111,51 @@ struct StageSched {
     }
 };
 
+/** The per-stage schedules of one Func, shared between copies until one of them is changed
+ * (copy on write): every search state copies all Funcs' decisions, and all but the newest
+ * are the parent's, so a copy costs a pointer instead of an allocation and ~400 bytes per stage.
+ * A mutable element or iterator is valid only until the owner is copied: take it, write
+ * through it, then copy (never write through one taken before a copy). */
+class StageScheds {
+public:
+    StageScheds() = default;
+    StageScheds(std::initializer_list<StageSched> init)
+        : v_(std::make_shared<std::vector<StageSched>>(init)) {}
+    StageScheds(std::vector<StageSched> v)
+        : v_(std::make_shared<std::vector<StageSched>>(std::move(v))) {}
+    size_t size() const { return v_ ? v_->size() : 0; }
+    bool empty() const { return size() == 0; }
+    const StageSched &operator[](size_t i) const { return (*v_)[i]; }
+    StageSched &operator[](size_t i) { return own()[i]; }
+    const StageSched &back() const { return v_->back(); }
+    StageSched &back() { return own().back(); }
+    const StageSched *begin() const { return v_ ? v_->data() : nullptr; }
+    const StageSched *end() const { return v_ ? v_->data() + v_->size() : nullptr; }
+    StageSched *begin() { return v_ ? own().data() : nullptr; }
+    StageSched *end() { return v_ ? own().data() + v_->size() : nullptr; }
+    void push_back(const StageSched &s) { own().push_back(s); }
+    void resize(size_t n) { own().resize(n); }
+    void assign(size_t n, const StageSched &s) { own().assign(n, s); }
+    void clear() { v_.reset(); }
+    bool operator==(const StageScheds &o) const {
+        if (v_ == o.v_) return true;
+        if (size() != o.size()) return false;
+        for (size_t i = 0; i < size(); i++)
+            if (!((*v_)[i] == (*o.v_)[i])) return false;
+        return true;
+    }
+
+private:
+    std::vector<StageSched> &own() {
+        if (!v_)
+            v_ = std::make_shared<std::vector<StageSched>>();
+        else if (v_.use_count() > 1)
+            v_ = std::make_shared<std::vector<StageSched>>(*v_);
+        return *v_;
+    }
+    std::shared_ptr<std::vector<StageSched>> v_;
+};
+
 struct FuncSched {
     Placement placement = Placement::Undecided;
     int at_func = -1;  // Placement::At: the consumer Func
@@ -120,7 +166,7 @@ struct FuncSched {
     int store_level = -1;
     /** The consumer loop the storage is allocated in: store_level, or at_level if none. */
     int storage_level() const { return store_level < 0 ? at_level : store_level; }
-    std::vector<StageSched> stages; // empty unless Root or At
+    StageScheds stages; // empty unless Root or At
     /** Placement::At: which stage of the consumer: 0 (pure), or the one update stage that
      * makes every use (Halide's compute_at(f, var) goes to the stage that uses the Func). */
     int at_stage = 0;
