@@ -224,6 +224,7 @@ RegretSummary run_regret(const RegretOptions &opt, SampleStore *best_known) {
     std::ofstream out(opt.out_path, std::ios::app);
     if (!out) throw UserError("regret: cannot write " + opt.out_path);
     for (uint64_t s = opt.from; s < opt.to; s++) {
+        if ((opt.half == 1 && s % 2 != 0) || (opt.half == 2 && s % 2 == 0)) continue;
         if (done.count(s)) {
             sum.skipped++;
             continue;

@@ -31,6 +31,9 @@ struct RegretOptions {
     random_pipelines::RandomPipelineOptions generator;
     std::string time_exe; ///< "" = this build's sextant-time
     bool quiet = false;
+    /** 0: every seed; 1: the even seeds only (the selection half of scripts/regret_report.py);
+     * 2: the odd seeds only (the test half, for judging a candidate to ship, once). */
+    int half = 0;
 };
 
 struct RegretSummary {

@@ -75,6 +75,8 @@ const char *kUsage =
     "                         beam picks and the fastest schedule stored in --db for it, timed\n"
     "                         interleaved over R rounds (3) of fresh processes — into FILE (JSON\n"
     "                         lines, resumable; scripts/regret_report.py summarizes it).\n"
+    "                         --regret-half selection|test: the even or the odd seeds only\n"
+    "                         (regret_report.py's halves: choose on one, ship on the other).\n"
     "                         WEIGHTS may be an ensemble, as for --weights ('analytical' names\n"
     "                         the analytical model as a member). The judge runs alone: it\n"
     "                         refuses to start while other processes use over 20% of the\n"
@@ -227,7 +229,14 @@ Options parse_args(int argc, char **argv) {
             o.regret.weights = args.value();
         else if (a == "--regret-out")
             o.regret.out_path = args.value();
-        else if (a == "--busy-ok")
+        else if (a == "--regret-half") {
+            const std::string h = args.value();
+            if (h != "selection" && h != "test")
+                throw ArgError(
+                    "--regret-half: 'selection' (even seeds) or 'test' (odd seeds), not '" + h +
+                    "'");
+            o.regret.half = h == "selection" ? 1 : 2;
+        } else if (a == "--busy-ok")
             o.busy_ok = true;
         else if (a == "--seed")
             o.remeasure_opt.seed = args.seed();

@@ -391,6 +391,18 @@ TEST_CASE(
     out = run(regret + " --regret-out " + out_file + " 2>&1", &status);
     CHECK(status == 0);
     CHECK(out.find("judged 0 pipelines (0 failed), skipped 2") != std::string::npos);
+    // Halves: the selection half is the even seeds (50 of 50-51), as regret_report.py's.
+    const std::string half_file = dir + "/half.jsonl";
+    out = run(regret + " --regret-out " + half_file + " --regret-half selection 2>&1", &status);
+    INFO(out);
+    CHECK(status == 0);
+    CHECK(out.find("judged 1 pipelines (0 failed)") != std::string::npos);
+    std::ifstream half_in(half_file);
+    REQUIRE(std::getline(half_in, line));
+    CHECK(nlohmann::json::parse(line)["seed"] == 50);
+    out = run(regret + " --regret-out " + half_file + " --regret-half odd 2>&1", &status);
+    CHECK(status == 2);
+    CHECK(out.find("--regret-half") != std::string::npos);
 }
 #endif
 
