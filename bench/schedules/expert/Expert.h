@@ -53,4 +53,18 @@ private:
     std::map<std::string, Halide::Func> by_name_;
 };
 
+/** The usual schedule of an image output (x, y, c) with `channels` channels: strips of `rows`
+ * rows in parallel (split `y` into `yo`, `yi`), `lanes` lanes along `x`, channels unrolled
+ * innermost. Returns the Func for further scheduling. */
+inline Halide::Func strips_of_rows(Halide::Func output, int channels, int rows, int lanes) {
+    using Halide::Var;
+    Var x("x"), y("y"), c("c"), yo("yo"), yi("yi");
+    return output.bound(c, 0, channels)
+        .split(y, yo, yi, rows, Halide::TailStrategy::ShiftInwards)
+        .reorder(c, x, yi, yo)
+        .unroll(c)
+        .vectorize(x, lanes)
+        .parallel(yo);
+}
+
 } // namespace expert

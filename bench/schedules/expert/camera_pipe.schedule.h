@@ -17,12 +17,7 @@ inline void schedule_camera_pipe(const expert::Funcs &f) {
     f("curve").compute_root().vectorize(Var("i"), 16);
     f("ccm").compute_root();
     Func output = f("output");
-    output.bound(c, 0, 3)
-        .split(y, yo, yi, 32, TailStrategy::ShiftInwards)
-        .reorder(c, x, yi, yo)
-        .unroll(c)
-        .vectorize(x, 16)
-        .parallel(yo);
+    expert::strips_of_rows(output, 3, 32, 16);
     f("demosaiced")
         .compute_at(output, yi)
         .bound_extent(c, 3)

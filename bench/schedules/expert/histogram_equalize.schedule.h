@@ -31,10 +31,5 @@ inline void schedule_histogram_equalize(const expert::Funcs &f) {
     }
     f.unique_prefixed("minimum").compute_root();
     Func output = f("output");
-    output.bound(c, 0, 3)
-        .split(y, yo, yi, 64, TailStrategy::ShiftInwards)
-        .reorder(c, x, yi, yo)
-        .unroll(c)
-        .vectorize(x, 16)
-        .parallel(yo);
+    expert::strips_of_rows(output, 3, 64, 16);
 }

@@ -26,12 +26,7 @@ inline void schedule_interpolate(const expert::Funcs &f) {
         by_rows(f("up_" + std::to_string(l)));
     }
     Func output = f("output");
-    output.bound(c, 0, 3)
-        .split(y, yo, yi, 32, TailStrategy::ShiftInwards)
-        .reorder(c, x, yi, yo)
-        .unroll(c)
-        .vectorize(x, 16)
-        .parallel(yo);
+    expert::strips_of_rows(output, 3, 32, 16);
     for (const char *name : {"up_1", "up_0"}) {
         f(name)
             .compute_at(output, yo)

@@ -46,11 +46,6 @@ inline void schedule_local_laplacian(const expert::Funcs &f) {
             .vectorize(x, 16);
     }
     Func output = f("output");
-    output.bound(c, 0, 3)
-        .split(y, yo, yi, 32, TailStrategy::ShiftInwards)
-        .reorder(c, x, yi, yo)
-        .unroll(c)
-        .vectorize(x, 16)
-        .parallel(yo);
+    expert::strips_of_rows(output, 3, 32, 16);
     f("out_g_0").compute_at(output, yo).vectorize(x, 16);
 }
