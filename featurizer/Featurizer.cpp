@@ -1,5 +1,7 @@
 #include "Featurizer.h"
 
+#include "StageLoads.h"
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -8,123 +10,6 @@
 namespace sextant {
 
 namespace {
-
-/** Arithmetic work per point in simple-instruction units (op_kind_cost), each operation on a
- * type wider than `point_bytes` (the computing stage's own values) counted once per vector of
- * that width it takes: box_blur's 16-bit output summing 32-bit values does twice the vector
- * instructions per output vector. */
-double arith_ops(const OpHistogram &h, int point_bytes) {
-    double n = 0;
-    for (int k = 0; k < kNumOpKinds; k++) {
-        for (int t = 0; t < kNumTypeClasses; t++) {
-            const int32_t c = h.counts[size_t(k * kNumTypeClasses + t)];
-            if (c == 0) continue;
-            const double wide = std::max(1.0, double(type_class_bytes(TypeClass(t))) /
-                                                  double(std::max(1, point_bytes)));
-            n += op_kind_cost(OpKind(k)) * double(c) * wide;
-        }
-    }
-    return n;
-}
-
-/** The scalarized transcendental calls of a point (Stage::scalarized_calls: sin, cos, ...), in
- * op_kind_cost units per lane: Halide 14 on x86 calls libm once for each lane. */
-double scalarized_call_ops(const Stage &s) {
-    return op_kind_cost(OpKind::Transcendental) * double(s.scalarized_calls);
-}
-
-/** A set of a root stage's loops (at most kMaxStageLoops), as bits: the featurizer builds
- * several per load of every candidate, and a std::vector<bool> each was a heap allocation. */
-class LoopSet {
-public:
-    bool operator[](size_t j) const { return (bits_ >> j) & 1u; }
-    void set(size_t j) { bits_ |= uint32_t(1) << j; }
-    LoopSet &operator|=(LoopSet o) {
-        bits_ |= o.bits_;
-        return *this;
-    }
-
-private:
-    static_assert(kMaxStageLoops <= 32, "LoopSet holds 32 loops");
-    uint32_t bits_ = 0;
-};
-
-/** A load seen from a non-inlined stage, after looking through inlined Funcs. */
-struct EffLoad {
-    ProducerKind kind;
-    int producer;
-    bool self;
-    double count;
-    /** d(producer index in dim p)/d(root stage loop j), row-major [p][j]; NaN = not affine. */
-    std::vector<double> jac;
-    int root_loops;
-    /** Per root stage loop: an index clamp on the way to this load (in it, or in the call of
-     * an inlined Func it is read through) moves with the loop. */
-    LoopSet clamp_moves;
-    double at(int p, int j) const { return jac[p * root_loops + j]; }
-    /** True if the address changes with root stage loop j. */
-    bool depends_on(int j) const {
-        for (size_t p = 0; p * root_loops < jac.size(); p++) {
-            double v = at(int(p), j);
-            if (std::isnan(v) || v != 0) return true;
-        }
-        return false;
-    }
-};
-
-/** The clamps of one index of a load, seen from a non-inlined stage: `count` min/max per
- * point, moving with the root stage loops j where `moves[j]`. */
-struct IndexClamp {
-    LoopSet moves;
-    double count;
-    bool likely;
-};
-
-/** Walks the loads of `s`, where d(s's loop i)/d(root stage loop j) = dloop[i * K + j], K the
- * root stage's loop count. Accumulates arithmetic ops per point into *ops. */
-void collect_loads(const PipelineDag &dag, const Decisions &d, const Stage &s,
-                   const std::vector<double> &dloop, int K, double mult, std::vector<EffLoad> *out,
-                   std::vector<IndexClamp> *clamps, double *ops, double *trans, int root_func,
-                   LoopSet path_clamps) {
-    *ops += mult * arith_ops(s.ops, dag.funcs[size_t(root_func)].bytes_per_point);
-    *trans += mult * scalarized_call_ops(s);
-    for (const Load &l : s.loads) {
-        std::vector<double> dp(size_t(l.producer_dims) * K, 0.0);
-        LoopSet clamp_moves = path_clamps;
-        for (int p = 0; p < l.producer_dims; p++) {
-            LoopSet moves;
-            for (int i = 0; i < l.loop_dims; i++) {
-                const JacobianEntry &je = l.at(p, i);
-                for (int j = 0; j < K; j++) {
-                    double dl = dloop[size_t(i) * K + j];
-                    if (dl == 0) continue;
-                    double &out_pj = dp[size_t(p) * K + j];
-                    out_pj = je.affine ? out_pj + double(je.num) / double(je.den) * dl : NAN;
-                    if (!je.affine || je.num != 0) moves.set(size_t(j));
-                }
-            }
-            if (l.clamps_at(p) > 0) {
-                clamps->push_back({moves, mult * l.count * l.clamps_at(p), l.likely_at(p)});
-                clamp_moves |= moves;
-            }
-        }
-        if (l.kind == ProducerKind::Func && !l.self && is_inlined(dag, d, l.producer)) {
-            const Stage &inner = dag.stage(l.producer, 0);
-            std::vector<double> dl(inner.loops.size() * K, 0.0);
-            for (size_t i = 0; i < inner.loops.size(); i++) {
-                int fd = inner.loops[i].func_dim;
-                if (fd < 0 || fd >= l.producer_dims) continue;
-                for (int j = 0; j < K; j++)
-                    dl[i * K + j] = dp[size_t(fd) * K + j];
-            }
-            collect_loads(dag, d, inner, dl, K, mult * l.count, out, clamps, ops, trans, root_func,
-                          clamp_moves);
-        } else {
-            out->push_back(
-                {l.kind, l.producer, l.self, mult * l.count, std::move(dp), K, clamp_moves});
-        }
-    }
-}
 
 int producer_bytes(const PipelineDag &dag, ProducerKind kind, int id) {
     return kind == ProducerKind::Func ? dag.funcs[id].bytes_per_point
@@ -571,18 +456,21 @@ void memory_features(const StageView &v, const std::vector<EffLoad> &loads, Sche
     Box64 inner_box =
         sn.order.size() >= 2 ? box_at_level(sn, int(sn.order.size()) - 2) : sn.loop_box;
     std::vector<std::pair<ProducerKind, int>> seen;
+    const std::vector<ProducerRegion> footprints =
+        required_regions(dag, v.d, {v.func, v.stage}, sn.loop_box);
+    const std::vector<ProducerRegion> inner_footprints =
+        required_regions(dag, v.d, {v.func, v.stage}, inner_box);
     for (const EffLoad &l : loads) {
         if (l.self) continue;
         std::pair<ProducerKind, int> key{l.kind, l.producer};
         if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
         seen.push_back(key);
         int bpp = producer_bytes(dag, l.kind, l.producer);
-        Box64 fp;
-        required_region(dag, v.d, {v.func, v.stage}, sn.loop_box, l.kind, l.producer, &fp);
-        double bytes = double(box_volume(fp)) * bpp * v.slide;
-        Box64 fpi;
-        required_region(dag, v.d, {v.func, v.stage}, inner_box, l.kind, l.producer, &fpi);
-        ws_inner += double(box_volume(fpi)) * bpp;
+        const Box64 *fp = find_region(footprints, l.kind, l.producer);
+        const Box64 *fpi = find_region(inner_footprints, l.kind, l.producer);
+        const Box64 none;
+        double bytes = double(box_volume(fp ? *fp : none)) * bpp * v.slide;
+        ws_inner += double(box_volume(fpi ? *fpi : none)) * bpp;
         read_total += bytes;
         // A Func computed at a loop (inside this Func, or beside it in a tile of the Func
         // that holds both) is read from its buffer while that buffer is hot: the realization
@@ -620,6 +508,49 @@ void memory_features(const StageView &v, const std::vector<EffLoad> &loads, Sche
 
 } // namespace
 
+size_t Featurizer::KeyHash::operator()(const std::vector<int> &k) const {
+    uint64_t h = 1469598103934665603ull; // FNV-1a over the ints
+    for (int v : k) {
+        h ^= uint64_t(uint32_t(v));
+        h *= 1099511628211ull;
+    }
+    return size_t(h);
+}
+
+std::shared_ptr<const StageLoads> Featurizer::stage_loads(const Decisions &d,
+                                                          const Stage &s) const {
+    // The key: the stage, and every inlined Func reachable from it through inlined Funcs.
+    std::vector<int> key{stage_id(s.func, s.index)};
+    std::vector<int> inlined;
+    std::vector<const Stage *> todo{&s};
+    while (!todo.empty()) {
+        const Stage &t = *todo.back();
+        todo.pop_back();
+        for (int e : t.edges_in) {
+            const Edge &edge = dag_.edges[size_t(e)];
+            if (edge.kind != ProducerKind::Func || edge.producer == t.func ||
+                !is_inlined(dag_, d, edge.producer) ||
+                std::find(inlined.begin(), inlined.end(), edge.producer) != inlined.end())
+                continue;
+            inlined.push_back(edge.producer);
+            todo.push_back(&dag_.stage(edge.producer, 0));
+        }
+    }
+    std::sort(inlined.begin(), inlined.end());
+    key.insert(key.end(), inlined.begin(), inlined.end());
+    {
+        std::lock_guard<std::mutex> lock(loads_mutex_);
+        auto it = loads_cache_.find(key);
+        if (it != loads_cache_.end()) return it->second;
+    }
+    auto loads = std::make_shared<const StageLoads>(collect_stage_loads(dag_, d, s));
+    std::lock_guard<std::mutex> lock(loads_mutex_);
+    // A bound on what a long search holds (a few KiB an entry).
+    if (loads_cache_.size() >= 50000) loads_cache_.clear();
+    loads_cache_.emplace(std::move(key), loads);
+    return loads;
+}
+
 ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests, int func,
                                           int stage) const {
     const StageView v(dag_, d, nests, func, stage);
@@ -627,19 +558,13 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
     point_and_vector_features(v, r);
     parallel_features(v, r);
     // The stage's loads through inlined Funcs, with their index clamps and arithmetic.
-    const int K = v.K;
-    std::vector<double> dloop(size_t(K) * K, 0.0);
-    for (int i = 0; i < K; i++)
-        dloop[size_t(i) * K + i] = 1.0;
-    std::vector<EffLoad> loads;
-    double ops = 0, trans = 0;
-    std::vector<IndexClamp> clamps;
-    collect_loads(dag_, d, v.s, dloop, K, 1.0, &loads, &clamps, &ops, &trans, v.s.func, LoopSet{});
+    const std::shared_ptr<const StageLoads> loads = stage_loads(d, v.s);
+    const StageLoads &sl = *loads;
     // arith_ops counted each scalarized call once per vector: the other lanes' calls.
-    if (v.vw > 1) ops += trans * (v.vw - 1);
-    const bool inner_clamp_kept = op_features(v, clamps, ops, r);
-    access_features(v, loads, inner_clamp_kept, r);
-    memory_features(v, loads, r);
+    const double ops = sl.ops + (v.vw > 1 ? sl.trans * (v.vw - 1) : 0.0);
+    const bool inner_clamp_kept = op_features(v, sl.clamps, ops, r);
+    access_features(v, sl.loads, inner_clamp_kept, r);
+    memory_features(v, sl.loads, r);
     return r;
 }
 

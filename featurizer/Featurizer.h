@@ -8,6 +8,9 @@
 #include "search/LoopNest.h"
 
 #include <array>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
 #include <vector>
 
 namespace sextant {
@@ -31,6 +34,8 @@ struct FeatureBatch {
     }
 };
 
+struct StageLoads;
+
 class Featurizer {
 public:
     explicit Featurizer(const PipelineDag &dag);
@@ -48,9 +53,22 @@ public:
                                   int stage) const;
 
 private:
+    /** collect_stage_loads(dag_, d, s), which depends only on which of the Funcs `s` reads
+     * through are inlined: walked once per stage and inlined set, shared by every state with
+     * that set (thread-safe). */
+    std::shared_ptr<const StageLoads> stage_loads(const Decisions &d, const Stage &s) const;
+
+    struct KeyHash {
+        size_t operator()(const std::vector<int> &k) const;
+    };
+
     const PipelineDag &dag_;
     std::vector<int> stage_base_;
     std::vector<std::vector<float>> algorithm_;
+    mutable std::mutex loads_mutex_;
+    /** stage_loads by (stage id, the inlined Funcs it reads through, ascending). */
+    mutable std::unordered_map<std::vector<int>, std::shared_ptr<const StageLoads>, KeyHash>
+        loads_cache_;
 };
 
 /** glibc's malloc as Halide 14's generated code meets it (docs/COSTMODEL.md, "Allocation").

@@ -1,5 +1,6 @@
 #include "BeamSearch.h"
 
+#include "search/JobQueue.h"
 #include "support/Rng.h"
 
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <thread>
 
 namespace sextant {
 
@@ -62,34 +64,66 @@ double child_bytes(const State &c, int func) {
     return b;
 }
 
-/** The best `keep` distinct states of a stream of children, scored in batches of at most
- * `batch`: holds at most keep + batch states. */
+/** The best `keep` distinct states of a stream of children, selected in batches of at most
+ * `batch`: holds at most keep + batch states. Children are scored in groups as they come, on
+ * the queue's thread while this one makes the next children; states are made, selected and
+ * dropped on this thread alone (the queue's thread only reads them and sets their costs). The
+ * states kept are those of scoring each batch whole: a state's cost depends on it alone. */
 class BestChildren {
 public:
-    BestChildren(StateEvaluator &eval, SearchStats *stats, size_t keep, size_t batch,
-                 size_t per_structure, size_t per_cost)
-        : eval_(eval), stats_(stats), keep_(std::max<size_t>(1, keep)),
-          batch_(std::max<size_t>(1, batch)), per_structure_(std::max<size_t>(1, per_structure)),
+    BestChildren(StateEvaluator &eval, JobQueue &queue, SearchStats *stats, size_t keep,
+                 size_t batch, size_t per_structure, size_t per_cost)
+        : eval_(eval), queue_(queue), stats_(stats), keep_(std::max<size_t>(1, keep)),
+          batch_(std::max<size_t>(1, batch)), score_group_(std::min(batch_, kScoreGroup)),
+          per_structure_(std::max<size_t>(1, per_structure)),
           per_cost_(std::max<size_t>(1, per_cost)) {}
+    ~BestChildren() { queue_.abandon(); } // queued scoring reads pending_
+    BestChildren(const BestChildren &) = delete;
+    BestChildren &operator=(const BestChildren &) = delete;
 
     void add(StatePtr c) {
         pending_.push_back(std::move(c));
+        if (pending_.size() - scored_ >= score_group_) score();
         if (pending_.size() >= batch_) flush();
     }
 
     /** Scores what is pending and keeps the best `keep` distinct states. */
     void flush() {
+        score();
+        queue_.drain();
+        scored_ = 0;
         if (pending_.empty()) return;
-        std::vector<State *> raw;
-        raw.reserve(pending_.size());
-        for (const StatePtr &c : pending_)
-            raw.push_back(c.get());
-        auto t0 = Clock::now();
-        eval_.evaluate(raw);
-        if (stats_) {
-            stats_->seconds_evaluating += since(t0);
-            stats_->states_evaluated += int64_t(raw.size());
-        }
+        merge();
+    }
+
+    size_t held() const { return best_.size() + pending_.size(); }
+    bool empty() const { return best_.empty() && pending_.empty(); }
+    std::vector<StatePtr> take() {
+        flush();
+        return std::move(best_);
+    }
+
+private:
+    /** Queues the scoring of the pending children not yet queued. */
+    void score() {
+        if (scored_ == pending_.size()) return;
+        std::vector<State *> group;
+        group.reserve(pending_.size() - scored_);
+        for (size_t i = scored_; i < pending_.size(); i++)
+            group.push_back(pending_[i].get());
+        scored_ = pending_.size();
+        queue_.push([this, group = std::move(group)] {
+            auto t0 = Clock::now();
+            eval_.evaluate(group);
+            if (stats_) {
+                stats_->seconds_evaluating += since(t0);
+                stats_->states_evaluated += int64_t(group.size());
+            }
+        });
+    }
+
+    /** Keeps the best `keep` distinct states of best_ and pending_ (scored). */
+    void merge() {
         for (StatePtr &c : pending_)
             best_.push_back(std::move(c));
         pending_.clear();
@@ -133,18 +167,16 @@ public:
         best_ = std::move(kept);
     }
 
-    size_t held() const { return best_.size() + pending_.size(); }
-    bool empty() const { return best_.empty() && pending_.empty(); }
-    std::vector<StatePtr> take() {
-        flush();
-        return std::move(best_);
-    }
+    /** Children scored per StateEvaluator call: small enough that scoring keeps pace with
+     * making them, large enough for a batched model. */
+    static constexpr size_t kScoreGroup = 256;
 
-private:
     StateEvaluator &eval_;
+    JobQueue &queue_;
     SearchStats *stats_;
-    size_t keep_, batch_, per_structure_, per_cost_;
+    const size_t keep_, batch_, score_group_, per_structure_, per_cost_;
     std::vector<StatePtr> best_, pending_;
+    size_t scored_ = 0; // pending_[0, scored_) are queued for scoring
 };
 
 std::string mib(double bytes) {
@@ -356,7 +388,8 @@ private:
         const size_t per_cost = opt_.equal_cost_share > 0
                                     ? size_t(std::ceil(keep * opt_.equal_cost_share))
                                     : size_t(keep);
-        BestChildren kept(eval_, &st_, size_t(keep), size_t(batch), per_structure, per_cost);
+        BestChildren kept(eval_, queue_, &st_, size_t(keep), size_t(batch), per_structure,
+                          per_cost);
         StatePtr dropped_pick; // one child that dropout dropped, uniformly (reservoir)
         int64_t dropped = 0, matching = 0;
         bool measured = false;
@@ -421,6 +454,8 @@ private:
     const int beam_size_, passes_, steps_;
     const double budget_;
     Rng rng_, pick_rng_;
+    /** Scores and selects children beside the thread that makes them. */
+    JobQueue queue_{opt_.score_beside && std::thread::hardware_concurrency() > 1};
     StatePtr best_;
     /** Placement-prefix hashes allowed at each depth (empty set = anything goes). */
     std::vector<std::set<uint64_t>> allowed_;

@@ -55,8 +55,14 @@ struct BeamSearchOptions {
      * complete state of the passes done so far is returned; during the first pass, the
      * remaining steps finish greedily (beam 1, coarse tilings) so there is one. */
     double time_limit_s = 60;
-    /** Children scored per StateEvaluator call at most. */
+    /** Children selected together at most (the best `beam_size` of the states kept so far
+     * and of this many new ones are kept). */
     int max_batch = 2048;
+    /** Score children on a second thread while the search makes the next ones (where the
+     * machine has more than one core): the same states are kept either way. The
+     * StateEvaluator is then called from that thread, one call at a time, and must only read
+     * the states' decisions and nests (and set their costs). */
+    bool score_beside = true;
     /** What each pass offers (its `coarse` and `memory_limit_bytes` are set per pass). */
     SearchSpaceOptions space;
     /** If set, every pass starts from this state (its first `num_decided` Funcs decided, as

@@ -46,45 +46,97 @@ Box64 stage_loop_box(const Stage &s, const Box64 &region) {
     return b;
 }
 
-void required_region(const PipelineDag &dag, const Decisions &d, StageRef consumer,
-                     const Box64 &loop_box, ProducerKind kind, int target, Box64 *acc) {
-    // Inlined Funcs between the consumer and the target get the union of what all their
-    // (inlined) consumers need, then pass it on once: the Funcs are in realization order
-    // (producers have smaller ids), so taking the largest pending id first sees every
-    // contribution to it. Walking each path separately instead is exponential in the depth of
-    // a diamond-shaped inlined graph (F_k reading F_k-1 and F_k-2).
-    std::map<int, Box64> pending; // inlined Func -> its region needed so far
+namespace {
+
+/** Calls `reach(edge, box)` with the region `box` of the producer of every edge `target`
+ * accepts that `consumer` iterating over `loop_box` reads, looking through the inlined Funcs
+ * `target` does not accept. Inlined Funcs get the union of
+ * what all their (inlined) consumers need, then pass it on once: the Funcs are in realization
+ * order (producers have smaller ids), so taking the largest pending id first sees every
+ * contribution to it. Walking each path separately instead is exponential in the depth of a
+ * diamond-shaped inlined graph (F_k reading F_k-1 and F_k-2). */
+template <typename Target, typename Reach>
+void walk_required(const PipelineDag &dag, const Decisions &d, StageRef consumer,
+                   const Box64 &loop_box, Target target, Reach reach) {
+    std::vector<std::pair<int, Box64>> pending; // inlined Func -> its region so far, by id
     Box64 r;
     auto visit = [&](const Stage &s, const Box64 &box) {
         for (int e : s.edges_in) {
             const Edge &edge = dag.edges[e];
-            if (edge.kind == kind && edge.producer == target) {
-                edge.required(box, &r);
-                if (acc->size() < r.size()) acc->resize(r.size());
-                for (size_t i = 0; i < r.size(); i++)
-                    (*acc)[i].include(r[i]);
-            } else if (edge.kind == ProducerKind::Func && is_inlined(dag, d, edge.producer)) {
-                SEXTANT_ASSERT(edge.producer < s.func || s.func == edge.producer,
-                               "Funcs are not in realization order");
-                edge.required(box, &r);
-                auto it = pending.find(edge.producer);
-                if (it == pending.end()) {
-                    pending.emplace(edge.producer, r);
-                } else {
-                    for (size_t i = 0; i < r.size(); i++)
-                        it->second[i].include(r[i]);
+            const bool inlined = edge.kind == ProducerKind::Func && !target(edge) &&
+                                 is_inlined(dag, d, edge.producer);
+            if (!inlined) {
+                if (target(edge)) {
+                    edge.required(box, &r);
+                    reach(edge, r);
                 }
+                continue;
+            }
+            edge.required(box, &r);
+            SEXTANT_ASSERT(edge.producer < s.func || s.func == edge.producer,
+                           "Funcs are not in realization order");
+            auto it = std::lower_bound(
+                pending.begin(), pending.end(), edge.producer,
+                [](const std::pair<int, Box64> &p, int id) { return p.first < id; });
+            if (it == pending.end() || it->first != edge.producer) {
+                pending.insert(it, {edge.producer, r});
+            } else {
+                for (size_t i = 0; i < r.size(); i++)
+                    it->second[i].include(r[i]);
             }
         }
     };
     visit(dag.stage(consumer.first, consumer.second), loop_box);
     while (!pending.empty()) {
-        auto last = std::prev(pending.end());
-        const Stage &inner = dag.stage(last->first, 0);
-        Box64 region = std::move(last->second);
-        pending.erase(last);
+        const int func = pending.back().first;
+        Box64 region = std::move(pending.back().second);
+        pending.pop_back();
+        const Stage &inner = dag.stage(func, 0);
         visit(inner, stage_loop_box(inner, region));
     }
+}
+
+void include_box(Box64 *acc, const Box64 &r) {
+    if (acc->size() < r.size()) acc->resize(r.size());
+    for (size_t i = 0; i < r.size(); i++)
+        (*acc)[i].include(r[i]);
+}
+
+} // namespace
+
+void required_region(const PipelineDag &dag, const Decisions &d, StageRef consumer,
+                     const Box64 &loop_box, ProducerKind kind, int target, Box64 *acc) {
+    auto is_target = [&](const Edge &e) { return e.kind == kind && e.producer == target; };
+    walk_required(dag, d, consumer, loop_box, is_target,
+                  [&](const Edge &, const Box64 &r) { include_box(acc, r); });
+}
+
+std::vector<ProducerRegion> required_regions(const PipelineDag &dag, const Decisions &d,
+                                             StageRef consumer, const Box64 &loop_box) {
+    std::vector<ProducerRegion> out;
+    walk_required(
+        dag, d, consumer, loop_box,
+        [&](const Edge &e) {
+            return e.kind == ProducerKind::Input || !is_inlined(dag, d, e.producer);
+        },
+        [&](const Edge &e, const Box64 &r) {
+            auto it = std::find_if(out.begin(), out.end(), [&](const ProducerRegion &p) {
+                return p.kind == e.kind && p.producer == e.producer;
+            });
+            if (it == out.end()) {
+                out.push_back({e.kind, e.producer, r});
+            } else {
+                include_box(&it->region, r);
+            }
+        });
+    return out;
+}
+
+const Box64 *find_region(const std::vector<ProducerRegion> &regions, ProducerKind kind,
+                         int producer) {
+    for (const ProducerRegion &p : regions)
+        if (p.kind == kind && p.producer == producer) return &p.region;
+    return nullptr;
 }
 
 Box64 rounded_up_region(const PipelineDag &dag, const Decisions &d, int func, Box64 region) {

@@ -81,6 +81,20 @@ std::vector<StageRef> effective_consumers(const PipelineDag &dag, const Decision
 void required_region(const PipelineDag &dag, const Decisions &d, StageRef consumer,
                      const Box64 &loop_box, ProducerKind kind, int target, Box64 *acc);
 
+/** The region of a producer (Func or input) a stage reads, through inlined Funcs. */
+struct ProducerRegion {
+    ProducerKind kind;
+    int producer;
+    Box64 region;
+};
+/** required_region for every producer `consumer` reads at once (one walk through the inlined
+ * Funcs instead of one per producer); none for the inlined Funcs themselves. */
+std::vector<ProducerRegion> required_regions(const PipelineDag &dag, const Decisions &d,
+                                             StageRef consumer, const Box64 &loop_box);
+/** The region of `producer` in `regions`, or null if the stage does not read it. */
+const Box64 *find_region(const std::vector<ProducerRegion> &regions, ProducerKind kind,
+                         int producer);
+
 /** Stage loop box when the stage's Func region is `region` (RVars keep their full range). */
 Box64 stage_loop_box(const Stage &s, const Box64 &region);
 

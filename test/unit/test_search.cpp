@@ -4,6 +4,7 @@
 #include "search/BeamSearch.h"
 #include "search/Candidates.h"
 #include "search/Directives.h"
+#include "search/JobQueue.h"
 #include "search/ScheduleText.h"
 
 #include <catch2/catch.hpp>
@@ -492,4 +493,90 @@ TEST_CASE("beam de-duplication compares decisions as well as hashes", "[search]"
     StatePtr best = beam_search(space, eval, opt, nullptr);
     REQUIRE(best);
     CHECK(best->cost == 2.0);
+}
+
+TEST_CASE("a job queue runs its jobs in order and hands back what one threw", "[search]") {
+    for (bool threaded : {false, true}) {
+        JobQueue q(threaded);
+        CHECK(q.threaded() == threaded);
+        std::vector<int> ran;
+        for (int i = 0; i < 100; i++)
+            q.push([&ran, i] { ran.push_back(i); });
+        q.drain();
+        REQUIRE(ran.size() == 100);
+        for (int i = 0; i < 100; i++)
+            CHECK(ran[size_t(i)] == i);
+        // A job that throws: the ones after it never run, and the error comes back once.
+        int after = 0;
+        bool thrown = false;
+        try {
+            q.push([] { throw std::runtime_error("job failed"); });
+            q.push([&after] { after++; });
+            q.drain();
+        } catch (const std::runtime_error &e) {
+            thrown = std::string(e.what()) == "job failed";
+        }
+        CHECK(thrown);
+        CHECK(after == 0);
+        q.push([&after] { after++; }); // the queue goes on
+        q.drain();
+        CHECK(after == 1);
+    }
+}
+
+namespace {
+
+/** Throws from its `fail_at`-th call: what an evaluator on the scoring thread may do. */
+class FailingEvaluator : public StateEvaluator {
+public:
+    FailingEvaluator(StateEvaluator &inner, int fail_at) : inner_(inner), fail_at_(fail_at) {}
+    void evaluate(const std::vector<State *> &states) override {
+        if (++calls_ == fail_at_) throw std::bad_alloc();
+        inner_.evaluate(states);
+    }
+
+private:
+    StateEvaluator &inner_;
+    int fail_at_, calls_ = 0;
+};
+
+} // namespace
+
+TEST_CASE("scoring beside the search keeps the states scoring in place keeps", "[search]") {
+    PipelineDag dag = test::stencil_chain(4);
+    SearchSpace space(dag);
+    AnalyticalModel model(dag.machine.parallelism, double(dag.machine.last_level_cache_bytes));
+    ModelEvaluator eval(dag, model);
+    for (int dropout : {100, 50}) {
+        BeamSearchOptions opt;
+        opt.beam_size = 8;
+        opt.num_passes = 2;
+        opt.random_dropout = dropout;
+        opt.seed = 3;
+        opt.max_batch = 300; // several selections per step, each scored in groups
+        opt.score_beside = false;
+        SearchStats alone_stats;
+        StatePtr alone = beam_search(space, eval, opt, &alone_stats);
+        opt.score_beside = true;
+        SearchStats beside_stats;
+        StatePtr beside = beam_search(space, eval, opt, &beside_stats);
+        REQUIRE(alone);
+        REQUIRE(beside);
+        CHECK(alone_stats.states_evaluated > 2 * 300);
+        CHECK(beside_stats.states_evaluated == alone_stats.states_evaluated);
+        CHECK(to_schedule_text(dag, beside->decisions) == to_schedule_text(dag, alone->decisions));
+        CHECK(beside->cost == alone->cost);
+        REQUIRE(beside_stats.final_beam.size() == alone_stats.final_beam.size());
+        for (size_t i = 0; i < alone_stats.final_beam.size(); i++)
+            CHECK(beside_stats.final_beam[i]->hash == alone_stats.final_beam[i]->hash);
+    }
+    // An evaluator's exception reaches the caller, wherever it was thrown.
+    for (bool beside : {false, true}) {
+        FailingEvaluator failing(eval, 5);
+        BeamSearchOptions opt;
+        opt.beam_size = 8;
+        opt.max_batch = 300;
+        opt.score_beside = beside;
+        CHECK_THROWS_AS(beam_search(space, failing, opt, nullptr), std::bad_alloc);
+    }
 }

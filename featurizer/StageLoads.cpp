@@ -1,0 +1,167 @@
+#include "StageLoads.h"
+
+#include "search/LoopNest.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace sextant {
+
+namespace {
+
+/** Arithmetic work per point in simple-instruction units (op_kind_cost), each operation on a
+ * type wider than `point_bytes` (the computing stage's own values) counted once per vector of
+ * that width it takes: box_blur's 16-bit output summing 32-bit values does twice the vector
+ * instructions per output vector. */
+double arith_ops(const OpHistogram &h, int point_bytes) {
+    double n = 0;
+    for (int k = 0; k < kNumOpKinds; k++) {
+        for (int t = 0; t < kNumTypeClasses; t++) {
+            const int32_t c = h.counts[size_t(k * kNumTypeClasses + t)];
+            if (c == 0) continue;
+            const double wide = std::max(1.0, double(type_class_bytes(TypeClass(t))) /
+                                                  double(std::max(1, point_bytes)));
+            n += op_kind_cost(OpKind(k)) * double(c) * wide;
+        }
+    }
+    return n;
+}
+
+/** The scalarized transcendental calls of a point (Stage::scalarized_calls: sin, cos, ...), in
+ * op_kind_cost units per lane: Halide 14 on x86 calls libm once for each lane. */
+double scalarized_call_ops(const Stage &s) {
+    return op_kind_cost(OpKind::Transcendental) * double(s.scalarized_calls);
+}
+
+/** Jacobians equal entry for entry, NaN (not affine) equal to NaN. */
+bool same_jacobian(const std::vector<double> &a, const std::vector<double> &b) {
+    return a.size() == b.size() &&
+           (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
+}
+
+void add_load(StageLoads &out, EffLoad l) {
+    for (EffLoad &o : out.loads) {
+        if (o.kind == l.kind && o.producer == l.producer && o.self == l.self &&
+            o.clamp_moves == l.clamp_moves && same_jacobian(o.jac, l.jac)) {
+            o.count += l.count;
+            return;
+        }
+    }
+    out.loads.push_back(std::move(l));
+}
+
+void add_clamp(StageLoads &out, const IndexClamp &c) {
+    for (IndexClamp &o : out.clamps) {
+        if (o.moves == c.moves && o.likely == c.likely) {
+            o.count += c.count;
+            return;
+        }
+    }
+    out.clamps.push_back(c);
+}
+
+/** Adds `from`, every count and op times `mult`. */
+void add_scaled(StageLoads &out, const StageLoads &from, double mult) {
+    out.ops += mult * from.ops;
+    out.trans += mult * from.trans;
+    for (const EffLoad &l : from.loads) {
+        EffLoad m = l;
+        m.count *= mult;
+        add_load(out, std::move(m));
+    }
+    for (const IndexClamp &c : from.clamps)
+        add_clamp(out, {c.moves, c.count * mult, c.likely});
+}
+
+/** One walk of an inlined Func's body, per unit of its calls: reached again with the same
+ * Jacobian and clamps, it is added again instead of walked. */
+struct Walked {
+    int func;
+    std::vector<double> dloop;
+    LoopSet path_clamps;
+    StageLoads loads;
+};
+
+class LoadWalker {
+public:
+    LoadWalker(const PipelineDag &dag, const Decisions &d, int root_func, int K)
+        : dag_(dag), d_(d), point_bytes_(dag.funcs[size_t(root_func)].bytes_per_point), K_(K) {}
+
+    /** Walks the loads of `s`, where d(s's loop i)/d(root stage loop j) = dloop[i * K + j],
+     * counting each once per point of the root stage. */
+    void walk(const Stage &s, const std::vector<double> &dloop, LoopSet path_clamps,
+              StageLoads &out) {
+        const int K = K_;
+        out.ops += arith_ops(s.ops, point_bytes_);
+        out.trans += scalarized_call_ops(s);
+        for (const Load &l : s.loads) {
+            std::vector<double> dp(size_t(l.producer_dims) * K, 0.0);
+            LoopSet clamp_moves = path_clamps;
+            for (int p = 0; p < l.producer_dims; p++) {
+                LoopSet moves;
+                for (int i = 0; i < l.loop_dims; i++) {
+                    const JacobianEntry &je = l.at(p, i);
+                    for (int j = 0; j < K; j++) {
+                        double dl = dloop[size_t(i) * K + j];
+                        if (dl == 0) continue;
+                        double &out_pj = dp[size_t(p) * K + j];
+                        out_pj = je.affine ? out_pj + double(je.num) / double(je.den) * dl : NAN;
+                        if (!je.affine || je.num != 0) moves.set(size_t(j));
+                    }
+                }
+                if (l.clamps_at(p) > 0) {
+                    add_clamp(out, {moves, double(l.count) * l.clamps_at(p), l.likely_at(p)});
+                    clamp_moves |= moves;
+                }
+            }
+            if (l.kind == ProducerKind::Func && !l.self && is_inlined(dag_, d_, l.producer)) {
+                const Stage &inner = dag_.stage(l.producer, 0);
+                std::vector<double> dl(inner.loops.size() * K, 0.0);
+                for (size_t i = 0; i < inner.loops.size(); i++) {
+                    int fd = inner.loops[i].func_dim;
+                    if (fd < 0 || fd >= l.producer_dims) continue;
+                    for (int j = 0; j < K; j++)
+                        dl[i * K + j] = dp[size_t(fd) * K + j];
+                }
+                add_scaled(out, inlined(l.producer, inner, std::move(dl), clamp_moves),
+                           double(l.count));
+            } else {
+                add_load(out, {l.kind, l.producer, l.self, double(l.count), std::move(dp), K,
+                               clamp_moves});
+            }
+        }
+    }
+
+private:
+    /** The loads of one call of inlined `func` whose loops move as `dloop`. */
+    const StageLoads &inlined(int func, const Stage &s, std::vector<double> dloop,
+                              LoopSet path_clamps) {
+        for (const Walked &w : walked_)
+            if (w.func == func && w.path_clamps == path_clamps && same_jacobian(w.dloop, dloop))
+                return w.loads;
+        StageLoads loads;
+        walk(s, dloop, path_clamps, loads);
+        // (walk may have added to walked_: find nothing by reference across it.)
+        walked_.push_back({func, std::move(dloop), path_clamps, std::move(loads)});
+        return walked_.back().loads;
+    }
+
+    const PipelineDag &dag_;
+    const Decisions &d_;
+    const int point_bytes_, K_;
+    std::vector<Walked> walked_;
+};
+
+} // namespace
+
+StageLoads collect_stage_loads(const PipelineDag &dag, const Decisions &d, const Stage &s) {
+    const int K = int(s.loops.size());
+    std::vector<double> dloop(size_t(K) * K, 0.0);
+    for (int i = 0; i < K; i++)
+        dloop[size_t(i) * K + i] = 1.0;
+    StageLoads out;
+    LoadWalker(dag, d, s.func, K).walk(s, dloop, LoopSet{}, out);
+    return out;
+}
+
+} // namespace sextant

@@ -1,0 +1,80 @@
+// StageLoads: the loads of a non-inlined stage as its compiled loop body makes them, after
+// the inlined Funcs it reads are substituted: each with its Jacobian in the stage's own loops
+// and the index clamps on its way, plus the arithmetic of the substituted bodies. Internal to
+// the featurizer (Featurizer.cpp prices them).
+#pragma once
+
+#include "dag/PipelineDag.h"
+#include "search/Schedule.h"
+
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+namespace sextant {
+
+/** A set of a root stage's loops (at most kMaxStageLoops), as bits: the featurizer builds
+ * several per load of every candidate, and a std::vector<bool> each was a heap allocation. */
+class LoopSet {
+public:
+    bool operator[](size_t j) const { return (bits_ >> j) & 1u; }
+    void set(size_t j) { bits_ |= uint32_t(1) << j; }
+    LoopSet &operator|=(LoopSet o) {
+        bits_ |= o.bits_;
+        return *this;
+    }
+    bool operator==(LoopSet o) const { return bits_ == o.bits_; }
+
+private:
+    static_assert(kMaxStageLoops <= 32, "LoopSet holds 32 loops");
+    uint32_t bits_ = 0;
+};
+
+/** A load seen from a non-inlined stage, after looking through inlined Funcs. */
+struct EffLoad {
+    ProducerKind kind;
+    int producer;
+    bool self;
+    double count;
+    /** d(producer index in dim p)/d(root stage loop j), row-major [p][j]; NaN = not affine. */
+    std::vector<double> jac;
+    int root_loops;
+    /** Per root stage loop: an index clamp on the way to this load (in it, or in the call of
+     * an inlined Func it is read through) moves with the loop. */
+    LoopSet clamp_moves;
+    double at(int p, int j) const { return jac[p * root_loops + j]; }
+    /** True if the address changes with root stage loop j. */
+    bool depends_on(int j) const {
+        for (size_t p = 0; p * root_loops < jac.size(); p++) {
+            double v = at(int(p), j);
+            if (std::isnan(v) || v != 0) return true;
+        }
+        return false;
+    }
+};
+
+/** The clamps of one index of a load, seen from a non-inlined stage: `count` min/max per
+ * point, moving with the root stage loops j where `moves[j]`. */
+struct IndexClamp {
+    LoopSet moves;
+    double count;
+    bool likely;
+};
+
+/** What a stage reads and computes per point once its inlined producers are substituted.
+ * Loads alike in all but their offsets (same producer, Jacobian and clamps: a stencil's taps)
+ * are one entry whose count is theirs summed, as are alike clamps: every feature is linear in
+ * the counts. */
+struct StageLoads {
+    std::vector<EffLoad> loads;
+    std::vector<IndexClamp> clamps;
+    double ops = 0;   // arithmetic per point, op_kind_cost units (arith_ops)
+    double trans = 0; // scalarized transcendental calls per point, one lane's (see below)
+};
+
+/** The loads of `s` (a stage of a Func that is not inlined) under decisions `d`. An inlined
+ * Func reached along several paths with the same Jacobian (a stencil of a stencil) is walked
+ * once: the walk is linear in the inlined graph, not in its paths. */
+StageLoads collect_stage_loads(const PipelineDag &dag, const Decisions &d, const Stage &s);
+
+} // namespace sextant
