@@ -36,10 +36,10 @@ bool better(const StatePtr &a, const StatePtr &b) {
 double state_bytes(const State &s) {
     constexpr double kAlloc = 16;           // malloc's header per allocation
     double b = sizeof(State) + 32 + kAlloc; // + make_shared's control block
-    b += double(s.decisions.capacity()) * sizeof(FuncSched) + kAlloc;
+    b += double(s.decisions.chunks()) * (Decisions::chunk_size() * sizeof(FuncSched) + kAlloc);
     for (const FuncSched &f : s.decisions)
         if (!f.stages.empty()) b += double(f.stages.size()) * sizeof(StageSched) + kAlloc;
-    b += double(s.nests.capacity()) * sizeof(NestPtr) + kAlloc;
+    b += double(s.nests.chunks()) * (Nests::chunk_size() * sizeof(NestPtr) + kAlloc);
     b += double(s.func_cost.capacity()) * sizeof(double) + kAlloc;
     b += double(s.dirty.capacity()) * sizeof(int) + kAlloc;
     return b;

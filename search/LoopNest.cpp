@@ -463,7 +463,7 @@ Nests build_all_nests(const PipelineDag &dag, const Decisions &d) {
     for (int f = int(dag.funcs.size()) - 1; f >= 0; f--) {
         Placement p = d[f].placement;
         if (!dag.funcs[f].is_input_wrapper && (p == Placement::Root || p == Placement::At))
-            nests[f] = build_func_nest(dag, d, nests, f);
+            nests.set(f, build_func_nest(dag, d, nests, f));
     }
     return nests;
 }

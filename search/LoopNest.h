@@ -57,7 +57,7 @@ struct FuncNest {
 
 using NestPtr = std::shared_ptr<const FuncNest>;
 /** One entry per Func id; null for inlined or undecided Funcs. */
-using Nests = std::vector<NestPtr>;
+using Nests = SharedChunks<NestPtr>; // one per Func (null: none); write with set()
 
 /** A (func, stage) pair. */
 using StageRef = std::pair<int, int>;

@@ -14,6 +14,8 @@
 // between them). See docs/SEARCH.md.
 #pragma once
 
+#include "search/SharedChunks.h"
+
 #include <array>
 #include <cstdint>
 #include <initializer_list>
@@ -182,7 +184,8 @@ struct FuncSched {
     }
 };
 
-/** A complete or partial schedule: one FuncSched per Func of the DAG (by id). */
-using Decisions = std::vector<FuncSched>;
+/** A complete or partial schedule: one FuncSched per Func of the DAG (by id); write one with
+ * `mut(func)` or `set(func, fs)`. */
+using Decisions = SharedChunks<FuncSched>;
 
 } // namespace sextant

@@ -159,7 +159,7 @@ int parse_func_line(std::istringstream &ls, const PipelineDag &dag, const FuncBy
     ls >> name >> where;
     const int cur = find(name);
     if (cur < 0) bad("no Func named '" + name + "' in this pipeline");
-    FuncSched &fs = d[cur];
+    FuncSched &fs = d.mut(cur);
     if (where == "inline") {
         fs.placement = Placement::Inline;
     } else if (where == "root") {
@@ -254,7 +254,7 @@ void parse_stage_line(std::istringstream &ls, const PipelineDag &dag, int cur, D
     ls >> s >> kw;
     const FuncNode &fn = dag.funcs[cur];
     if (s < 0 || s >= int(fn.stages.size()) || kw != "loops") bad("bad stage");
-    FuncSched &fs = d[cur];
+    FuncSched &fs = d.mut(cur);
     if (int(fs.stages.size()) != s) bad("stages out of order");
     StageSched ss;
     for (const LoopDim &l : fn.stages[s].loops) {
@@ -408,7 +408,7 @@ Decisions parse_schedule_text(const PipelineDag &dag, const std::string &text) {
     };
     Decisions d(dag.funcs.size());
     for (const FuncNode &f : dag.funcs)
-        if (f.is_input_wrapper) d[f.id].placement = Placement::Inline;
+        if (f.is_input_wrapper) d.mut(f.id).placement = Placement::Inline;
     std::istringstream in(text);
     std::string line;
     int lineno = 0;

@@ -238,8 +238,8 @@ private:
             const StageNest probe = make_stage_nest(st_, sched, cn_.loop_box);
             sched.parallel = parallel_(st_, probe, sched.vector_width);
         }
-        parent->decisions[size_t(c_)].stages[size_t(stage_)] = sched;
-        parent->nests[size_t(c_)] = build_func_nest(dag_, parent->decisions, parent->nests, c_);
+        parent->decisions.mut(size_t(c_)).stages[size_t(stage_)] = sched;
+        parent->nests.set(size_t(c_), build_func_nest(dag_, parent->decisions, parent->nests, c_));
         uint64_t h = 0;
         for (int k = 0; k < parent->num_decided; k++)
             h = hash_mix(h, detail::hash_sched(parent->decisions[size_t(order_[size_t(k)])]));

@@ -46,7 +46,7 @@ StatePtr SearchSpace::initial_state() const {
     s->nests.resize(dag_.funcs.size());
     s->func_cost.assign(dag_.funcs.size(), 0.0);
     for (const FuncNode &f : dag_.funcs)
-        if (f.is_input_wrapper) s->decisions[f.id].placement = Placement::Inline;
+        if (f.is_input_wrapper) s->decisions.mut(f.id).placement = Placement::Inline;
     return s;
 }
 
@@ -133,7 +133,7 @@ double SearchSpace::stage_copies(const State &s, int func, int stage) const {
 
 bool SearchSpace::inline_fits(const State &s, int func, const SearchSpaceOptions &opt) const {
     Decisions d = s.decisions;
-    d[func].placement = Placement::Inline;
+    d.mut(func).placement = Placement::Inline;
     for (const StageRef &r : effective_consumers(dag_, d, func)) {
         double copies = stage_copies(s, r.first, r.second);
         double cap = opt.max_inlined_body_nodes / copies;
@@ -314,14 +314,14 @@ StatePtr SearchSpace::make_child(const State &parent, const FuncSched &fs,
                                  const FuncNest *placed) const {
     int func = order_[parent.num_decided];
     auto c = std::make_shared<State>(parent);
-    c->decisions[func] = fs;
+    c->decisions.set(func, fs);
     c->num_decided++;
     c->dirty.clear();
     c->hash = hash_mix(parent.hash, detail::hash_sched(fs));
     c->placement_hash = hash_mix(parent.placement_hash, placement_key(fs));
     const std::vector<StageRef> consumers = effective_consumers(dag_, c->decisions, func);
     if (fs.placement == Placement::Root || fs.placement == Placement::At) {
-        c->nests[func] = build_func_nest(dag_, c->decisions, c->nests, func, placed);
+        c->nests.set(func, build_func_nest(dag_, c->decisions, c->nests, func, placed));
         c->dirty.push_back(func);
         // Its producers are undecided (not inlined yet): the body is the stage's own.
         for (size_t k = 0; k < dag_.funcs[func].stages.size(); k++) {
@@ -381,9 +381,9 @@ StatePtr SearchSpace::make_child(const State &parent, const FuncSched &fs,
         // no trim, no faults per iteration.
         const FuncNest &n = *c->nests[func];
         const double bytes = n.alloc_points * dag_.funcs[func].bytes_per_point;
-        c->decisions[func].stack = n.constant_size && bytes > 16 * 1024 &&
-                                   bytes <= kMaxStackBufferBytes &&
-                                   stacked + bytes <= kMaxStackBytesPerNest;
+        c->decisions.mut(func).stack = n.constant_size && bytes > 16 * 1024 &&
+                                       bytes <= kMaxStackBufferBytes &&
+                                       stacked + bytes <= kMaxStackBytesPerNest;
     }
     return c;
 }
@@ -425,7 +425,7 @@ void SearchSpace::placement_children(const State &parent, FuncSched p, int combo
     }
     // The placement part of the nest is the same for every tiling: compute it once.
     Decisions placed_decisions = parent.decisions;
-    placed_decisions[func] = p;
+    placed_decisions.set(func, p);
     FuncNest placed;
     place_func_nest(dag_, placed_decisions, parent.nests, func, &placed);
     if (std::any_of(placed.region.begin(), placed.region.end(),

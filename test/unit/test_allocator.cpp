@@ -56,16 +56,16 @@ PipelineDag two_producers(int64_t W, int64_t H) {
 /** C in parallel strips of 8 rows; each producer Root, or At the strip loop (10 rows). */
 Decisions strips(Placement p0, Placement p1) {
     Decisions d(3);
-    d[2].placement = Placement::Root;
-    d[2].stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Split, 8}}, 8, 1)};
+    d.mut(2).placement = Placement::Root;
+    d.mut(2).stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Split, 8}}, 8, 1)};
     Placement p[2] = {p0, p1};
     for (int id = 0; id < 2; id++) {
-        d[id].placement = p[id];
+        d.mut(id).placement = p[id];
         if (p[id] == Placement::At) {
-            d[id].at_func = 2;
-            d[id].at_level = 0;
+            d.mut(id).at_func = 2;
+            d.mut(id).at_level = 0;
         }
-        d[id].stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
+        d.mut(id).stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
     }
     return d;
 }
@@ -144,9 +144,9 @@ TEST_CASE("a sliding window's buffer is folded to a power of two along the slide
     // strip (10 rows): Halide folds the storage to 4 rows.
     PipelineDag dag = two_producers(1024, 256);
     Decisions d = strips(Placement::At, Placement::Root);
-    d[2].stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Split, 8}}, 8, 1)}; // y_o, y_i, x
-    d[0].at_level = 1;
-    d[0].store_level = 0;
+    d.mut(2).stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Split, 8}}, 8, 1)}; // y_o, y_i, x
+    d.mut(0).at_level = 1;
+    d.mut(0).store_level = 0;
     Nests n = build_all_nests(dag, d);
     CHECK(n[0]->sliding);
     CHECK(box_volume(n[0]->store_region) == 1024 * 10);
@@ -154,7 +154,7 @@ TEST_CASE("a sliding window's buffer is folded to a power of two along the slide
     // Points computed still follow the unfolded storage: once per storage realization.
     CHECK(n[0]->store_realizations == 32);
     // Without sliding the allocation is the region.
-    d[0].store_level = -1;
+    d.mut(0).store_level = -1;
     n = build_all_nests(dag, d);
     CHECK(n[0]->alloc_points == 1024 * 3);
 }
@@ -167,10 +167,10 @@ TEST_CASE("a stack buffer over 16 KiB is Halide's pseudostack: malloc'd once per
     // keeps it across the task's tiles: 32 mallocs per producer per run, not 64.
     PipelineDag dag = two_producers(8192, 256);
     Decisions d = strips(Placement::At, Placement::At);
-    d[2].stages = {sched({{LoopMode::Split, 4096}, {LoopMode::Split, 8}}, 8, 1)};
+    d.mut(2).stages = {sched({{LoopMode::Split, 4096}, {LoopMode::Split, 8}}, 8, 1)};
     for (int p = 0; p < 2; p++) {
-        d[p].at_level = 1;
-        d[p].stack = true;
+        d.mut(p).at_level = 1;
+        d.mut(p).stack = true;
     }
     Nests n = build_all_nests(dag, d);
     REQUIRE(n[0]->constant_size);
@@ -184,7 +184,7 @@ TEST_CASE("a stack buffer over 16 KiB is Halide's pseudostack: malloc'd once per
     // Within 16 KiB a `stack` buffer is in the frame: no malloc at all.
     PipelineDag small = two_producers(512, 256);
     Decisions ds = d;
-    ds[2].stages = {sched({{LoopMode::Split, 256}, {LoopMode::Split, 8}}, 8, 1)};
+    ds.mut(2).stages = {sched({{LoopMode::Split, 256}, {LoopMode::Split, 8}}, 8, 1)};
     CHECK(estimate_allocator(small, ds, build_all_nests(small, ds)).heap_mallocs == 0);
 }
 
@@ -221,13 +221,13 @@ PipelineDag chain3(int64_t W, int64_t H) {
 
 Decisions chain3_strips() {
     Decisions d(4);
-    d[3].placement = Placement::Root;
-    d[3].stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Split, 8}}, 8, 1)};
+    d.mut(3).placement = Placement::Root;
+    d.mut(3).stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Split, 8}}, 8, 1)};
     for (int id = 0; id < 3; id++) {
-        d[id].placement = Placement::At;
-        d[id].at_func = 3;
-        d[id].at_level = 0;
-        d[id].stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
+        d.mut(id).placement = Placement::At;
+        d.mut(id).at_func = 3;
+        d.mut(id).at_level = 0;
+        d.mut(id).stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
     }
     return d;
 }
@@ -277,8 +277,8 @@ TEST_CASE("an update split with a RoundUp tail allocates whole tiles", "[allocat
     p.stages.push_back(up);
     p.can_inline = false;
     Decisions d = strips(Placement::At, Placement::Root);
-    d[2].stages[0].loops[1] = {LoopMode::Split, 32};
-    d[0].stages.push_back(sched({{LoopMode::Inner, 0}, {LoopMode::Split, 12}}, 8, 0));
+    d.mut(2).stages[0].loops[1] = {LoopMode::Split, 32};
+    d.mut(0).stages.push_back(sched({{LoopMode::Inner, 0}, {LoopMode::Split, 12}}, 8, 0));
     const Nests n = build_all_nests(dag, d);
     // 34 rows needed (the 3-row stencil), rounded up to 36.
     CHECK(n[0]->region[1].extent() == 34);

@@ -19,14 +19,14 @@ double at(const ScheduleRow &r, F f) {
 /** stencil_1d with C split by 16 (parallel outer, vector 8) and P placed as given. */
 Decisions stencil(Placement p_place) {
     Decisions d(2);
-    d[1].placement = Placement::Root;
-    d[1].stages = {sched({{LoopMode::Split, 16}}, 8, 1)};
-    d[0].placement = p_place;
+    d.mut(1).placement = Placement::Root;
+    d.mut(1).stages = {sched({{LoopMode::Split, 16}}, 8, 1)};
+    d.mut(0).placement = p_place;
     if (p_place == Placement::At) {
-        d[0].at_func = 1;
-        d[0].at_level = 0;
+        d.mut(0).at_func = 1;
+        d.mut(0).at_level = 0;
     }
-    if (p_place != Placement::Inline) d[0].stages = {sched({{LoopMode::Inner, 0}}, 8, 0)};
+    if (p_place != Placement::Inline) d.mut(0).stages = {sched({{LoopMode::Inner, 0}}, 8, 0)};
     return d;
 }
 
@@ -103,11 +103,11 @@ TEST_CASE("stencil, producer inlined: ops and loads move into the consumer", "[f
 TEST_CASE("transpose: vector loads along x are gathers", "[features]") {
     PipelineDag dag = test::transpose_reduce();
     Decisions d(2);
-    d[1].placement = Placement::Root;
-    d[1].stages = {sched({{LoopMode::Inner, 0}}, 8, 1),
-                   sched({{LoopMode::Outer, 0}, {LoopMode::Inner, 0}}, 8, 0)};
-    d[0].placement = Placement::Root;
-    d[0].stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 1)};
+    d.mut(1).placement = Placement::Root;
+    d.mut(1).stages = {sched({{LoopMode::Inner, 0}}, 8, 1),
+                       sched({{LoopMode::Outer, 0}, {LoopMode::Inner, 0}}, 8, 0)};
+    d.mut(0).placement = Placement::Root;
+    d.mut(0).stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 1)};
     Nests n = build_all_nests(dag, d);
     Featurizer fz(dag);
     ScheduleRow t = fz.schedule_features(d, n, 0, 0);
@@ -121,11 +121,11 @@ TEST_CASE("transpose: vector loads along x are gathers", "[features]") {
 TEST_CASE("reduction update: points, self loads and working set", "[features]") {
     PipelineDag dag = test::transpose_reduce();
     Decisions d(2);
-    d[1].placement = Placement::Root;
-    d[1].stages = {sched({{LoopMode::Inner, 0}}, 8, 1),
-                   sched({{LoopMode::Outer, 0}, {LoopMode::Inner, 0}}, 8, 0)};
-    d[0].placement = Placement::Root;
-    d[0].stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 1, 0)};
+    d.mut(1).placement = Placement::Root;
+    d.mut(1).stages = {sched({{LoopMode::Inner, 0}}, 8, 1),
+                       sched({{LoopMode::Outer, 0}, {LoopMode::Inner, 0}}, 8, 0)};
+    d.mut(0).placement = Placement::Root;
+    d.mut(0).stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 1, 0)};
     Nests n = build_all_nests(dag, d);
     Featurizer fz(dag);
     ScheduleRow u = fz.schedule_features(d, n, 1, 1);
@@ -183,22 +183,22 @@ TEST_CASE("the analytical model's preferences on the stencil", "[model]") {
     CHECK(cost(stencil(Placement::Inline)) < cost(stencil(Placement::Root)));
     // 64 points are not worth waking threads for; vectors still pay.
     Decisions serial = stencil(Placement::Inline);
-    serial[1].stages[0].parallel = 0;
+    serial.mut(1).stages[0].parallel = 0;
     CHECK(cost(serial) < cost(stencil(Placement::Inline)));
     Decisions scalar = serial;
-    scalar[1].stages[0].vector_width = 1;
+    scalar.mut(1).stages[0].vector_width = 1;
     CHECK(cost(serial) < cost(scalar));
 }
 
 TEST_CASE("sliding window: storage further out computes each row once", "[features]") {
     PipelineDag dag = test::stencil_2d();
     Decisions d(2);
-    d[1].placement = Placement::Root;
-    d[1].stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Split, 8}}, 8, 0)}; // y_o, y_i, x
-    d[0].placement = Placement::At;
-    d[0].at_func = 1;
-    d[0].at_level = 1; // per row of C
-    d[0].stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
+    d.mut(1).placement = Placement::Root;
+    d.mut(1).stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Split, 8}}, 8, 0)}; // y_o, y_i, x
+    d.mut(0).placement = Placement::At;
+    d.mut(0).at_func = 1;
+    d.mut(0).at_level = 1; // per row of C
+    d.mut(0).stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
     Featurizer fz(dag);
     Nests per_row = build_all_nests(dag, d);
     ScheduleRow a = fz.schedule_features(d, per_row, 0, 0);
@@ -206,7 +206,7 @@ TEST_CASE("sliding window: storage further out computes each row once", "[featur
     CHECK(at(a, F::total_points) == 32 * 3 * 64);
     CHECK(at(a, F::allocation_bytes) == 3 * 64 * 4);
     CHECK(at(a, F::num_allocations) == 32);
-    d[0].store_level = 0; // store per 8-row strip (y_o): rows -1..8 slide
+    d.mut(0).store_level = 0; // store per 8-row strip (y_o): rows -1..8 slide
     Nests sliding = build_all_nests(dag, d);
     CHECK(sliding[0]->sliding);
     ScheduleRow b = fz.schedule_features(d, sliding, 0, 0);
@@ -220,12 +220,12 @@ TEST_CASE("sliding window: storage further out computes each row once", "[featur
 TEST_CASE("loads invariant in the inner loops are counted once per outer iteration", "[features]") {
     PipelineDag dag = test::transpose_reduce();
     Decisions d(2);
-    d[1].placement = Placement::Root;
+    d.mut(1).placement = Placement::Root;
     // Update: r innermost (Halide's default), x outside it, scalar.
-    d[1].stages = {sched({{LoopMode::Inner, 0}}, 8, 0),
-                   sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 1, 0)};
-    d[0].placement = Placement::Root;
-    d[0].stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
+    d.mut(1).stages = {sched({{LoopMode::Inner, 0}}, 8, 0),
+                       sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 1, 0)};
+    d.mut(0).placement = Placement::Root;
+    d.mut(0).stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
     Featurizer fz(dag);
     Nests n = build_all_nests(dag, d);
     ScheduleRow u = fz.schedule_features(d, n, 1, 1);
@@ -234,7 +234,7 @@ TEST_CASE("loads invariant in the inner loops are counted once per outer iterati
     CHECK(at(u, F::dense_load_executions) == 128 * 64 * 2);
     CHECK(at(u, F::gather_lane_executions) == 0);
     // Vectorized over x with r outside: both loads are contiguous vectors.
-    d[1].stages[1] = sched({{LoopMode::Outer, 0}, {LoopMode::Inner, 0}}, 8, 0);
+    d.mut(1).stages[1] = sched({{LoopMode::Outer, 0}, {LoopMode::Inner, 0}}, 8, 0);
     n = build_all_nests(dag, d);
     u = fz.schedule_features(d, n, 1, 1);
     CHECK(at(u, F::dense_load_executions) == 2 * 128 * 64 / 8);
@@ -255,15 +255,15 @@ TEST_CASE("a tile-sized accumulator stays in registers with pure loops inside th
     // replay").
     PipelineDag dag = test::transpose_reduce_with_output();
     Decisions d(3);
-    d[2].placement = Placement::Root;
-    d[2].stages = {sched({{LoopMode::Split, 32}}, 8, 0)};
-    d[1].placement = Placement::At;
-    d[1].at_func = 2;
-    d[1].at_level = 0;
-    d[1].stages = {sched({{LoopMode::Inner, 0}}, 8, 0),
-                   sched({{LoopMode::Middle, 0}, {LoopMode::Inner, 0}}, 8, 0)};
-    d[0].placement = Placement::Root;
-    d[0].stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
+    d.mut(2).placement = Placement::Root;
+    d.mut(2).stages = {sched({{LoopMode::Split, 32}}, 8, 0)};
+    d.mut(1).placement = Placement::At;
+    d.mut(1).at_func = 2;
+    d.mut(1).at_level = 0;
+    d.mut(1).stages = {sched({{LoopMode::Inner, 0}}, 8, 0),
+                       sched({{LoopMode::Middle, 0}, {LoopMode::Inner, 0}}, 8, 0)};
+    d.mut(0).placement = Placement::Root;
+    d.mut(0).stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
     Featurizer fz(dag);
     Nests n = build_all_nests(dag, d);
     ScheduleRow u = fz.schedule_features(d, n, 1, 1);
@@ -273,7 +273,7 @@ TEST_CASE("a tile-sized accumulator stays in registers with pure loops inside th
     CHECK(at(u, F::dense_load_executions) == 16 + 4 * 64 * 4);
     // A tile too big for the registers (all 128 x at once, 512 bytes > 384 on AVX2) is
     // stored and reloaded every reduction step: accumulator and T, 16 vectors x 64 r each.
-    d[2].stages = {sched({{LoopMode::Split, 128}}, 8, 0)};
+    d.mut(2).stages = {sched({{LoopMode::Split, 128}}, 8, 0)};
     n = build_all_nests(dag, d);
     u = fz.schedule_features(d, n, 1, 1);
     CHECK(at(u, F::bytes_written) == 128 * 64 * 4);
@@ -283,16 +283,16 @@ TEST_CASE("a tile-sized accumulator stays in registers with pure loops inside th
 TEST_CASE("an update accumulating over inner RVars stores once per pure point", "[features]") {
     PipelineDag dag = test::transpose_reduce_with_output();
     Decisions d(3);
-    d[2].placement = Placement::Root;
-    d[2].stages = {sched({{LoopMode::Split, 16}}, 8, 0)}; // x_o, x_i
-    d[1].placement = Placement::At; // one 16-wide tile of S per x_o: 64 bytes, registers
-    d[1].at_func = 2;
-    d[1].at_level = 0;
-    d[1].stages = {sched({{LoopMode::Inner, 0}}, 8, 0),
-                   sched({{LoopMode::Middle, 0}, {LoopMode::Inner, 0}}, 8, 0)};
-    d[1].stages[1].unroll = 2; // r, [x: 16 lanes = 2 vectors, one block]
-    d[0].placement = Placement::Root;
-    d[0].stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
+    d.mut(2).placement = Placement::Root;
+    d.mut(2).stages = {sched({{LoopMode::Split, 16}}, 8, 0)}; // x_o, x_i
+    d.mut(1).placement = Placement::At; // one 16-wide tile of S per x_o: 64 bytes, registers
+    d.mut(1).at_func = 2;
+    d.mut(1).at_level = 0;
+    d.mut(1).stages = {sched({{LoopMode::Inner, 0}}, 8, 0),
+                       sched({{LoopMode::Middle, 0}, {LoopMode::Inner, 0}}, 8, 0)};
+    d.mut(1).stages[1].unroll = 2; // r, [x: 16 lanes = 2 vectors, one block]
+    d.mut(0).placement = Placement::Root;
+    d.mut(0).stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
     Featurizer fz(dag);
     Nests n = build_all_nests(dag, d);
     ScheduleRow u = fz.schedule_features(d, n, 1, 1);
@@ -302,8 +302,8 @@ TEST_CASE("an update accumulating over inner RVars stores once per pure point", 
     // T(x, r) is loaded for every r: 2 vectors x 64 r x 8 blocks.
     CHECK(at(u, F::dense_load_executions) == 8 * 2 + 8 * 64 * 2);
     // With S at root, every reduction step stores (and reloads) the accumulator.
-    d[1].placement = Placement::Root;
-    d[1].at_func = d[1].at_level = -1;
+    d.mut(1).placement = Placement::Root;
+    d.mut(1).at_func = d.mut(1).at_level = -1;
     n = build_all_nests(dag, d);
     CHECK(at(fz.schedule_features(d, n, 1, 1), F::bytes_written) == 128 * 64 * 4);
 }
@@ -341,17 +341,17 @@ TEST_CASE("a producer nested in a sliding consumer runs only where the consumer 
     dag.outputs = {2};
     dag.link();
     Decisions d(3);
-    d[2].placement = Placement::Root;
-    d[2].stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Split, 8}}, 8, 0)}; // y_o, y_i, x
-    d[1].placement = Placement::At;
-    d[1].at_func = 2;
-    d[1].at_level = 1;
-    d[1].store_level = 0;
-    d[1].stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)}; // y, x
-    d[0].placement = Placement::At;
-    d[0].at_func = 1;
-    d[0].at_level = 0; // per row of P
-    d[0].stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
+    d.mut(2).placement = Placement::Root;
+    d.mut(2).stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Split, 8}}, 8, 0)}; // y_o, y_i, x
+    d.mut(1).placement = Placement::At;
+    d.mut(1).at_func = 2;
+    d.mut(1).at_level = 1;
+    d.mut(1).store_level = 0;
+    d.mut(1).stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)}; // y, x
+    d.mut(0).placement = Placement::At;
+    d.mut(0).at_func = 1;
+    d.mut(0).at_level = 0; // per row of P
+    d.mut(0).stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
     Nests n = build_all_nests(dag, d);
     REQUIRE(n[1]->sliding);
     CHECK(n[1]->realizations == 32);
@@ -360,7 +360,7 @@ TEST_CASE("a producer nested in a sliding consumer runs only where the consumer 
     CHECK(box_volume(n[0]->region) == 3 * 64); // one row of P needs three of Q
     CHECK(n[0]->realizations == Approx(32 * 3 * (4.0 * 10 / (32 * 3))));
     // Without the window, Q runs for every row of every realization of P.
-    d[1].store_level = -1;
+    d.mut(1).store_level = -1;
     n = build_all_nests(dag, d);
     CHECK(n[0]->realizations == 32 * 3);
 }
@@ -374,10 +374,10 @@ TEST_CASE("index clamps: free in a partitioned loop, per point in a short one, h
         l.clamps = {2, 2};
         l.likely = {likely, likely};
         Decisions d(2);
-        d[1].placement = Placement::Root;
-        d[1].stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
-        d[0].placement = Placement::Root;
-        d[0].stages = {sched({x, {LoopMode::Inner, 0}}, 8, 0)};
+        d.mut(1).placement = Placement::Root;
+        d.mut(1).stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
+        d.mut(0).placement = Placement::Root;
+        d.mut(0).stages = {sched({x, {LoopMode::Inner, 0}}, 8, 0)};
         Nests n = build_all_nests(dag, d);
         return at(Featurizer(dag).schedule_features(d, n, 0, 0), F::ops_per_point);
     };
@@ -404,10 +404,10 @@ TEST_CASE("the steady state of a likely clamp's loop holds only when its outer l
         l.clamps = {2, 2};
         l.likely = {true, true};
         Decisions d(2);
-        d[1].placement = Placement::Root;
-        d[1].stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
-        d[0].placement = Placement::Root;
-        d[0].stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Split, y_split}}, 8, 0)};
+        d.mut(1).placement = Placement::Root;
+        d.mut(1).stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
+        d.mut(0).placement = Placement::Root;
+        d.mut(0).stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Split, y_split}}, 8, 0)};
         Nests n = build_all_nests(dag, d);
         return Featurizer(dag).schedule_features(d, n, 0, 0);
     };
@@ -428,8 +428,8 @@ TEST_CASE("sin costs per lane (Halide 14 on x86 calls libm per lane), exp per ve
         dag.funcs[0].stages[0].ops.at(OpKind::Transcendental, TypeClass::F32) = 1;
         dag.funcs[0].stages[0].scalarized_calls = scalarized ? 1 : 0;
         Decisions d(1);
-        d[0].placement = Placement::Root;
-        d[0].stages = {
+        d.mut(0).placement = Placement::Root;
+        d.mut(0).stages = {
             sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, lanes, 0)};
         Nests n = build_all_nests(dag, d);
         return at(Featurizer(dag).schedule_features(d, n, 0, 0), F::ops_per_point);
@@ -445,11 +445,12 @@ TEST_CASE("a register tile's unrolled loops multiply into unroll_outer_extent", 
     // copies, each loading its own vector of the input: still 12 vector loads in all.
     PipelineDag dag = test::scale_3d(8, 3, 4);
     Decisions d(1);
-    d[0].placement = Placement::Root;
-    d[0].stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
+    d.mut(0).placement = Placement::Root;
+    d.mut(0).stages = {
+        sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
     Featurizer fz(dag);
     for (int loops : {0, 1, 2}) {
-        d[0].stages[0].unroll_outer = loops;
+        d.mut(0).stages[0].unroll_outer = loops;
         Nests n = build_all_nests(dag, d);
         ScheduleRow r = fz.schedule_features(d, n, 0, 0);
         CHECK(at(r, F::unroll_outer_extent) == (loops == 0 ? 1 : loops == 1 ? 3 : 12));

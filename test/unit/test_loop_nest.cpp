@@ -35,12 +35,12 @@ TEST_CASE("stage nest orders outer group before inner group", "[search]") {
 TEST_CASE("compute_at region and realizations follow the consumer tile", "[search]") {
     PipelineDag dag = test::stencil_1d();
     Decisions d(2);
-    d[1].placement = Placement::Root;
-    d[1].stages = {sched({{LoopMode::Split, 16}}, 8, 1)};
-    d[0].placement = Placement::At;
-    d[0].at_func = 1;
-    d[0].at_level = 0;
-    d[0].stages = {sched({{LoopMode::Inner, 0}}, 8, 0)};
+    d.mut(1).placement = Placement::Root;
+    d.mut(1).stages = {sched({{LoopMode::Split, 16}}, 8, 1)};
+    d.mut(0).placement = Placement::At;
+    d.mut(0).at_func = 1;
+    d.mut(0).at_level = 0;
+    d.mut(0).stages = {sched({{LoopMode::Inner, 0}}, 8, 0)};
     Nests nests = build_all_nests(dag, d);
     REQUIRE(nests[0]);
     CHECK(nests[0]->region == Box64{{-1, 16}});
@@ -52,7 +52,7 @@ TEST_CASE("compute_at region and realizations follow the consumer tile", "[searc
 TEST_CASE("required regions look through inlined Funcs", "[search]") {
     PipelineDag dag = test::stencil_1d();
     Decisions d(2);
-    d[0].placement = Placement::Inline;
+    d.mut(0).placement = Placement::Inline;
     Box64 acc(1);
     required_region(dag, d, {1, 0}, Box64{{10, 19}}, ProducerKind::Input, 0, &acc);
     CHECK(acc == Box64{{9, 20}});

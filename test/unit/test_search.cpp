@@ -169,19 +169,19 @@ TEST_CASE("dropout with a seed is reproducible and greedy is a single pass", "[s
 TEST_CASE("ScheduleText round-trips and directives name the loops they create", "[search]") {
     PipelineDag dag = test::stencil_1d();
     Decisions d(2);
-    d[1].placement = Placement::Root;
+    d.mut(1).placement = Placement::Root;
     StageSched s;
     s.loops = {{LoopMode::Split, 16}};
     s.vector_width = 8;
     s.parallel = 1;
-    d[1].stages = {s};
-    d[0].placement = Placement::At;
-    d[0].at_func = 1;
-    d[0].at_level = 0;
+    d.mut(1).stages = {s};
+    d.mut(0).placement = Placement::At;
+    d.mut(0).at_func = 1;
+    d.mut(0).at_level = 0;
     StageSched p;
     p.loops = {{LoopMode::Inner, 0}};
     p.vector_width = 8;
-    d[0].stages = {p};
+    d.mut(0).stages = {p};
     std::string text = to_schedule_text(dag, d);
     CHECK(text == "sextant-schedule 1\n"
                   "func C root\n"
@@ -231,10 +231,10 @@ TEST_CASE("sliding windows over a split's inner part only, store_at emitted and 
     }
     CHECK(at_store == std::set<std::pair<int, int>>{{0, -1}, {1, -1}});
     Decisions d = after_c->decisions;
-    d[0] = {Placement::At, 1, 1, 0, {}};
+    d.mut(0) = {Placement::At, 1, 1, 0, {}};
     StageSched p;
     p.loops = {{LoopMode::Inner, 0}, {LoopMode::Inner, 0}};
-    d[0].stages = {p};
+    d.mut(0).stages = {p};
     std::vector<Directive> ds = make_directives(dag, d);
     REQUIRE(ds.size() >= 2);
     CHECK(ds[0].kind == Directive::Kind::ComputeAt);
@@ -249,14 +249,14 @@ TEST_CASE("sliding windows over a split's inner part only, store_at emitted and 
 TEST_CASE("register blocking unrolls the split part outside the vectors", "[search]") {
     PipelineDag dag = test::stencil_2d();
     Decisions d(2);
-    d[1].placement = Placement::Root;
+    d.mut(1).placement = Placement::Root;
     StageSched s;
     s.loops = {{LoopMode::Split, 16}, {LoopMode::Split, 4}}; // y_o, x_o, y_i, x_i
     s.vector_width = 8;
     s.unroll = 2;
     s.unroll_outer = true;
-    d[1].stages = {s};
-    d[0].placement = Placement::Inline;
+    d.mut(1).stages = {s};
+    d.mut(0).placement = Placement::Inline;
     std::string text = to_schedule_text(dag, d);
     CHECK(text.find("vector 8 unroll 2 parallel 0 unroll_outer") != std::string::npos);
     CHECK(parse_schedule_text(dag, text) == d);
@@ -283,11 +283,11 @@ TEST_CASE("a register tile unrolls every pure loop between the vectors and the r
     PipelineDag dag = test::scale_3d(8, 3, 4);
     const Stage &st = dag.stage(0, 0);
     Decisions d(1);
-    d[0].placement = Placement::Root;
+    d.mut(0).placement = Placement::Root;
     StageSched s =
         test::sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0);
     s.unroll_outer = 2;
-    d[0].stages = {s};
+    d.mut(0).stages = {s};
     const std::string text = to_schedule_text(dag, d);
     CHECK(text.find("vector 8 unroll 1 parallel 0 unroll_outer 2") != std::string::npos);
     CHECK(parse_schedule_text(dag, text) == d);

@@ -94,12 +94,12 @@ TEST_CASE("an update's pure splits round up where the Func may grow and are guar
     // The directives: the split of x rounds up; vectorizing its inner part is a split of a
     // split, which Halide rounds up only for the definition's own vars: guarded (never taken).
     Decisions d(3);
-    d[2].placement = Placement::Root;
-    d[2].stages = {test::sched({{LoopMode::Inner, 0}}, 8, 0)};
-    d[1].placement = Placement::Root;
-    d[1].stages = {test::sched({{LoopMode::Inner, 0}}, 8, 0),
-                   test::sched({{LoopMode::Outer, 0}, {LoopMode::Split, 64}}, 8, 0)};
-    d[0].placement = Placement::Inline;
+    d.mut(2).placement = Placement::Root;
+    d.mut(2).stages = {test::sched({{LoopMode::Inner, 0}}, 8, 0)};
+    d.mut(1).placement = Placement::Root;
+    d.mut(1).stages = {test::sched({{LoopMode::Inner, 0}}, 8, 0),
+                       test::sched({{LoopMode::Outer, 0}, {LoopMode::Split, 64}}, 8, 0)};
+    d.mut(0).placement = Placement::Inline;
     std::vector<Directive> ds = make_directives(clamped, d);
     int checked = 0;
     for (const Directive &x : ds) {
@@ -152,13 +152,13 @@ TEST_CASE("reduction splits: the outermost RVar in chunks, its inner part just o
     CHECK((n.order[2].stage_loop == 1 && n.order[2].vectorized));
 
     Decisions d(2);
-    d[1].placement = Placement::Root;
-    d[1].stages = {test::sched({{LoopMode::Inner, 0}}, 8, 0), sc};
-    d[0].placement = Placement::At;
-    d[0].at_func = 1;
-    d[0].at_stage = 1;
-    d[0].at_level = 0; // per chunk of r
-    d[0].stages = {test::sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
+    d.mut(1).placement = Placement::Root;
+    d.mut(1).stages = {test::sched({{LoopMode::Inner, 0}}, 8, 0), sc};
+    d.mut(0).placement = Placement::At;
+    d.mut(0).at_func = 1;
+    d.mut(0).at_stage = 1;
+    d.mut(0).at_level = 0; // per chunk of r
+    d.mut(0).stages = {test::sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
     const std::string text = to_schedule_text(dag, d);
     CHECK(text.find("loops r:split8 x:inner") != std::string::npos);
     CHECK(parse_schedule_text(dag, text) == d);
@@ -198,10 +198,10 @@ TEST_CASE("multi-level tiling: a band between strip and tile, a producer compute
     // of 2 (x whole, vectorized): y_o, y_m, y_i, x.
     PipelineDag dag = test::stencil_2d();
     Decisions d(2);
-    d[1].placement = Placement::Root;
+    d.mut(1).placement = Placement::Root;
     LoopTiling y{LoopMode::Split, 2, 16};
     StageSched cs = test::sched({{LoopMode::Inner, 0}, y}, 8, 1);
-    d[1].stages = {cs};
+    d.mut(1).stages = {cs};
     const Stage &c = dag.stage(1, 0);
     StageNest n = make_stage_nest(c, cs, c.full_loop_box());
     REQUIRE(n.order.size() == 4);
@@ -210,7 +210,7 @@ TEST_CASE("multi-level tiling: a band between strip and tile, a producer compute
     CHECK((!n.order[2].outer_part && !n.order[2].band_part && n.order[2].extent == 2));
     CHECK(n.order[3].vectorized);
     // P per band: 2 rows of C need 4 rows of P, 8 bands per strip, 2 strips.
-    d[0] = {
+    d.mut(0) = {
         Placement::At, 1, 1, -1, {test::sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)}};
     Nests nests = build_all_nests(dag, d);
     CHECK(nests[0]->realizations == 16);
@@ -326,13 +326,13 @@ TEST_CASE("a parallel prefix of two loops is fused into one parallel loop", "[se
     PipelineDag dag = test::stencil_2d();
     auto decisions = [&](int p_level, int p_store) {
         Decisions d(2);
-        d[1].placement = Placement::Root;
-        d[1].stages = {test::sched({{LoopMode::Split, 16}, {LoopMode::Split, 8}}, 8, 2)};
-        d[0].placement = Placement::At;
-        d[0].at_func = 1;
-        d[0].at_level = p_level;
-        d[0].store_level = p_store;
-        d[0].stages = {test::sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
+        d.mut(1).placement = Placement::Root;
+        d.mut(1).stages = {test::sched({{LoopMode::Split, 16}, {LoopMode::Split, 8}}, 8, 2)};
+        d.mut(0).placement = Placement::At;
+        d.mut(0).at_func = 1;
+        d.mut(0).at_level = p_level;
+        d.mut(0).store_level = p_store;
+        d.mut(0).stages = {test::sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
         return d;
     };
     auto find = [](const std::vector<Directive> &ds, Directive::Kind k, int func) {
