@@ -2,6 +2,7 @@
 
 #include "costmodel/CostTerms.h"
 
+#include <algorithm>
 #include <chrono>
 
 namespace sextant {
@@ -18,11 +19,24 @@ void ModelEvaluator::evaluate(const std::vector<State *> &states) {
     batch_.num_states = int(states.size());
     for (size_t i = 0; i < states.size(); i++) {
         State &s = *states[i];
+        if (s.dirty.empty() && s.recheck.empty()) continue;
+        const HeapGroups groups(dag_, s.decisions, s.nests);
+        // A Func whose rows depend on the rest of its nest only through its page faults is
+        // scored again only if those changed.
+        for (int f : s.recheck) {
+            if (!s.nests[f] || std::find(s.dirty.begin(), s.dirty.end(), f) != s.dirty.end())
+                continue;
+            if (page_faults_per_run(dag_, s.decisions, s.nests, f, &groups) != s.func_faults[f])
+                s.dirty.push_back(f);
+        }
+        s.recheck.clear();
         for (int f : s.dirty) {
             if (!s.nests[f]) continue;
             for (size_t st = 0; st < dag_.funcs[f].stages.size(); st++) {
                 batch_.schedule.push_back(
-                    featurizer_.schedule_features(s.decisions, s.nests, f, int(st)));
+                    featurizer_.schedule_features(s.decisions, s.nests, f, int(st), &groups));
+                if (st == 0)
+                    s.func_faults[f] = batch_.schedule.back()[int(ScheduleFeature::page_faults)];
                 batch_.stage_ids.push_back(featurizer_.stage_id(f, int(st)));
                 batch_.state_index.push_back(int(i));
                 row_func_.push_back({int(i), f});

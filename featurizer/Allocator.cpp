@@ -89,13 +89,22 @@ double heap_group_bytes(const PipelineDag &dag, const Decisions &d, const Nests 
     return total;
 }
 
-double page_faults_per_run(const PipelineDag &dag, const Decisions &d, const Nests &nests,
-                           int func) {
+HeapGroups::HeapGroups(const PipelineDag &dag, const Decisions &d, const Nests &nests)
+    : anchor_(d.size()), group_bytes_(d.size(), 0.0) {
+    for (size_t g = 0; g < d.size(); g++) {
+        anchor_[g] = root_anchor(d, int(g));
+        if (nests[g] && d[g].placement == Placement::At)
+            group_bytes_[size_t(anchor_[g])] += heap_bytes(dag, d, *nests[g]);
+    }
+}
+
+double page_faults_per_run(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func,
+                           const HeapGroups *groups) {
     const FuncNest &n = *nests[func];
     const double bytes = heap_bytes(dag, d, n);
     if (bytes > kMmapMaxBytes) return n.store_realizations * std::ceil(bytes / kPageBytes);
     if (bytes == 0 || d[func].placement != Placement::At) return 0;
-    const double group = heap_group_bytes(dag, d, nests, func);
+    const double group = groups ? groups->of(func) : heap_group_bytes(dag, d, nests, func);
     if (group <= kTrimThresholdBytes) return 0;
     // The trim releases what the group's frees leave above the threshold; each buffer is
     // charged its share of those pages, once per allocation.

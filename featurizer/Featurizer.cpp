@@ -440,7 +440,8 @@ void access_features(const StageView &v, const std::vector<EffLoad> &loads, bool
 
 /** The buffer the stage's Func allocates, what it reads per distinct producer, its working
  * sets and the bytes from memory. */
-void memory_features(const StageView &v, const std::vector<EffLoad> &loads, ScheduleRow &r) {
+void memory_features(const StageView &v, const std::vector<EffLoad> &loads,
+                     const HeapGroups *groups, ScheduleRow &r) {
     const PipelineDag &dag = v.dag;
     const MachineInfo &m = dag.machine;
     const StageNest &sn = v.sn;
@@ -503,7 +504,7 @@ void memory_features(const StageView &v, const std::vector<EffLoad> &loads, Sche
         dram = std::min(read_root, root_bytes);
     set(r, ScheduleFeature::dram_bytes, dram);
     set(r, ScheduleFeature::page_faults,
-        v.stage == 0 ? page_faults_per_run(dag, v.d, v.nests, v.func) : 0);
+        v.stage == 0 ? page_faults_per_run(dag, v.d, v.nests, v.func, groups) : 0);
 }
 
 } // namespace
@@ -552,7 +553,7 @@ std::shared_ptr<const StageLoads> Featurizer::stage_loads(const Decisions &d,
 }
 
 ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests, int func,
-                                          int stage) const {
+                                          int stage, const HeapGroups *groups) const {
     const StageView v(dag_, d, nests, func, stage);
     ScheduleRow r{};
     point_and_vector_features(v, r);
@@ -564,7 +565,7 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
     const double ops = sl.ops + (v.vw > 1 ? sl.trans * (v.vw - 1) : 0.0);
     const bool inner_clamp_kept = op_features(v, sl.clamps, ops, r);
     access_features(v, sl.loads, inner_clamp_kept, r);
-    memory_features(v, sl.loads, r);
+    memory_features(v, sl.loads, groups, r);
     return r;
 }
 

@@ -35,6 +35,16 @@ struct FeatureBatch {
 };
 
 struct StageLoads;
+/** heap_group_bytes of every Func of one schedule, each group summed once. */
+class HeapGroups {
+public:
+    HeapGroups(const PipelineDag &dag, const Decisions &d, const Nests &nests);
+    double of(int func) const { return group_bytes_[size_t(anchor_[size_t(func)])]; }
+
+private:
+    std::vector<int> anchor_;         // per Func: its Root anchor
+    std::vector<double> group_bytes_; // per anchor Func
+};
 
 class Featurizer {
 public:
@@ -48,9 +58,10 @@ public:
      * state: what the plugin writes as the featurization and the training export stores. */
     FeatureBatch featurize_schedule(const Decisions &d, const Nests &nests) const;
 
-    /** Schedule features of one stage of a non-inlined, decided Func. */
-    ScheduleRow schedule_features(const Decisions &d, const Nests &nests, int func,
-                                  int stage) const;
+    /** Schedule features of one stage of a non-inlined, decided Func; `groups` (optional)
+     * are the schedule's heap groups, computed once for all its rows. */
+    ScheduleRow schedule_features(const Decisions &d, const Nests &nests, int func, int stage,
+                                  const HeapGroups *groups = nullptr) const;
 
 private:
     /** collect_stage_loads(dag_, d, s), which depends only on which of the Funcs `s` reads
@@ -88,9 +99,10 @@ constexpr double kPageBytes = 4096;
 double heap_group_bytes(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func);
 
 /** Page faults per run from `func`'s allocations as its own nest sees them (the per-stage
- * `page_faults` feature: the trim threshold at its default, the rest of the pipeline unseen). */
-double page_faults_per_run(const PipelineDag &dag, const Decisions &d, const Nests &nests,
-                           int func);
+ * `page_faults` feature: the trim threshold at its default, the rest of the pipeline unseen).
+ * `groups` (optional) holds the schedule's heap groups, computed once. */
+double page_faults_per_run(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func,
+                           const HeapGroups *groups = nullptr);
 
 /** What glibc's malloc costs a whole schedule per run (every decided Func), as the allocator
  * behaves after the first run of a process:

@@ -45,6 +45,7 @@ StatePtr SearchSpace::initial_state() const {
     s->decisions.resize(dag_.funcs.size());
     s->nests.resize(dag_.funcs.size());
     s->func_cost.assign(dag_.funcs.size(), 0.0);
+    s->func_faults.assign(dag_.funcs.size(), -1.0);
     for (const FuncNode &f : dag_.funcs)
         if (f.is_input_wrapper) s->decisions.mut(f.id).placement = Placement::Inline;
     return s;
@@ -317,6 +318,7 @@ StatePtr SearchSpace::make_child(const State &parent, const FuncSched &fs,
     c->decisions.set(func, fs);
     c->num_decided++;
     c->dirty.clear();
+    c->recheck.clear();
     c->hash = hash_mix(parent.hash, detail::hash_sched(fs));
     c->placement_hash = hash_mix(parent.placement_hash, placement_key(fs));
     const std::vector<StageRef> consumers = effective_consumers(dag_, c->decisions, func);
@@ -365,7 +367,7 @@ StatePtr SearchSpace::make_child(const State &parent, const FuncSched &fs,
     }
     if (fs.placement == Placement::At) {
         // The page faults of a buffer depend on every other heap buffer stored in the same
-        // nest (featurizer: heap_group_bytes), so those are scored again.
+        // nest (featurizer: heap_group_bytes), so those are checked again.
         const int anchor = root_anchor(c->decisions, func);
         double stacked = 0;
         for (int g = 0; g < int(c->nests.size()); g++) {
@@ -374,7 +376,7 @@ StatePtr SearchSpace::make_child(const State &parent, const FuncSched &fs,
             if (g != func && c->decisions[g].stack)
                 stacked += c->nests[g]->alloc_points * dag_.funcs[g].bytes_per_point;
             if (std::find(c->dirty.begin(), c->dirty.end(), g) == c->dirty.end())
-                c->dirty.push_back(g);
+                c->recheck.push_back(g);
         }
         // A constant-size buffer too large for Halide's own stack limit goes on the stack
         // anyway (store_in(MemoryType::Stack)) while the nest's stack stays small: no malloc,

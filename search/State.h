@@ -18,8 +18,14 @@ struct State {
     std::vector<double> func_cost; // predicted seconds per Func (0 while undecided/inlined)
     int num_decided = 0;
     std::vector<int> dirty; // Funcs whose cost the evaluator must (re)compute
-    double cost = 0;        // predicted seconds per run; lower is better
-    double root_bytes = 0;  // bytes allocated at root (for the memory limit)
+    /** Funcs whose scores change only if their page faults do (another buffer of their nest
+     * was placed: featurizer's heap_group_bytes): the evaluator scores them again only then. */
+    std::vector<int> recheck;
+    /** Per Func, the page faults per run its last scoring saw (its `page_faults` feature;
+     * -1 before it is scored). */
+    std::vector<double> func_faults;
+    double cost = 0;       // predicted seconds per run; lower is better
+    double root_bytes = 0; // bytes allocated at root (for the memory limit)
     /** The largest single buffer (one Tuple element of one Func's allocation) so far, and
      * the Func it belongs to: over MachineInfo::max_buffer_bytes, Halide refuses it. */
     double largest_buffer_bytes = 0;
@@ -38,7 +44,8 @@ using StatePtr = std::shared_ptr<State>;
 class StateEvaluator {
 public:
     virtual ~StateEvaluator() = default;
-    /** Sets `cost` (and func_cost) of every state; clears `dirty`. Deterministic. */
+    /** Sets `cost` (and func_cost) of every state; clears `dirty` and `recheck`.
+     * Deterministic. */
     virtual void evaluate(const std::vector<State *> &states) = 0;
 };
 
