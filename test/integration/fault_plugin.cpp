@@ -1,8 +1,9 @@
 // A test-only build of the plugin whose search fails on purpose, to check how a bug deep in the
 // search reaches the user: loading it registers "SextantFaultInternal" (a SEXTANT_ASSERT fails)
-// and "SextantFaultBadAlloc" (std::bad_alloc), each at the search evaluator's 3rd call (pass 2 of
-// a 2-Func pipeline). Everything else is the product's path: autoschedule_for_halide, its
-// error translation and Halide's generator driver.
+// and "SextantFaultBadAlloc" (std::bad_alloc), each at the search evaluator's 3rd call (pass 1,
+// step 2 of a 2-Func pipeline: the first step's children are scored in two groups), which runs
+// on the search's scoring thread. Everything else is the product's path: autoschedule_for_halide,
+// its error translation and Halide's generator driver.
 #include "plugin/Autoscheduler.h"
 #include "support/Errors.h"
 
