@@ -441,7 +441,9 @@ void access_features(const StageView &v, const std::vector<EffLoad> &loads, bool
 /** The buffer the stage's Func allocates, what it reads per distinct producer, its working
  * sets and the bytes from memory. */
 void memory_features(const StageView &v, const std::vector<EffLoad> &loads,
-                     const HeapGroups *groups, ScheduleRow &r) {
+                     const std::vector<ProducerRegion> &footprints,
+                     const std::vector<ProducerRegion> &inner_footprints, const HeapGroups *groups,
+                     ScheduleRow &r) {
     const PipelineDag &dag = v.dag;
     const MachineInfo &m = dag.machine;
     const StageNest &sn = v.sn;
@@ -454,13 +456,7 @@ void memory_features(const StageView &v, const std::vector<EffLoad> &loads,
 
     double read_real = 0, read_total = 0, read_local = 0, read_root = 0, root_bytes = 0;
     double ws_inner = 0;
-    Box64 inner_box =
-        sn.order.size() >= 2 ? box_at_level(sn, int(sn.order.size()) - 2) : sn.loop_box;
     std::vector<std::pair<ProducerKind, int>> seen;
-    const std::vector<ProducerRegion> footprints =
-        required_regions(dag, v.d, {v.func, v.stage}, sn.loop_box);
-    const std::vector<ProducerRegion> inner_footprints =
-        required_regions(dag, v.d, {v.func, v.stage}, inner_box);
     for (const EffLoad &l : loads) {
         if (l.self) continue;
         std::pair<ProducerKind, int> key{l.kind, l.producer};
@@ -509,19 +505,16 @@ void memory_features(const StageView &v, const std::vector<EffLoad> &loads,
 
 } // namespace
 
-size_t Featurizer::KeyHash::operator()(const std::vector<int> &k) const {
-    uint64_t h = 1469598103934665603ull; // FNV-1a over the ints
-    for (int v : k) {
-        h ^= uint64_t(uint32_t(v));
+size_t Featurizer::KeyHash::operator()(const std::vector<int64_t> &k) const {
+    uint64_t h = 1469598103934665603ull; // FNV-1a over the values
+    for (int64_t v : k) {
+        h ^= uint64_t(v);
         h *= 1099511628211ull;
     }
     return size_t(h);
 }
 
-std::shared_ptr<const StageLoads> Featurizer::stage_loads(const Decisions &d,
-                                                          const Stage &s) const {
-    // The key: the stage, and every inlined Func reachable from it through inlined Funcs.
-    std::vector<int> key{stage_id(s.func, s.index)};
+std::vector<int64_t> Featurizer::inline_key(const Decisions &d, const Stage &s) const {
     std::vector<int> inlined;
     std::vector<const Stage *> todo{&s};
     while (!todo.empty()) {
@@ -538,18 +531,46 @@ std::shared_ptr<const StageLoads> Featurizer::stage_loads(const Decisions &d,
         }
     }
     std::sort(inlined.begin(), inlined.end());
+    std::vector<int64_t> key{stage_id(s.func, s.index)};
     key.insert(key.end(), inlined.begin(), inlined.end());
+    return key;
+}
+
+std::shared_ptr<const StageLoads>
+Featurizer::stage_loads(const std::vector<int64_t> &key, const Decisions &d, const Stage &s) const {
     {
-        std::lock_guard<std::mutex> lock(loads_mutex_);
+        std::lock_guard<std::mutex> lock(cache_mutex_);
         auto it = loads_cache_.find(key);
         if (it != loads_cache_.end()) return it->second;
     }
     auto loads = std::make_shared<const StageLoads>(collect_stage_loads(dag_, d, s));
-    std::lock_guard<std::mutex> lock(loads_mutex_);
+    std::lock_guard<std::mutex> lock(cache_mutex_);
     // A bound on what a long search holds (a few KiB an entry).
     if (loads_cache_.size() >= 50000) loads_cache_.clear();
-    loads_cache_.emplace(std::move(key), loads);
+    loads_cache_.emplace(key, loads);
     return loads;
+}
+
+std::shared_ptr<const std::vector<ProducerRegion>> Featurizer::footprints(std::vector<int64_t> key,
+                                                                          const Decisions &d,
+                                                                          const Stage &s,
+                                                                          const Box64 &box) const {
+    key.push_back(-1); // (a stage id is never negative: the box starts here)
+    for (const Interval64 &i : box) {
+        key.push_back(i.min);
+        key.push_back(i.max);
+    }
+    {
+        std::lock_guard<std::mutex> lock(cache_mutex_);
+        auto it = regions_cache_.find(key);
+        if (it != regions_cache_.end()) return it->second;
+    }
+    auto regions = std::make_shared<const std::vector<ProducerRegion>>(
+        required_regions(dag_, d, {s.func, s.index}, box));
+    std::lock_guard<std::mutex> lock(cache_mutex_);
+    if (regions_cache_.size() >= 200000) regions_cache_.clear();
+    regions_cache_.emplace(std::move(key), regions);
+    return regions;
 }
 
 ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests, int func,
@@ -559,13 +580,20 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
     point_and_vector_features(v, r);
     parallel_features(v, r);
     // The stage's loads through inlined Funcs, with their index clamps and arithmetic.
-    const std::shared_ptr<const StageLoads> loads = stage_loads(d, v.s);
+    const std::vector<int64_t> key = inline_key(d, v.s);
+    const std::shared_ptr<const StageLoads> loads = stage_loads(key, d, v.s);
     const StageLoads &sl = *loads;
     // arith_ops counted each scalarized call once per vector: the other lanes' calls.
     const double ops = sl.ops + (v.vw > 1 ? sl.trans * (v.vw - 1) : 0.0);
     const bool inner_clamp_kept = op_features(v, sl.clamps, ops, r);
     access_features(v, sl.loads, inner_clamp_kept, r);
-    memory_features(v, sl.loads, groups, r);
+    // What the stage reads over its whole loop nest, and over one iteration of the loop
+    // outside the innermost (the inner working set).
+    const StageNest &sn = v.sn;
+    const Box64 inner_box =
+        sn.order.size() >= 2 ? box_at_level(sn, int(sn.order.size()) - 2) : sn.loop_box;
+    memory_features(v, sl.loads, *footprints(key, d, v.s, sn.loop_box),
+                    *footprints(key, d, v.s, inner_box), groups, r);
     return r;
 }
 

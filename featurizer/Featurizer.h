@@ -64,22 +64,33 @@ public:
                                   const HeapGroups *groups = nullptr) const;
 
 private:
-    /** collect_stage_loads(dag_, d, s), which depends only on which of the Funcs `s` reads
-     * through are inlined: walked once per stage and inlined set, shared by every state with
-     * that set (thread-safe). */
-    std::shared_ptr<const StageLoads> stage_loads(const Decisions &d, const Stage &s) const;
+    /** What a stage's loads and footprints depend on besides its loop box: the stage and
+     * every Func it reads through that is inlined (ascending). */
+    std::vector<int64_t> inline_key(const Decisions &d, const Stage &s) const;
+    /** collect_stage_loads(dag_, d, s), walked once per stage and inlined set (`key`) and
+     * shared by every state with that set (thread-safe). */
+    std::shared_ptr<const StageLoads> stage_loads(const std::vector<int64_t> &key,
+                                                  const Decisions &d, const Stage &s) const;
+    /** required_regions of stage `s` over `box`, once per inlined set and box (thread-safe):
+     * siblings that differ in other Funcs' schedules share their footprints. */
+    std::shared_ptr<const std::vector<ProducerRegion>> footprints(std::vector<int64_t> key,
+                                                                  const Decisions &d,
+                                                                  const Stage &s,
+                                                                  const Box64 &box) const;
 
     struct KeyHash {
-        size_t operator()(const std::vector<int> &k) const;
+        size_t operator()(const std::vector<int64_t> &k) const;
     };
 
     const PipelineDag &dag_;
     std::vector<int> stage_base_;
     std::vector<std::vector<float>> algorithm_;
-    mutable std::mutex loads_mutex_;
-    /** stage_loads by (stage id, the inlined Funcs it reads through, ascending). */
-    mutable std::unordered_map<std::vector<int>, std::shared_ptr<const StageLoads>, KeyHash>
+    mutable std::mutex cache_mutex_;
+    mutable std::unordered_map<std::vector<int64_t>, std::shared_ptr<const StageLoads>, KeyHash>
         loads_cache_;
+    mutable std::unordered_map<std::vector<int64_t>,
+                               std::shared_ptr<const std::vector<ProducerRegion>>, KeyHash>
+        regions_cache_;
 };
 
 /** glibc's malloc as Halide 14's generated code meets it (docs/COSTMODEL.md, "Allocation").
