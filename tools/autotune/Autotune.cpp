@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -21,6 +22,7 @@
 #include <set>
 #include <sstream>
 #include <thread>
+#include <tuple>
 
 namespace sextant {
 
@@ -50,8 +52,46 @@ TrainingSample featurization_to_sample(const std::string &pipeline, const json &
     return s;
 }
 
+std::pair<std::string, std::string> also_scheduler(const std::string &entry) {
+    // Halide 14's own autoschedulers, where Debian's libhalide14-0-dev puts them.
+    static const char *kDir = "/usr/lib/x86_64-linux-gnu/halide14/";
+    std::string plugin, name;
+    if (entry == "adams2019") {
+        plugin = std::string(kDir) + "libautoschedule_adams2019.so", name = "Adams2019";
+    } else if (entry == "li2018") {
+        plugin = std::string(kDir) + "libautoschedule_li2018.so", name = "Li2018";
+    } else if (entry == "mullapudi2016") {
+        plugin = std::string(kDir) + "libautoschedule_mullapudi2016.so", name = "Mullapudi2016";
+    } else if (entry.find(':') != std::string::npos) {
+        plugin = entry.substr(0, entry.rfind(':'));
+        name = entry.substr(entry.rfind(':') + 1);
+    } else {
+        throw UserError("--also: unknown autoscheduler '" + entry +
+                        "' (adams2019, li2018, mullapudi2016, or PLUGIN.so:NAME)");
+    }
+    if (name.empty() || !fs::exists(plugin))
+        throw UserError("--also " + entry + ": no plugin '" + plugin + "'" +
+                        (name.empty() ? " (and no scheduler name after ':')" : ""));
+    return {fs::absolute(plugin).string(), name};
+}
+
+Proposal also_proposal(const std::string &entry) {
+    Proposal p;
+    std::tie(p.scheduler_plugin, p.scheduler_name) = also_scheduler(entry);
+    p.source = "also:" + entry;
+    p.anchor = true;
+    // A file name that says whose it is (an entry may be a path).
+    std::string key;
+    for (char c : p.scheduler_name)
+        key += std::isalnum(static_cast<unsigned char>(c)) ? char(std::tolower(c)) : '_';
+    p.hash = "also-" + key;
+    return p;
+}
+
 std::vector<std::string> Autotuner::generator_command(const fs::path &out_dir,
-                                                      const std::string &emit) const {
+                                                      const std::string &emit,
+                                                      const std::string &scheduler_plugin,
+                                                      const std::string &scheduler_name) const {
     std::vector<std::string> cmd = {opt_.generator,
                                     "-g",
                                     opt_.generator_name,
@@ -62,9 +102,9 @@ std::vector<std::string> Autotuner::generator_command(const fs::path &out_dir,
                                     "-e",
                                     emit,
                                     "-p",
-                                    opt_.plugin,
+                                    scheduler_plugin.empty() ? opt_.plugin : scheduler_plugin,
                                     "-s",
-                                    "Sextant",
+                                    scheduler_name.empty() ? "Sextant" : scheduler_name,
                                     "target=" + opt_.target,
                                     "auto_schedule=true",
                                     "machine_params=" + opt_.machine_params};
@@ -146,8 +186,14 @@ std::vector<Proposal> Autotuner::propose(int batch) {
     }
     std::vector<Proposal> out = run_proposer(bdir, env, opt_.candidates_per_batch, batch,
                                              "propose-" + std::to_string(batch));
+    // Batch 0 also measures the other autoschedulers the user named, as they schedule.
+    std::vector<Proposal> also;
+    if (batch == 0)
+        for (const std::string &entry : opt_.also)
+            also.push_back(also_proposal(entry));
     if (batch != 0 || model.empty()) {
         if (batch == 0) out[0].anchor = true;
+        out.insert(out.end(), also.begin(), also.end());
         return out;
     }
     // Batch 0 with a learned model: the analytical model's pick (what the plugin gives by
@@ -167,6 +213,7 @@ std::vector<Proposal> Autotuner::propose(int batch) {
         p.index += 1;
         all.push_back(std::move(p));
     }
+    all.insert(all.end(), also.begin(), also.end());
     return all;
 }
 
@@ -178,15 +225,19 @@ std::vector<Proposal> Autotuner::select(int batch, const std::vector<Proposal> &
     // Anchors first: batch 0's untuned picks (index 0, what the plugin gives by default, is
     // the baseline the report compares with).
     std::vector<Proposal> picked;
-    for (const Proposal &p : fresh)
-        if (p.anchor) picked.push_back(p);
+    int foreign = 0; // --also schedules come on top of --measure
+    for (const Proposal &p : fresh) {
+        if (!p.anchor) continue;
+        picked.push_back(p);
+        foreign += p.foreign();
+    }
     fresh.erase(
         std::remove_if(fresh.begin(), fresh.end(), [](const Proposal &p) { return p.anchor; }),
         fresh.end());
     std::stable_sort(fresh.begin(), fresh.end(), [](const Proposal &a, const Proposal &b) {
         return a.predicted_seconds < b.predicted_seconds;
     });
-    int want = std::max(0, opt_.measure_per_batch - int(picked.size()));
+    int want = std::max(0, opt_.measure_per_batch - int(picked.size()) + foreign);
     int explore = std::min(opt_.explore_per_batch, want);
     int exploit = want - explore;
     for (int i = 0; i < exploit && !fresh.empty(); i++) {
@@ -206,22 +257,26 @@ Measured Autotuner::build(const Proposal &p, const fs::path &bdir) {
     Measured m;
     fs::remove_all(bdir);
     fs::create_directories(bdir);
-    write_file_atomically(bdir / "schedule.txt", p.text);
+    if (!p.foreign()) write_file_atomically(bdir / "schedule.txt", p.text);
     std::string logp = (bdir / "build.log").string();
     auto t0 = std::chrono::steady_clock::now();
     // The generator replays the schedule into an object without the Halide runtime, linked into
-    // the shared object the pipeline driver loads.
-    std::vector<std::string> gen = generator_command(bdir, "object,featurization,schedule");
+    // the shared object the pipeline driver loads; another autoscheduler schedules it itself.
+    std::vector<std::string> gen =
+        p.foreign()
+            ? generator_command(bdir, "object,schedule", p.scheduler_plugin, p.scheduler_name)
+            : generator_command(bdir, "object,featurization,schedule");
     for (std::string &a : gen)
         if (a.rfind("target=", 0) == 0) a += "-no_runtime";
     gen.insert(gen.begin(), opt_.build_launcher.begin(), opt_.build_launcher.end());
     std::vector<std::string> link = opt_.build_launcher;
     link.insert(link.end(), {opt_.cxx, "-shared", "-o", (bdir / "pipeline.so").string(),
                              (bdir / "pipeline.o").string()});
-    RunResult g = run_logged(gen,
-                             {{"SEXTANT_SCHEDULE_FILE", (bdir / "schedule.txt").string()},
-                              {"SEXTANT_COST_MODEL", "analytical"}},
-                             logp, opt_.build_timeout_s, true);
+    std::map<std::string, std::string> env = {
+        {"SEXTANT_SCHEDULE_FILE", (bdir / "schedule.txt").string()},
+        {"SEXTANT_COST_MODEL", "analytical"}};
+    if (p.foreign()) env.clear();
+    RunResult g = run_logged(gen, env, logp, opt_.build_timeout_s, true);
     if (!g.ok()) {
         m.kind = FailureKind::CompileError;
         m.error = "generator " + g.message + ": " + file_tail(logp, 3);
@@ -303,15 +358,25 @@ void Autotuner::benchmark(const fs::path &bdir, Measured &m) {
 }
 
 void Autotuner::record(int batch, const Proposal &p, const Measured &m, const fs::path &bdir) {
-    bool baseline = batch == 0 && p.index == 0;
     if (m.ok) {
         // What retraining and the user need outlives the build directory.
-        fs::copy_file(bdir / "pipeline.featurization", dir_ / "features" / (p.hash + ".json"),
-                      fs::copy_options::overwrite_existing);
+        if (!p.foreign())
+            fs::copy_file(bdir / "pipeline.featurization", dir_ / "features" / (p.hash + ".json"),
+                          fs::copy_options::overwrite_existing);
         fs::copy_file(bdir / "pipeline.schedule.h", dir_ / "schedules" / (p.hash + ".schedule.h"),
                       fs::copy_options::overwrite_existing);
-        write_file_atomically(dir_ / "schedules" / (p.hash + ".txt"), p.text);
+        if (!p.foreign()) write_file_atomically(dir_ / "schedules" / (p.hash + ".txt"), p.text);
     }
+    // Another autoscheduler's schedule has no ScheduleText to learn from: it is measured and
+    // logged (measurements.jsonl) but not a sample of the store.
+    if (!p.foreign())
+        add_sample(batch, p, m);
+    else if (!m.ok)
+        failures_++;
+    after_measurement(batch, p, m);
+}
+
+void Autotuner::add_sample(int batch, const Proposal &p, const Measured &m) {
     SampleRecord r;
     r.workload_id = workload_id_;
     r.schedule_text = p.text;
@@ -327,18 +392,19 @@ void Autotuner::record(int batch, const Proposal &p, const Measured &m, const fs
     r.compile_s = m.build_s;
     r.featurizer_version = kFeatureSchemaVersion;
     store_->add_record(r);
+    if (!m.ok) failures_++;
+}
 
+void Autotuner::after_measurement(int batch, const Proposal &p, const Measured &m) {
+    bool baseline = batch == 0 && p.index == 0 && !p.foreign();
     measurements_++;
     bool improved = false;
     if (m.ok && (best_s_ == 0 || m.min_s < best_s_)) {
         best_s_ = m.min_s;
         best_hash_ = p.hash;
         improved = true;
-        copy_file_atomically(dir_ / "schedules" / (p.hash + ".schedule.h"),
-                             dir_ / "best.schedule.h");
-        write_file_atomically(dir_ / "best.txt", p.text);
+        write_best(p.hash);
     }
-    if (!m.ok) failures_++;
     if (baseline && m.ok) baseline_s_ = m.min_s;
     json line = {
         {"n", measurements_},    {"batch", batch},
@@ -346,6 +412,10 @@ void Autotuner::record(int batch, const Proposal &p, const Measured &m, const fs
         {"source", p.source},    {"predicted_seconds", p.predicted_seconds},
         {"baseline", baseline},  {"best_seconds", best_s_ > 0 ? json(best_s_) : json(nullptr)},
         {"elapsed_s", elapsed()}};
+    if (p.foreign()) {
+        line["scheduler_plugin"] = p.scheduler_plugin;
+        line["scheduler_name"] = p.scheduler_name;
+    }
     if (m.ok) {
         line["runtime_seconds"] = m.min_s;
         line["median_seconds"] = m.median_s;
@@ -368,6 +438,17 @@ void Autotuner::record(int batch, const Proposal &p, const Measured &m, const fs
     msg += improved ? " NEW BEST" : "";
     msg += " | " + fmt_duration(elapsed());
     log(msg);
+}
+
+void Autotuner::write_best(const std::string &hash) {
+    copy_file_atomically(dir_ / "schedules" / (hash + ".schedule.h"), dir_ / "best.schedule.h");
+    // best.txt replays with Sextant; another autoscheduler's best has none (best.schedule.h
+    // is the result then).
+    const fs::path text = dir_ / "schedules" / (hash + ".txt");
+    if (fs::exists(text))
+        write_file_atomically(dir_ / "best.txt", read_text(text));
+    else
+        fs::remove(dir_ / "best.txt");
 }
 
 void Autotuner::fine_tune(int batch) {

@@ -50,6 +50,12 @@ struct AutotuneOptions {
      * fastest schedules measured so far (SEXTANT_MUTATE); 0 = none. */
     int mutations = 6;
 
+    /** Other autoschedulers whose schedules batch 0 measures as they are (`--also`): each
+     * "adams2019", "li2018", "mullapudi2016" (Halide 14's plugins as Debian installs them) or
+     * "PLUGIN.so:NAME". Their .schedule.h can be the result; they are not fine-tuned on (the
+     * model needs a ScheduleText). */
+    std::vector<std::string> also;
+
     std::string plugin;  ///< libautoschedule_sextant.so
     std::string trainer; ///< sextant-train; empty = no fine-tuning
     /** Weights to start from; empty = the plugin's default model (shipped weights if any). */

@@ -35,6 +35,8 @@ void Autotuner::check_options() {
     if (!fs::exists(opt_.time_exe))
         throw UserError("the pipeline driver sextant-time was not found at '" + opt_.time_exe +
                         "' (build the sextant-time target)");
+    for (const std::string &entry : opt_.also)
+        also_scheduler(entry); // an unknown name or a missing plugin is refused before any work
     if (opt_.select != "model" && opt_.select != "all" && opt_.select != "remeasure")
         throw UserError("--select must be 'model' or 'all', not '" + opt_.select + "'");
     if (opt_.machine_params.empty()) {

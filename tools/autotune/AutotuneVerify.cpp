@@ -166,9 +166,20 @@ void Autotuner::verify_best() {
         names.push_back(p.hash);
     }
     std::string base_hash;
-    for (const json &m : read_json_lines(dir_ / "measurements.jsonl"))
+    for (const json &m : read_json_lines(dir_ / "measurements.jsonl")) {
         if (m.value("baseline", false) && m.contains("runtime_seconds"))
             base_hash = m.value("hash", "");
+        // Another autoscheduler's schedule (--also) that measured: rebuilt by it again.
+        if (m.contains("scheduler_name") && m.contains("runtime_seconds") &&
+            std::find(names.begin(), names.end(), m.value("hash", "")) == names.end()) {
+            Proposal p;
+            p.hash = m.value("hash", "");
+            p.scheduler_plugin = m.value("scheduler_plugin", "");
+            p.scheduler_name = m.value("scheduler_name", "");
+            props.push_back(p);
+            names.push_back(p.hash);
+        }
+    }
     if (!base_hash.empty() && std::find(names.begin(), names.end(), base_hash) == names.end()) {
         Proposal p;
         p.text = read_text(dir_ / "schedules" / (base_hash + ".txt"));
@@ -192,9 +203,7 @@ void Autotuner::verify_best() {
     j["best_seconds"] = rs[win].min_s;
     write_file_atomically(dir_ / "verified.json", j.dump(1) + "\n");
     best_hash_ = names[win];
-    copy_file_atomically(dir_ / "schedules" / (best_hash_ + ".schedule.h"),
-                         dir_ / "best.schedule.h");
-    write_file_atomically(dir_ / "best.txt", read_text(dir_ / "schedules" / (best_hash_ + ".txt")));
+    write_best(best_hash_);
     verified_best_s_ = rs[win].min_s;
     verified_base_s_ = j.value("baseline_seconds", 0.0);
     char b[160];

@@ -27,9 +27,19 @@ struct Proposal {
     std::string source;
     bool anchor = false; ///< always measured (batch 0: the analytical and the learned pick)
     double predicted_seconds = 0;
-    std::string text;
+    std::string text; ///< ScheduleText; empty for another autoscheduler's schedule
     std::string hash;
+    /** Another autoscheduler (--also) that makes this schedule itself: its plugin and the
+     * name for -s. Empty: Sextant replays `text`. */
+    std::string scheduler_plugin, scheduler_name;
+    bool foreign() const { return !scheduler_name.empty(); }
 };
+
+/** The plugin and -s name of an --also entry ("adams2019", ..., or "PLUGIN.so:NAME"); throws
+ * UserError for an unknown name or a missing plugin. */
+std::pair<std::string, std::string> also_scheduler(const std::string &entry);
+/** The batch-0 proposal that measures --also entry `entry` as it schedules. */
+Proposal also_proposal(const std::string &entry);
 
 struct Measured {
     bool ok = false;
@@ -75,8 +85,11 @@ private:
     /** The Halide runtime, once per work directory: the schedules are built without it
      * (-no_runtime) and the pipeline driver loads it beside each one, as the bench does. */
     void build_runtime();
-    std::vector<std::string> generator_command(const fs::path &out_dir,
-                                               const std::string &emit) const;
+    /** The generator run that schedules with `scheduler_plugin` (-s `scheduler_name`);
+     * Sextant's plugin when they are empty. */
+    std::vector<std::string> generator_command(const fs::path &out_dir, const std::string &emit,
+                                               const std::string &scheduler_plugin = "",
+                                               const std::string &scheduler_name = "") const;
     std::map<std::string, std::string> model_env() const;
     std::vector<Proposal> propose(int batch);
     /** The successful measurements whose schedule is kept in schedules/, fastest first. */
@@ -97,6 +110,12 @@ private:
     /** opt_.repeats rounds of the timing protocol for the schedule built in bdir. */
     void benchmark(const fs::path &bdir, Measured &m);
     void record(int batch, const Proposal &p, const Measured &m, const fs::path &bdir);
+    /** The measurement as a sample of the store (Sextant's schedules only). */
+    void add_sample(int batch, const Proposal &p, const Measured &m);
+    /** Counts, best, baseline, measurements.jsonl and the log line. */
+    void after_measurement(int batch, const Proposal &p, const Measured &m);
+    /** best.schedule.h (and best.txt, for a Sextant schedule) from the schedule `hash`. */
+    void write_best(const std::string &hash);
     void fine_tune(int batch);
     void write_report();
 

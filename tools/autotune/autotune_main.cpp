@@ -50,6 +50,10 @@ measurements.jsonl, samples.db.
   --mutations M          from batch 1 on, M proposals are mutations of the two fastest
                          measured schedules: one Func re-placed or re-tiled, the rest
                          completed by the model (default 6; 0 = none)
+  --also S1,S2,...       batch 0 also measures these autoschedulers' schedules as they make
+                         them: adams2019, li2018, mullapudi2016 (Halide 14's, from Debian's
+                         libhalide14-0-dev) or PLUGIN.so:NAME; the fastest schedule can be
+                         theirs (best.schedule.h; then no best.txt). Not fine-tuned on
   --weights FILE         weights to start from (default: the shipped ones, if any)
   --epochs N             fine-tuning epochs per batch (default 20; 0 = no fine-tuning)
   --plugin FILE          libautoschedule_sextant.so (default: this build's)
@@ -140,6 +144,8 @@ CommandLine parse_args(int argc, char **argv) {
             opt.candidate_beam_size = args.integer(1);
         else if (a == "--mutations")
             opt.mutations = args.integer(0);
+        else if (a == "--also")
+            opt.also = comma_list(args.value());
         else if (a == "--weights")
             opt.weights = args.value();
         else if (a == "--epochs")
