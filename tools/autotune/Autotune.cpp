@@ -427,8 +427,9 @@ void Autotuner::after_measurement(int batch, const Proposal &p, const Measured &
     append_line(dir_ / "measurements.jsonl", line.dump());
     std::string msg = "[batch " + std::to_string(batch) + "] #" + std::to_string(measurements_) +
                       " " + p.source + ": ";
-    msg += m.ok ? fmt_ms(m.min_s) + " (predicted " + fmt_ms(p.predicted_seconds) + ")"
-                : "FAILED " + m.error;
+    msg += !m.ok         ? "FAILED " + m.error
+           : p.foreign() ? fmt_ms(m.min_s) + " (" + p.scheduler_name + "'s schedule)"
+                         : fmt_ms(m.min_s) + " (predicted " + fmt_ms(p.predicted_seconds) + ")";
     msg += " | best " + (best_s_ > 0 ? fmt_ms(best_s_) : std::string("-"));
     if (baseline_s_ > 0 && best_s_ > 0) {
         char b[64];
