@@ -142,6 +142,11 @@ std::vector<RemeasuredSchedule> Autotuner::remeasure(const std::vector<std::stri
     setup();
     std::vector<Proposal> props(files.size());
     for (size_t i = 0; i < files.size(); i++) {
+        // "also:NAME": the schedule another autoscheduler makes (as --also names them).
+        if (files[i].rfind("also:", 0) == 0) {
+            props[i] = also_proposal(files[i].substr(5));
+            continue;
+        }
         if (!fs::exists(files[i])) throw UserError("no schedule file '" + files[i] + "'");
         props[i].text = read_text(files[i]);
         props[i].hash = schedule_hash(props[i].text);

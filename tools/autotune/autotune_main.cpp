@@ -67,7 +67,8 @@ measurements.jsonl, samples.db.
   --remeasure A.txt,B.txt,...  instead of autotuning: build these ScheduleText files (e.g.
                          best.txt of several runs) and benchmark them interleaved for
                          --rounds rounds (default 7); prints min and median of each and
-                         writes DIR/remeasure.json
+                         writes DIR/remeasure.json. An entry also:NAME (NAME as for --also)
+                         is the schedule that autoscheduler makes, built and timed beside them
 )";
 
 /** The command line: the autotuner's options plus the flags of the --remeasure mode. */
