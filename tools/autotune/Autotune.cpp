@@ -275,8 +275,10 @@ Measured Autotuner::build(const Proposal &p, const fs::path &bdir) {
     std::map<std::string, std::string> env = {
         {"SEXTANT_SCHEDULE_FILE", (bdir / "schedule.txt").string()},
         {"SEXTANT_COST_MODEL", "analytical"}};
+    // Another autoscheduler gets the user's environment as it is (HL_BEAM_SIZE for Adams2019,
+    // a plugin's own settings); a replay drops what could steer Sextant away from the text.
     if (p.foreign()) env.clear();
-    RunResult g = run_logged(gen, env, logp, opt_.build_timeout_s, true);
+    RunResult g = run_logged(gen, env, logp, opt_.build_timeout_s, !p.foreign());
     if (!g.ok()) {
         m.kind = FailureKind::CompileError;
         m.error = "generator " + g.message + ": " + file_tail(logp, 3);
