@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -29,7 +30,7 @@ measurements.jsonl, samples.db.
   --dir DIR              work directory (created; one pipeline per directory)
   --target T             Halide target (default: this machine, )" SEXTANT_HOST_TARGET_TEXT R"()
   --machine-params P     cores,llc_bytes,balance (default: this host's cores and last-level cache, balance 40)
-  --batches N            stop after N batches (default 5)
+  --batches N            stop after N batches (default 5; no limit when --minutes is given)
   --minutes M            stop after M minutes of wall time (default: no limit)
   --candidates N         schedules proposed per batch (default 16)
   --select model|all     measure the model's best few (default) or every candidate
@@ -97,6 +98,7 @@ CommandLine parse_args(int argc, char **argv) {
     std::error_code ec; // a path that cannot be inspected counts as absent
     if (std::filesystem::exists(SEXTANT_SHIPPED_WEIGHTS, ec)) opt.weights = SEXTANT_SHIPPED_WEIGHTS;
     int epochs = 20;
+    bool batches_given = false;
     Args args(argc, argv);
     while (args.next()) {
         const std::string &a = args.flag();
@@ -114,7 +116,7 @@ CommandLine parse_args(int argc, char **argv) {
         else if (a == "--machine-params")
             opt.machine_params = args.value();
         else if (a == "--batches")
-            opt.batches = args.integer(1);
+            opt.batches = args.integer(1), batches_given = true;
         else if (a == "--minutes")
             opt.time_budget_s = args.positive() * 60;
         else if (a == "--candidates")
@@ -175,6 +177,8 @@ CommandLine parse_args(int argc, char **argv) {
     if (opt.generator.empty()) throw ArgError("--generator is required");
     if (opt.generator_name.empty()) throw ArgError("-g is required");
     if (opt.work_dir.empty()) throw ArgError("--dir is required");
+    // A time budget alone means "for that long": the batch count must not end it first.
+    if (opt.time_budget_s > 0 && !batches_given) opt.batches = std::numeric_limits<int>::max();
     if (epochs == 0) opt.trainer.clear();
     opt.train_epochs = std::max(1, epochs);
     return cl;
