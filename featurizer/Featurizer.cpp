@@ -1,6 +1,7 @@
 #include "Featurizer.h"
 
 #include "StageLoads.h"
+#include "search/State.h"
 
 #include <algorithm>
 #include <cmath>
@@ -506,11 +507,9 @@ void memory_features(const StageView &v, const std::vector<EffLoad> &loads,
 } // namespace
 
 size_t Featurizer::KeyHash::operator()(const std::vector<int64_t> &k) const {
-    uint64_t h = 1469598103934665603ull; // FNV-1a over the values
-    for (int64_t v : k) {
-        h ^= uint64_t(v);
-        h *= 1099511628211ull;
-    }
+    uint64_t h = 0;
+    for (int64_t v : k)
+        h = hash_mix(h, uint64_t(v));
     return size_t(h);
 }
 

@@ -1,5 +1,6 @@
 // Autotuner::setup: checks the options, claims the work directory for one pipeline, opens its
-// sample store, resumes from the logs and builds the Halide runtime once (AutotunerImpl.h).
+// sample store, resumes from the logs and builds the Halide runtime once (AutotunerImpl.h); and
+// resolves the other autoschedulers --also names.
 #include "dag/PipelineDag.h"
 #include "featurizer/Schema.h"
 #include "sampler/SampleStore.h"
@@ -8,11 +9,49 @@
 #include "tools/autotune/AutotunerImpl.h"
 #include "tools/autotune/Files.h"
 
+#include <cctype>
 #include <sstream>
+#include <tuple>
 #include <unistd.h>
 
 namespace sextant {
 namespace autotune_detail {
+
+std::pair<std::string, std::string> also_scheduler(const std::string &entry) {
+    // Halide 14's own autoschedulers, where Debian's libhalide14-0-dev puts them.
+    static const char *kDir = "/usr/lib/x86_64-linux-gnu/halide14/";
+    std::string plugin, name;
+    if (entry == "adams2019") {
+        plugin = std::string(kDir) + "libautoschedule_adams2019.so", name = "Adams2019";
+    } else if (entry == "li2018") {
+        plugin = std::string(kDir) + "libautoschedule_li2018.so", name = "Li2018";
+    } else if (entry == "mullapudi2016") {
+        plugin = std::string(kDir) + "libautoschedule_mullapudi2016.so", name = "Mullapudi2016";
+    } else if (entry.find(':') != std::string::npos) {
+        plugin = entry.substr(0, entry.rfind(':'));
+        name = entry.substr(entry.rfind(':') + 1);
+    } else {
+        throw UserError("--also: unknown autoscheduler '" + entry +
+                        "' (adams2019, li2018, mullapudi2016, or PLUGIN.so:NAME)");
+    }
+    if (name.empty() || !fs::exists(plugin))
+        throw UserError("--also " + entry + ": no plugin '" + plugin + "'" +
+                        (name.empty() ? " (and no scheduler name after ':')" : ""));
+    return {fs::absolute(plugin).string(), name};
+}
+
+Proposal also_proposal(const std::string &entry) {
+    Proposal p;
+    std::tie(p.scheduler_plugin, p.scheduler_name) = also_scheduler(entry);
+    p.source = "also:" + entry;
+    p.anchor = true;
+    // A file name that says whose it is (an entry may be a path).
+    std::string key;
+    for (char c : p.scheduler_name)
+        key += std::isalnum(static_cast<unsigned char>(c)) ? char(std::tolower(c)) : '_';
+    p.hash = "also-" + key;
+    return p;
+}
 
 void Autotuner::setup() {
     check_options();
