@@ -68,6 +68,7 @@ std::string sample_to_json_line(const TrainingSample &s) {
         rows.push_back(std::vector<double>(r.begin(), r.end()));
     j["schedule"] = rows;
     j["allocator"] = {s.page_faults, s.page_faults_nests};
+    if (!s.source.empty()) j["source"] = s.source;
     return j.dump();
 }
 
@@ -106,6 +107,10 @@ TrainingSample parse_sample(const nlohmann::json &j, const std::string &where) {
             fail("\"allocator\" must be [page_faults, page_faults_nests], 0 <= nests <= all");
         s.page_faults = a[0];
         s.page_faults_nests = a[1];
+    }
+    if (j.contains("source")) {
+        if (!j["source"].is_string()) fail("\"source\" must be a string");
+        s.source = j["source"].get<std::string>();
     }
     s.algorithm = j["algorithm"].get<std::vector<std::vector<float>>>();
     std::vector<std::vector<double>> rows = j["schedule"].get<std::vector<std::vector<double>>>();

@@ -31,6 +31,10 @@ struct TrainingSample {
     double page_faults = 0;
     double page_faults_nests = 0;
     AllocatorEstimate allocator() const;
+    /** Which search made the schedule ("beam", "learned:beam", "dropout:35:2", ...; JSON
+     * field "source", optional): offline checks pick out the pairs a judge compares, such as
+     * the two models' beam picks of one pipeline. Not a model input. */
+    std::string source;
 };
 
 /** Builds the rows of candidate `state` of `batch` into a sample. */

@@ -52,6 +52,10 @@ Params Params::parse(const std::map<std::string, std::string> &env) {
          [&](auto &k, auto &v) { p.search.beam_size = int(parse_int(k, v, 1, 4096)); }},
         {"NUM_PASSES",
          [&](auto &k, auto &v) { p.search.num_passes = int(parse_int(k, v, 1, 100)); }},
+        {"KEEP_STRUCTURES",
+         [&](auto &k, auto &v) { p.search.keep_structures = int(parse_int(k, v, 1, 4096)); }},
+        {"STRUCTURE_SHARE",
+         [&](auto &k, auto &v) { p.search.structure_share = parse_int(k, v, 0, 100) / 100.0; }},
         {"RANDOM_DROPOUT",
          [&](auto &k, auto &v) { p.search.random_dropout = int(parse_int(k, v, 1, 100)); }},
         {"SEED",
@@ -133,6 +137,8 @@ Params Params::from_environment() {
 std::string Params::describe() const {
     std::ostringstream o;
     o << "beam_size=" << search.beam_size << " num_passes=" << search.num_passes
+      << " keep_structures=" << search.keep_structures
+      << " structure_share=" << search.structure_share
       << " random_dropout=" << search.random_dropout << " seed=" << search.seed
       << " memory_limit_bytes=" << search.memory_limit_bytes
       << " search_memory_bytes=" << search.memory_bytes << " time_limit_s=" << search.time_limit_s

@@ -60,6 +60,7 @@ std::vector<TrainingSample> workload_training_samples(const WorkloadInfo &w,
             const AllocatorEstimate a = estimate_allocator(dag, s->decisions, s->nests);
             out.back().page_faults = a.page_faults;
             out.back().page_faults_nests = a.page_faults_nests;
+            out.back().source = r.source;
             if (censored) stats.censored_records++;
         } catch (const std::exception &e) {
             stats.skipped_records++;

@@ -220,22 +220,29 @@ void run_epochs(TrainableCostModel &model, const Split &split,
     }
 }
 
-/** scatter.csv (split, pipeline, measured, predicted) and, if a plot script is given,
- * scatter.png from it. */
+/** scatter.csv (split, pipeline, measured, predicted and, with a baseline model, the
+ * baseline's prediction: blends of the two can be judged offline) and, if a plot script is
+ * given, scatter.png from it. */
 void write_scatter(const fs::path &out, const Split &split, const std::vector<double> &train_pred,
-                   const std::vector<double> &val_pred, const TrainerOptions &opt) {
+                   const std::vector<double> &val_pred, const std::vector<double> &train_base,
+                   const std::vector<double> &val_base, const TrainerOptions &opt) {
     const fs::path csv = out / "scatter.csv";
     {
+        const bool base = opt.baseline != nullptr;
         std::ofstream f(csv, std::ios::trunc);
-        f << "split,pipeline,measured_seconds,predicted_seconds\n";
+        f << "split,pipeline,source,measured_seconds,predicted_seconds"
+          << (base ? ",baseline_seconds" : "") << "\n";
         auto dump = [&](const char *split_name, const std::vector<const TrainingSample *> &s,
-                        const std::vector<double> &p) {
-            for (size_t i = 0; i < s.size(); i++)
-                f << split_name << ",\"" << s[i]->pipeline << "\"," << s[i]->runtime_seconds << ","
-                  << p[i] << "\n";
+                        const std::vector<double> &p, const std::vector<double> &b) {
+            for (size_t i = 0; i < s.size(); i++) {
+                f << split_name << ",\"" << s[i]->pipeline << "\",\"" << s[i]->source << "\","
+                  << s[i]->runtime_seconds << "," << p[i];
+                if (base) f << "," << b[i];
+                f << "\n";
+            }
         };
-        dump("train", split.train_all, train_pred);
-        if (!split.validation.empty()) dump("validation", split.validation, val_pred);
+        dump("train", split.train_all, train_pred, train_base);
+        if (!split.validation.empty()) dump("validation", split.validation, val_pred, val_base);
     }
     if (opt.plot_script.empty()) return;
     // The first python3 on PATH may lack matplotlib (pyenv, venvs): fall back to the system
@@ -307,9 +314,12 @@ TrainResult train_cost_model(TrainableCostModel &model, const std::vector<Traini
     nlohmann::json metrics = {{"validation", nlohmann::json(res.validation)},
                               {"train", nlohmann::json(res.train)},
                               {"validation_is_train_set", !have_val}};
+    std::vector<double> val_base, train_base;
     if (opt.baseline) {
-        res.baseline_validation = evaluate(*opt.baseline, val_set, opt.loss.tie_log_ratio);
-        res.baseline_train = evaluate(*opt.baseline, train_all, opt.loss.tie_log_ratio);
+        res.baseline_validation =
+            evaluate(*opt.baseline, val_set, opt.loss.tie_log_ratio, &val_base);
+        res.baseline_train =
+            evaluate(*opt.baseline, train_all, opt.loss.tie_log_ratio, &train_base);
         metrics["baseline"] = {{"model", opt.baseline->name()},
                                {"validation", nlohmann::json(res.baseline_validation)},
                                {"train", nlohmann::json(res.baseline_train)}};
@@ -326,7 +336,7 @@ TrainResult train_cost_model(TrainableCostModel &model, const std::vector<Traini
                              {"history", pr.history}};
     res.report_path = (out / "report.json").string();
     write_file_atomically(res.report_path, report.dump(2) + "\n");
-    write_scatter(out, split, train_pred, val_pred, opt);
+    write_scatter(out, split, train_pred, val_pred, train_base, val_base, opt);
     return res;
 }
 

@@ -37,12 +37,14 @@ TEST_CASE("samples round-trip through JSON lines") {
     o.pipelines = 3;
     o.schedules_per_pipeline = 2;
     std::vector<TrainingSample> s = synthetic_dataset(o);
+    s[1].source = "learned:beam";
     fs::path p = temp_dir("jsonl") / "samples.jsonl";
     write_samples_jsonl(p.string(), s);
     std::vector<TrainingSample> back = read_samples_jsonl(p.string());
     REQUIRE(back.size() == s.size());
     for (size_t i = 0; i < s.size(); i++) {
         CHECK(back[i].pipeline == s[i].pipeline);
+        CHECK(back[i].source == s[i].source);
         CHECK(back[i].runtime_seconds == s[i].runtime_seconds);
         CHECK(back[i].algorithm == s[i].algorithm);
         CHECK(back[i].schedule == s[i].schedule);

@@ -211,12 +211,15 @@ TEST_CASE("export-training re-featurizes every successful record", "[tool]") {
     for (const WorkloadInfo &w : store.workloads())
         identities.insert(w.identity);
     std::multiset<double> runtimes;
+    std::set<std::string> sources;
     store.for_each_record([&](const WorkloadInfo &, const SampleRecord &r) {
         if (r.ok()) runtimes.insert(*r.runtime_min_s);
+        sources.insert(r.source);
     });
     for (const TrainingSample &t : samples) {
         CHECK(identities.count(t.pipeline) == 1);
         CHECK(runtimes.count(t.runtime_seconds) >= 1);
+        CHECK(sources.count(t.source) == 1); // which search made it, for offline checks
         CHECK(!t.schedule.empty());
         CHECK(t.algorithm.size() == t.schedule.size());
     }

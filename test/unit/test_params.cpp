@@ -24,6 +24,15 @@ TEST_CASE("Adams2019 names are accepted and SEXTANT_ names win", "[params]") {
     CHECK(p.search.random_dropout == 50);
 }
 
+TEST_CASE("the beam's structure caps can be set", "[params]") {
+    Params p = Params::parse({{"SEXTANT_KEEP_STRUCTURES", "8"}, {"SEXTANT_STRUCTURE_SHARE", "0"}});
+    CHECK(p.search.keep_structures == 8);
+    CHECK(p.search.structure_share == 0);
+    CHECK(Params::parse({{"SEXTANT_STRUCTURE_SHARE", "50"}}).search.structure_share == 0.5);
+    CHECK_THROWS_WITH(Params::parse({{"SEXTANT_STRUCTURE_SHARE", "150"}}),
+                      Catch::Contains("[0, 100]"));
+}
+
 TEST_CASE("unknown SEXTANT_ keys and bad values are errors", "[params]") {
     CHECK_THROWS_WITH(Params::parse({{"SEXTANT_BEAM", "4"}}),
                       Catch::Contains("Unknown option SEXTANT_BEAM"));
