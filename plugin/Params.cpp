@@ -76,6 +76,18 @@ Params Params::parse(const std::map<std::string, std::string> &env) {
              p.cost_model = v;
          }},
         {"WEIGHTS", [&](auto &, auto &v) { p.weights = v; }},
+        {"LEARNED_SEARCH",
+         [&](auto &k, auto &v) {
+             if (v == "beam") {
+                 p.learned_candidates = 0;
+                 return;
+             }
+             try {
+                 p.learned_candidates = int(parse_int(k, v, 1, 1000));
+             } catch (const UserError &e) {
+                 throw UserError(std::string(e.what()) + " or 'beam'");
+             }
+         }},
         {"DUMP_DAG", [&](auto &, auto &v) { p.dump_dag_path = v; }},
         {"DUMP_SCHEDULE", [&](auto &, auto &v) { p.dump_schedule_path = v; }},
         {"SCHEDULE_FILE", [&](auto &, auto &v) { p.schedule_file = v; }},
@@ -143,6 +155,11 @@ std::string Params::describe() const {
       << " memory_limit_bytes=" << search.memory_limit_bytes
       << " search_memory_bytes=" << search.memory_bytes << " time_limit_s=" << search.time_limit_s
       << " cost_model=" << cost_model
+      << (cost_model == "learned"
+              ? " learned_search=" + (learned_candidates > 0
+                                          ? std::to_string(learned_candidates) + " candidates"
+                                          : std::string("beam"))
+              : std::string())
       << (search_space.empty() ? "" : " search_space=" + search_space)
       << " weights=" << (weights.empty() ? "<shipped>" : weights);
     return o.str();

@@ -47,6 +47,12 @@ struct Params {
      * a cautious ensemble, costmodel/EnsembleModel.h); empty = the shipped ones.
      * HL_WEIGHTS_DIR / SEXTANT_WEIGHTS. */
     std::string weights;
+    /** How the learned model schedules (SEXTANT_LEARNED_SEARCH): 0 = it drives the beam
+     * search itself ("beam"); N > 0 = the analytical model's search proposes N distinct
+     * candidates (its beam pick, greedy pick and dropout picks, as the sampler makes them) and
+     * the learned model picks among them (search/Candidates.h, ranked_pick). A number or
+     * "beam". Default 4 (docs/COSTMODEL.md, "Ranking the analytical model's candidates"). */
+    int learned_candidates = 4;
     /** If set, write the PipelineDag as JSON to this path. SEXTANT_DUMP_DAG. */
     std::string dump_dag_path;
     /** If set, write the chosen schedule's ScheduleText to this path. SEXTANT_DUMP_SCHEDULE. */

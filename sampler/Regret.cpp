@@ -102,8 +102,10 @@ private:
     /** The first candidate of a search, or the error. */
     std::optional<SearchCandidate> pick(const RandomWorkload &rw, const std::string &weights,
                                         std::string &error) {
+        CandidateSearchOptions so = search_;
+        if (!weights.empty()) so.ranked = opt_.learned_candidates;
         CandidateResult c =
-            candidates_for(rw, target_, machine_, search_, opt_.search_timeout_s, weights);
+            candidates_for(rw, target_, machine_, so, opt_.search_timeout_s, weights);
         if (c.error || c.candidates.empty()) {
             error = c.error ? *c.error : "the search found no schedule";
             return std::nullopt;
@@ -125,7 +127,10 @@ nlohmann::json RegretRun::judge(uint64_t seed) {
     w.identity = random_identity(rw);
     w.target = target_;
     w.machine = machine_str_;
-    nlohmann::json out = {{"seed", seed}, {"identity", w.identity}, {"weights", opt_.weights}};
+    nlohmann::json out = {{"seed", seed},
+                          {"identity", w.identity},
+                          {"weights", opt_.weights},
+                          {"learned_candidates", opt_.learned_candidates}};
 
     std::vector<Entry> entries;
     std::string error;

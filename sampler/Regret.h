@@ -34,6 +34,9 @@ struct RegretOptions {
     /** 0: every seed; 1: the even seeds only (the selection half of scripts/regret_report.py);
      * 2: the odd seeds only (the test half, for judging a candidate to ship, once). */
     int half = 0;
+    /** How the learned model picks (the plugin's SEXTANT_LEARNED_SEARCH): > 0 = among this
+     * many analytical candidates (ranked_pick), 0 = by its own beam search. */
+    int learned_candidates = 4;
 };
 
 struct RegretSummary {

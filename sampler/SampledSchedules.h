@@ -23,7 +23,8 @@ namespace sextant {
  * with the learned model of `weights` if given (then every source is prefixed "learned:").
  * Data whose schedules only one model chose teaches a model nothing about the schedules the
  * other would pick; sampling with the current weights adds exactly those (on-policy data).
- * Searches that find no schedule are skipped. */
+ * Searches that find no schedule are skipped. With weights and opt.ranked > 0: the one
+ * schedule the learned model picks among opt.ranked analytical candidates (ranked_pick). */
 std::vector<SearchCandidate> make_candidates(const PipelineDag &dag,
                                              const CandidateSearchOptions &opt,
                                              const std::string &weights = "");

@@ -75,6 +75,9 @@ const char *kUsage =
     "                         beam picks and the fastest schedule stored in --db for it, timed\n"
     "                         interleaved over R rounds (3) of fresh processes — into FILE (JSON\n"
     "                         lines, resumable; scripts/regret_report.py summarizes it).\n"
+    "                         --regret-learned-search N|beam: the learned pick is the one it\n"
+    "                         ranks first among N analytical candidates (4, the plugin's\n"
+    "                         default) or its own beam search's pick\n"
     "                         --regret-half selection|test: the even or the odd seeds only\n"
     "                         (regret_report.py's halves: choose on one, ship on the other).\n"
     "                         WEIGHTS may be an ensemble, as for --weights ('analytical' names\n"
@@ -229,7 +232,15 @@ Options parse_args(int argc, char **argv) {
             o.regret.weights = args.value();
         else if (a == "--regret-out")
             o.regret.out_path = args.value();
-        else if (a == "--regret-half") {
+        else if (a == "--regret-learned-search") {
+            const std::string v = args.value();
+            char *end = nullptr;
+            const long n = std::strtol(v.c_str(), &end, 10);
+            if (v != "beam" && (v.empty() || *end || n < 1 || n > 1000))
+                throw ArgError("--regret-learned-search: '" + v +
+                               "' is neither 'beam' nor a count of candidates (1-1000)");
+            o.regret.learned_candidates = v == "beam" ? 0 : int(n);
+        } else if (a == "--regret-half") {
             const std::string h = args.value();
             if (h != "selection" && h != "test")
                 throw ArgError(

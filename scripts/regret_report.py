@@ -77,10 +77,13 @@ def file_hash(path):
         return None
 
 
-def use_test_half(weights, ledger, again):
-    """Records that `weights` was judged on the test half; False if it already was (and not
-    `again`)."""
+def use_test_half(weights, ledger, again, mode=None):
+    """Records that `weights` (picking in `mode`: the lines' learned_candidates, how the learned
+    model picks) was judged on the test half; False if it already was (and not `again`). A
+    candidate is the weights and the mode together."""
     h = file_hash(weights) or weights
+    if mode is not None:
+        h += f"/learned_candidates={mode}"
     used = []
     if os.path.exists(ledger):
         with open(ledger) as f:
@@ -147,7 +150,14 @@ def main():
     status = 0
     for weights, by_seed in read_regret(a.jsonl, a.weights, a.seeds).items():
         lines = [j for s, j in by_seed.items() if in_half(s, a.half)]
-        if a.half == "test" and not use_test_half(weights, a.ledger, a.again):
+        modes = {j.get("learned_candidates") for j in lines}
+        if len(modes) > 1:
+            print(f"regret_report: {weights}: lines of several learned modes {sorted(map(str, modes))}"
+                  "; judge each in a file of its own", file=sys.stderr)
+            status = 1
+            continue
+        mode = modes.pop() if modes else None
+        if a.half == "test" and not use_test_half(weights, a.ledger, a.again, mode):
             status = 1
             continue
         heading = "##" if a.half is None else f"## [{a.half} half]"

@@ -118,6 +118,7 @@ search_candidates(const PipelineDag &dag, const SearchSpace &space,
             total->states_evaluated += stats.states_evaluated;
             total->seconds_total += stats.seconds_total;
             total->seconds_evaluating += stats.seconds_evaluating;
+            total->peak_held_bytes = std::max(total->peak_held_bytes, stats.peak_held_bytes);
             if (a == 0) total->best_cost_per_pass = stats.best_cost_per_pass;
         }
         if (!c.state) continue;
@@ -135,6 +136,28 @@ search_candidates(const PipelineDag &dag, const SearchSpace &space,
         }
     }
     return out;
+}
+
+RankedPick ranked_pick(const PipelineDag &dag, const SearchSpace &space,
+                       const std::function<std::unique_ptr<StateEvaluator>()> &propose,
+                       StateEvaluator &rank, const CandidateSearchOptions &opt,
+                       SearchStats *total) {
+    RankedPick r;
+    r.candidates = search_candidates(dag, space, propose, opt, total);
+    double best = 0;
+    for (size_t i = 0; i < r.candidates.size(); i++) {
+        // Replayed, every Func dirty: the ranking model scores the whole schedule, none of the
+        // proposer's per-Func costs carried over.
+        StatePtr s = space.replay(r.candidates[i].text);
+        rank.evaluate({s.get()});
+        r.rank_costs.push_back(s->cost);
+        if (r.chosen < 0 || s->cost < best) {
+            best = s->cost;
+            r.chosen = int(i);
+            r.state = s;
+        }
+    }
+    return r;
 }
 
 } // namespace sextant

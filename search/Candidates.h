@@ -38,6 +38,11 @@ struct CandidateSearchOptions {
      * the dropout searches, `mutations` of them in all, spread over the texts. */
     std::vector<std::string> mutate_texts;
     int mutations = 0;
+    /** The sampler's make_candidates with a learned model (the regret judge's learned pick):
+     * > 0 = instead of searching with it, the one schedule ranked_pick chooses among this many
+     * analytical candidates (source "ranked:<its source>"), as the plugin's learned mode does
+     * (SEXTANT_LEARNED_SEARCH). 0 = the learned model searches. */
+    int ranked = 0;
 };
 
 /** One schedule of a pipeline: what the plugin writes out with SEXTANT_CANDIDATES, what the
@@ -67,5 +72,28 @@ std::vector<SearchCandidate>
 search_candidates(const PipelineDag &dag, const SearchSpace &space,
                   const std::function<std::unique_ptr<StateEvaluator>()> &make_evaluator,
                   const CandidateSearchOptions &opt, SearchStats *total = nullptr);
+
+/** A pick made by ranking: one model proposes, another chooses. */
+struct RankedPick {
+    /** The candidates as proposed (search_candidates' order; states scored by the proposer). */
+    std::vector<SearchCandidate> candidates;
+    /** Each candidate's cost under the ranking model, in candidates' order. */
+    std::vector<double> rank_costs;
+    /** Index of the chosen candidate (the lowest rank cost; the earlier on a tie), -1 if none. */
+    int chosen = -1;
+    /** The chosen schedule replayed and scored whole by the ranking model (null if none). */
+    StatePtr state;
+};
+
+/** The learned model's default way to schedule (docs/COSTMODEL.md, "Ranking the analytical
+ * model's candidates"): `propose` searches as search_candidates does with `opt` (its beam
+ * pick, greedy pick and dropout picks, `opt.count` distinct ones), and `rank` scores each
+ * complete candidate whole and chooses the cheapest. The search never walks through partial
+ * states only the ranking model likes, and the ranking model judges complete schedules of the
+ * kind it was trained on (the sampler's candidates are the same searches). */
+RankedPick ranked_pick(const PipelineDag &dag, const SearchSpace &space,
+                       const std::function<std::unique_ptr<StateEvaluator>()> &propose,
+                       StateEvaluator &rank, const CandidateSearchOptions &opt,
+                       SearchStats *total = nullptr);
 
 } // namespace sextant

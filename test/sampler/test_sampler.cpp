@@ -383,6 +383,13 @@ TEST_CASE(
             if (min_s == 0 || t < min_s) min_s = t;
         }
         CHECK(roles == std::set<std::string>{"analytical", "learned", "best_known"});
+        // By default the learned model ranks 4 analytical candidates, as the plugin does.
+        CHECK(j["learned_candidates"] == 4);
+        // (A pick both models make is one entry, with the analytical pick's source.)
+        for (const auto &s : j["schedules"])
+            if (s["roles"].dump().find("\"learned\"") != std::string::npos &&
+                s["roles"].dump().find("\"analytical\"") == std::string::npos)
+                CHECK(s["source"].get<std::string>().rfind("ranked:", 0) == 0);
         CHECK(j["best_s"].get<double>() == min_s);
         CHECK(j["learned_regret"].get<double>() >= 1);
         CHECK(j["analytical_regret"].get<double>() >= 1);
@@ -406,6 +413,25 @@ TEST_CASE(
     out = run(regret + " --regret-out " + half_file + " --regret-half odd 2>&1", &status);
     CHECK(status == 2);
     CHECK(out.find("--regret-half") != std::string::npos);
+    // The learned model's own beam search, as SEXTANT_LEARNED_SEARCH=beam.
+    const std::string beam_file = dir + "/beam.jsonl";
+    out = run(regret + " --regret-out " + beam_file +
+                  " --regret-half selection --regret-learned-search beam 2>&1",
+              &status);
+    INFO(out);
+    CHECK(status == 0);
+    std::ifstream beam_in(beam_file);
+    REQUIRE(std::getline(beam_in, line));
+    nlohmann::json bj = nlohmann::json::parse(line);
+    CHECK(bj["learned_candidates"] == 0);
+    for (const auto &s : bj["schedules"])
+        if (s["roles"].dump().find("\"learned\"") != std::string::npos &&
+            s["roles"].dump().find("\"analytical\"") == std::string::npos)
+            CHECK(s["source"].get<std::string>().rfind("learned:", 0) == 0);
+    out =
+        run(regret + " --regret-out " + beam_file + " --regret-learned-search some 2>&1", &status);
+    CHECK(status == 2);
+    CHECK(out.find("neither 'beam' nor a count") != std::string::npos);
 }
 #endif
 

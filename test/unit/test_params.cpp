@@ -33,6 +33,19 @@ TEST_CASE("the beam's structure caps can be set", "[params]") {
                       Catch::Contains("[0, 100]"));
 }
 
+TEST_CASE("the learned model ranks the analytical model's candidates unless told to search",
+          "[params]") {
+    CHECK(Params::parse({}).learned_candidates == 4);
+    CHECK(Params::parse({{"SEXTANT_LEARNED_SEARCH", "beam"}}).learned_candidates == 0);
+    CHECK(Params::parse({{"SEXTANT_LEARNED_SEARCH", "8"}}).learned_candidates == 8);
+    CHECK_THROWS_WITH(Params::parse({{"SEXTANT_LEARNED_SEARCH", "0"}}),
+                      Catch::Contains("SEXTANT_LEARNED_SEARCH"));
+    CHECK_THROWS_WITH(Params::parse({{"SEXTANT_LEARNED_SEARCH", "some"}}),
+                      Catch::Contains("not an integer"));
+    Params p = Params::parse({{"SEXTANT_COST_MODEL", "learned"}});
+    CHECK_THAT(p.describe(), Catch::Contains("learned_search=4 candidates"));
+}
+
 TEST_CASE("unknown SEXTANT_ keys and bad values are errors", "[params]") {
     CHECK_THROWS_WITH(Params::parse({{"SEXTANT_BEAM", "4"}}),
                       Catch::Contains("Unknown option SEXTANT_BEAM"));
