@@ -1,6 +1,7 @@
 #include "ModelChoice.h"
 
 #include "costmodel/EnsembleModel.h"
+#include "costmodel/ModelEvaluator.h"
 #include "support/Errors.h"
 #include "support/Files.h"
 
@@ -56,6 +57,22 @@ std::unique_ptr<CostModel> make_cost_model(const std::string &name, const std::s
             members.push_back(load_learned_model(resolve_weights(item), m.parallelism, llc));
     }
     return std::make_unique<EnsembleModel>(std::move(members));
+}
+
+RankedPick rank_analytical_candidates(const PipelineDag &dag, const SearchSpace &space,
+                                      StateEvaluator &rank, int count,
+                                      const CandidateSearchOptions &opt, SearchStats *stats) {
+    AnalyticalModel proposer(dag.machine.parallelism, double(dag.machine.last_level_cache_bytes));
+    CandidateSearchOptions co = opt;
+    co.count = count;
+    co.dropout_beam_size = 1;
+    return ranked_pick(
+        dag, space,
+        [&] {
+            std::unique_ptr<StateEvaluator> e = std::make_unique<ModelEvaluator>(dag, proposer);
+            return e;
+        },
+        rank, co, stats);
 }
 
 } // namespace sextant

@@ -6,6 +6,7 @@
 
 #include "costmodel/LearnedModel.h"
 #include "dag/PipelineDag.h"
+#include "search/Candidates.h"
 
 #include <memory>
 #include <string>
@@ -24,5 +25,15 @@ std::string default_weights_path();
  * the weights are missing or bad, or when the program has no learned model. */
 std::unique_ptr<CostModel> make_cost_model(const std::string &name, const std::string &weights,
                                            const MachineInfo &machine);
+
+/** The learned model's pick as the plugin makes it (SEXTANT_LEARNED_SEARCH=N) and the regret
+ * judge and sampler reproduce it: the analytical model's searches with `opt` (its `first`
+ * options; beam-1 dropout searches, as the sampler's candidates the model learned from) propose
+ * `count` distinct schedules and `rank` (the learned model's evaluator) chooses one whole
+ * (ranked_pick). */
+RankedPick rank_analytical_candidates(const PipelineDag &dag, const SearchSpace &space,
+                                      StateEvaluator &rank, int count,
+                                      const CandidateSearchOptions &opt,
+                                      SearchStats *stats = nullptr);
 
 } // namespace sextant

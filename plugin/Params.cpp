@@ -78,15 +78,9 @@ Params Params::parse(const std::map<std::string, std::string> &env) {
         {"WEIGHTS", [&](auto &, auto &v) { p.weights = v; }},
         {"LEARNED_SEARCH",
          [&](auto &k, auto &v) {
-             if (v == "beam") {
-                 p.learned_candidates = 0;
-                 return;
-             }
-             try {
-                 p.learned_candidates = int(parse_int(k, v, 1, 1000));
-             } catch (const UserError &e) {
-                 throw UserError(std::string(e.what()) + " or 'beam'");
-             }
+             const std::optional<int> n = parse_learned_search(v);
+             if (!n) throw UserError(k + "=" + v + " is not an integer in [1, 1000] or 'beam'");
+             p.learned_candidates = *n;
          }},
         {"DUMP_DAG", [&](auto &, auto &v) { p.dump_dag_path = v; }},
         {"DUMP_SCHEDULE", [&](auto &, auto &v) { p.dump_schedule_path = v; }},
@@ -163,6 +157,19 @@ std::string Params::describe() const {
       << (search_space.empty() ? "" : " search_space=" + search_space)
       << " weights=" << (weights.empty() ? "<shipped>" : weights);
     return o.str();
+}
+
+std::optional<int> parse_learned_search(const std::string &v) {
+    if (v == "beam") return 0;
+    size_t used = 0;
+    int n = 0;
+    try {
+        n = std::stoi(v, &used);
+    } catch (...) {
+        return std::nullopt;
+    }
+    if (used != v.size() || n < 1 || n > 1000) return std::nullopt;
+    return n;
 }
 
 } // namespace sextant

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,11 @@ struct Params {
      * the learned model picks among them (search/Candidates.h, ranked_pick). A number or
      * "beam". Default 4 (docs/COSTMODEL.md, "Ranking the analytical model's candidates"). */
     int learned_candidates = 4;
+    /** The plugin's search is ranked_pick's: the learned model with learned_candidates > 0,
+     * and no SEXTANT_CANDIDATES to write. */
+    bool learned_ranks_candidates() const {
+        return cost_model == "learned" && learned_candidates > 0 && candidates_dir.empty();
+    }
     /** If set, write the PipelineDag as JSON to this path. SEXTANT_DUMP_DAG. */
     std::string dump_dag_path;
     /** If set, write the chosen schedule's ScheduleText to this path. SEXTANT_DUMP_SCHEDULE. */
@@ -91,5 +97,9 @@ struct Params {
      * candidate options are left out. */
     std::string describe() const;
 };
+
+/** A SEXTANT_LEARNED_SEARCH value (also sextant-sample's --regret-learned-search): "beam" is
+ * 0, a count of candidates in [1, 1000] itself; anything else nullopt. */
+std::optional<int> parse_learned_search(const std::string &v);
 
 } // namespace sextant

@@ -15,19 +15,8 @@ std::vector<SearchCandidate> make_candidates(const PipelineDag &dag,
         make_cost_model(weights.empty() ? "analytical" : "learned", weights, dag.machine);
     SearchSpace space(dag);
     if (!weights.empty() && opt.ranked > 0) {
-        AnalyticalModel proposer(dag.machine.parallelism,
-                                 double(dag.machine.last_level_cache_bytes));
-        CandidateSearchOptions co = opt;
-        co.count = opt.ranked;
-        co.dropout_beam_size = 1;
         ModelEvaluator rank(dag, *model);
-        RankedPick rp = ranked_pick(
-            dag, space,
-            [&] {
-                std::unique_ptr<StateEvaluator> e = std::make_unique<ModelEvaluator>(dag, proposer);
-                return e;
-            },
-            rank, co);
+        RankedPick rp = rank_analytical_candidates(dag, space, rank, opt.ranked, opt);
         if (rp.chosen < 0) return {};
         SearchCandidate c = rp.candidates[size_t(rp.chosen)];
         c.source = "ranked:" + c.source;

@@ -4,6 +4,7 @@
 // error) in a SampleStore. Resumable: schedules already stored are not measured again. Also exports
 // the store as training JSON lines and exports/imports the store itself. See docs/SAMPLING.md.
 #include "costmodel/WeightsFile.h"
+#include "plugin/Params.h"
 #include "sampler/Regret.h"
 #include "sampler/Remeasure.h"
 #include "sampler/SampleStore.h"
@@ -234,12 +235,11 @@ Options parse_args(int argc, char **argv) {
             o.regret.out_path = args.value();
         else if (a == "--regret-learned-search") {
             const std::string v = args.value();
-            char *end = nullptr;
-            const long n = std::strtol(v.c_str(), &end, 10);
-            if (v != "beam" && (v.empty() || *end || n < 1 || n > 1000))
+            const std::optional<int> n = parse_learned_search(v);
+            if (!n)
                 throw ArgError("--regret-learned-search: '" + v +
                                "' is neither 'beam' nor a count of candidates (1-1000)");
-            o.regret.learned_candidates = v == "beam" ? 0 : int(n);
+            o.regret.learned_candidates = *n;
         } else if (a == "--regret-half") {
             const std::string h = args.value();
             if (h != "selection" && h != "test")

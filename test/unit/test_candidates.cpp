@@ -1,0 +1,70 @@
+// ranked_pick (search/Candidates.h): one model proposes complete schedules, another chooses.
+#include "TinyDags.h"
+#include "costmodel/CostModel.h"
+#include "costmodel/ModelEvaluator.h"
+#include "search/Candidates.h"
+#include "search/ScheduleText.h"
+
+#include <catch2/catch.hpp>
+
+using namespace sextant;
+
+namespace {
+
+/** Ranks by ScheduleText: `preferred` costs 1, every other schedule 2. */
+class PreferText : public StateEvaluator {
+public:
+    PreferText(const PipelineDag &dag, std::string preferred)
+        : dag_(dag), preferred_(std::move(preferred)) {}
+    void evaluate(const std::vector<State *> &states) override {
+        for (State *s : states) {
+            calls++;
+            s->cost = to_schedule_text(dag_, s->decisions) == preferred_ ? 1.0 : 2.0;
+            s->dirty.clear();
+        }
+    }
+    int calls = 0;
+
+private:
+    const PipelineDag &dag_;
+    std::string preferred_;
+};
+
+} // namespace
+
+TEST_CASE("ranked_pick: one model proposes, the other chooses whole schedules", "[search]") {
+    PipelineDag dag = test::transpose_reduce();
+    SearchSpace space(dag);
+    AnalyticalModel model(dag.machine.parallelism, double(dag.machine.last_level_cache_bytes));
+    auto propose = [&] {
+        std::unique_ptr<StateEvaluator> e = std::make_unique<ModelEvaluator>(dag, model);
+        return e;
+    };
+    CandidateSearchOptions co;
+    co.count = 4;
+    co.first.beam_size = 4;
+    co.first.num_passes = 2;
+    co.dropout_beam_size = 1;
+    const std::vector<SearchCandidate> proposed = search_candidates(dag, space, propose, co);
+    REQUIRE(proposed.size() >= 2);
+
+    SECTION("the ranking model's favourite wins, even when it is not the proposer's") {
+        PreferText rank(dag, proposed.back().text);
+        RankedPick rp = ranked_pick(dag, space, propose, rank, co);
+        REQUIRE(rp.candidates.size() == proposed.size());
+        CHECK(rank.calls == int(proposed.size())); // each complete candidate scored once
+        CHECK(rp.rank_costs.size() == proposed.size());
+        CHECK(rp.chosen == int(proposed.size()) - 1);
+        REQUIRE(rp.state);
+        CHECK(space.is_complete(*rp.state));
+        CHECK(to_schedule_text(dag, rp.state->decisions) == proposed.back().text);
+        CHECK(rp.state->cost == 1.0); // the ranking model's cost, not the proposer's
+    }
+    SECTION("a tie keeps the earlier candidate: the proposer's beam pick") {
+        PreferText rank(dag, "no such schedule");
+        RankedPick rp = ranked_pick(dag, space, propose, rank, co);
+        CHECK(rp.chosen == 0);
+        CHECK(rp.candidates[0].source == "beam");
+        CHECK(to_schedule_text(dag, rp.state->decisions) == proposed.front().text);
+    }
+}
