@@ -174,8 +174,16 @@ StatePtr search(const PipelineDag &dag, const SearchSpace &space, CostModel &mod
             std::unique_ptr<StateEvaluator> wrapped;
             if (hooks.wrap_evaluator) wrapped = hooks.wrap_evaluator(eval);
             StateEvaluator &ev = wrapped ? *wrapped : eval;
-            best = beam_search(space, ev, bo, stats,
-                               params.debug > 1 ? log : std::function<void(const std::string &)>());
+            BeamSearchOptions traced = bo;
+            Decisions target;
+            if (!params.trace_file.empty()) {
+                target = parse_schedule_text(dag, read_file(params.trace_file));
+                traced.trace = &target;
+            }
+            best = beam_search(space, ev, traced, stats,
+                               params.debug > 1 || traced.trace
+                                   ? log
+                                   : std::function<void(const std::string &)>());
         } else {
             best = write_candidates(dag, space, model, bo, params, log, stats);
         }
@@ -262,7 +270,7 @@ AutoscheduleResult autoschedule_impl(const std::vector<Halide::Internal::Functio
                                      const Params &params, const SearchHooks &hooks,
                                      Progress &progress) {
     auto log = [&](const std::string &msg) {
-        if (params.debug > 0) std::cerr << "Sextant: " << msg << "\n";
+        if (params.debug > 0 || !params.trace_file.empty()) std::cerr << "Sextant: " << msg << "\n";
     };
     const auto started = std::chrono::steady_clock::now();
     log("params: " + params.describe());

@@ -66,6 +66,9 @@ struct Params {
     /** If set, apply this ScheduleText instead of searching (autotuning replays measured
      * schedules this way). SEXTANT_SCHEDULE_FILE. */
     std::string schedule_file;
+    /** A ScheduleText the search follows and reports on at every step (BeamSearchOptions::
+     * trace): why the search misses a schedule. SEXTANT_TRACE_SCHEDULE. */
+    std::string trace_file;
     /** If set, search several distinct candidate schedules (the beam-search best first, then a
      * greedy one and dropout searches) and write them with their predicted runtimes to
      * DIR/candidates.jsonl; the first is applied as usual. Autotuning uses this to propose

@@ -295,6 +295,9 @@ private:
         double parent_seconds = 0;
         int64_t parents_done = 0;
         double pass_end = 0;
+        /** The traced schedule's prefix (BeamSearchOptions::trace); null once a step did not
+         * offer it. */
+        StatePtr trace;
     };
 
     void note(const std::string &msg) {
@@ -316,6 +319,7 @@ private:
         p.bounds.min_keep = p.bounds.min_paced = beam_size_;
         p.bounds.min_batch = opt_.max_batch;
         p.pass_end = opt_.time_limit_s * (passes_ > 1 && pass == 0 && !best_ ? 0.5 : 0.9);
+        if (opt_.trace) p.trace = p.beam[0];
         for (int step = p.beam[0]->num_decided; step < steps_; step++) {
             st_.step = step;
             st_.func = space_.order()[step];
@@ -423,6 +427,38 @@ private:
         p.parents_done += int64_t(p.beam.size());
         p.beam = kept.take();
         p.parent_seconds += since(step_start);
+        if (p.trace) trace_step(p, step);
+    }
+
+    /** Follows the traced schedule one step (BeamSearchOptions::trace) and logs where it is. */
+    void trace_step(Pass &p, int step) {
+        const int func = space_.order()[size_t(step)];
+        const FuncSched &want = (*opt_.trace)[size_t(func)];
+        bool offered = false;
+        space_.children(*p.trace, p.so, [&](StatePtr c) {
+            if (c->decisions[size_t(func)] == want) offered = true;
+        });
+        StatePtr t = space_.make_child(*p.trace, want);
+        t->dirty.clear();
+        for (int i = 0; i <= step; i++)
+            t->dirty.push_back(space_.order()[size_t(i)]);
+        eval_.evaluate({t.get()});
+        size_t better_states = 0;
+        bool held = false;
+        for (const StatePtr &b : p.beam) {
+            if (b->cost < t->cost) better_states++;
+            if (b->decisions == t->decisions) held = true;
+        }
+        std::ostringstream o;
+        o << "trace: pass " << p.index + 1 << " step " << step + 1 << " ("
+          << space_.dag().funcs[size_t(func)].name << "): prefix predicted " << t->cost * 1e3
+          << " ms, " << better_states << " of " << p.beam.size() << " beam states cheaper (beam "
+          << (p.beam.empty() ? 0.0 : p.beam.front()->cost * 1e3) << " - "
+          << (p.beam.empty() ? 0.0 : p.beam.back()->cost * 1e3) << " ms); "
+          << (held ? "in the beam" : "not in the beam")
+          << (offered ? "" : "; NOT OFFERED by this step's children");
+        if (log_) log_(o.str());
+        p.trace = offered ? t : nullptr;
     }
 
     /** The notes of a pass the memory bound or the time limit narrowed. */

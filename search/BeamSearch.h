@@ -69,6 +69,11 @@ struct BeamSearchOptions {
      * SearchSpace::make_child makes them) instead of the empty schedule: the search completes
      * a given prefix (autotuning's mutations). */
     StatePtr start;
+    /** If set (SEXTANT_TRACE_SCHEDULE), a complete schedule to follow through every pass:
+     * after each step the log says what its prefix is predicted to cost, where that ranks
+     * against the beam, whether the beam holds it and whether the step offered it at all. It
+     * explains why a search misses a schedule its own model prefers. */
+    const Decisions *trace = nullptr;
 };
 
 struct SearchStats {

@@ -207,7 +207,81 @@ public:
         }
     }
 
+    /** Sliding strips (SearchSpaceOptions::slide_strips): a Root consumer cut into parallel
+     * strips along one pure loop, each strip's rows computed in order with the whole of the
+     * other loops inside a row, and the Func stored per strip and computed per row, so
+     * Halide slides its window down the strip: each point computed once, only the rows a
+     * stencil still reads held (folded) in cache. Its producers can then slide in the same
+     * rows (ordinary sites with storage further out). The structure expert schedules of
+     * stencil chains use (bench harris, stencil_chain); a consumer's tiling is chosen before
+     * its producers exist, when tall strips of whole rows buy it nothing, so the search never
+     * reached it. Strips are at least `strip_rows` tall and at least one per core. */
+    void strips() {
+        if (!opt_.slide_strips || vec_loop_ < 0 || stage_ != 0) return;
+        if (dag_.funcs[func_].stages.size() > 1) return; // never slides (Halide 14, #7909)
+        if (s_.decisions[size_t(c_)].placement != Placement::Root || old_.parallel <= 0) return;
+        const int64_t P = std::max(1, dag_.machine.parallelism);
+        for (size_t i = 0; i < st_.loops.size(); i++) {
+            const LoopDim &l = st_.loops[i];
+            if (int(i) == vec_loop_ || l.is_rvar || l.func_dim < 0 || !l.parallel_safe) continue;
+            const int64_t E = cn_.loop_box[i].extent();
+            for (int64_t rows : opt_.strip_rows.get(opt_.coarse)) {
+                if ((E + rows - 1) / rows < P || 2 * rows > E) continue;
+                StageSched sched = old_;
+                sched.unroll_outer = 0;
+                for (size_t j = 0; j < st_.loops.size(); j++) {
+                    if (st_.loops[j].is_rvar || st_.loops[j].func_dim < 0) continue;
+                    // The other loops outside the strips (a channel loop: each channel's
+                    // strips slide on their own), the vector loop whole inside a row.
+                    if (j == i)
+                        sched.loops[j] = {LoopMode::Split, rows};
+                    else if (int(j) == vec_loop_)
+                        sched.loops[j] = {LoopMode::Inner, 0};
+                    else if (cn_.loop_box[j].extent() > 1)
+                        sched.loops[j] = {LoopMode::Outer, 0};
+                }
+                std::shared_ptr<State> parent = retiled(sched, /*choose_parallel=*/false);
+                const StageNest &nn = parent->nests[size_t(c_)]->stages[size_t(stage_)];
+                // The strip loop runs in parallel, every loop inside it serially.
+                int strip = -1, row = -1;
+                for (int k = 0; k < int(nn.order.size()); k++) {
+                    if (nn.order[size_t(k)].stage_loop != int(i)) continue;
+                    (nn.order[size_t(k)].outer_part ? strip : row) = k;
+                }
+                if (strip < 0 || row != strip + 1) continue;
+                StageSched &ps = parent->decisions.mut(size_t(c_)).stages[size_t(stage_)];
+                ps.parallel = strip + 1;
+                parent->nests.set(size_t(c_),
+                                  build_func_nest(dag_, parent->decisions, parent->nests, c_));
+                if (detail::strided_load_hazard(dag_, *parent, func_, c_, stage_, row)) continue;
+                if (!region_slides_along(dag_, parent->decisions, parent->nests, func_, c_, stage_,
+                                         row, row))
+                    continue;
+                FuncSched at{Placement::At, c_, row, strip, {}};
+                at.at_stage = stage_;
+                out_.emplace_back(parent, at);
+            }
+        }
+    }
+
 private:
+    /** A copy of the state with the consumer's stage tiled as `sched` (and, for a parallel
+     * stage, its parallel loops chosen again for the new order when `choose_parallel`). */
+    std::shared_ptr<State> retiled(StageSched sched, bool choose_parallel = true) {
+        auto parent = std::make_shared<State>(s_);
+        if (choose_parallel && old_.parallel > 0) {
+            const StageNest probe = make_stage_nest(st_, sched, cn_.loop_box);
+            sched.parallel = parallel_(st_, probe, sched.vector_width);
+        }
+        parent->decisions.mut(size_t(c_)).stages[size_t(stage_)] = sched;
+        parent->nests.set(size_t(c_), build_func_nest(dag_, parent->decisions, parent->nests, c_));
+        uint64_t h = 0;
+        for (int k = 0; k < parent->num_decided; k++)
+            h = hash_mix(h, detail::hash_sched(parent->decisions[size_t(order_[size_t(k)])]));
+        parent->hash = h;
+        return parent;
+    }
+
     /** The innermost loop of the outer group (-1: none). */
     static int innermost_outer(const StageNest &nn) {
         int k = -1;
@@ -233,17 +307,7 @@ private:
      * levels `pick` chooses from the new order. A parallel stage (at root) gets its parallel
      * loops chosen again for the new order. */
     void offer(StageSched sched, const std::function<std::set<int>(const StageNest &)> &pick) {
-        auto parent = std::make_shared<State>(s_);
-        if (old_.parallel > 0) {
-            const StageNest probe = make_stage_nest(st_, sched, cn_.loop_box);
-            sched.parallel = parallel_(st_, probe, sched.vector_width);
-        }
-        parent->decisions.mut(size_t(c_)).stages[size_t(stage_)] = sched;
-        parent->nests.set(size_t(c_), build_func_nest(dag_, parent->decisions, parent->nests, c_));
-        uint64_t h = 0;
-        for (int k = 0; k < parent->num_decided; k++)
-            h = hash_mix(h, detail::hash_sched(parent->decisions[size_t(order_[size_t(k)])]));
-        parent->hash = h;
+        std::shared_ptr<State> parent = retiled(std::move(sched));
         for (int level : pick(parent->nests[size_t(c_)]->stages[size_t(stage_)])) {
             if (detail::strided_load_hazard(dag_, *parent, func_, c_, stage_, level)) continue;
             FuncSched at{Placement::At, c_, level, -1, {}};
@@ -295,6 +359,7 @@ std::vector<SearchSpace::Retiling> SearchSpace::retilings(const State &s, int fu
     r.reduction_splits();
     r.reduction_outside();
     r.register_blocks();
+    r.strips();
     for (const auto &[parent, placement] : r.offered())
         out.push_back({parent, placement});
     return out;

@@ -113,6 +113,10 @@ struct SearchSpaceOptions {
     /** Sliding windows inside an update stage's nest: storage one or two serial loops out
      * from the compute level, both loops of the consumer's update stage. */
     bool slide_in_updates = true;
+    /** Sliding strips: a Root consumer re-tiled for its first producer into parallel strips
+     * of whole rows, the producer stored per strip and computed per row (SearchRetilings'
+     * Retiler::strips). */
+    bool slide_strips = true;
     /** Tiling combinations of the Func per re-tiled consumer: combos_per_placement over this. */
     int retile_combos_divisor = 4;
     /** Children over a limit kept per parent (of each kind) in case none is under it. */
@@ -131,6 +135,9 @@ struct SearchSpaceOptions {
     /** A consumer re-tiled for a producer: its vector loop (in vectors), its other loops. */
     SizeList retile_vector_splits{{2, 8, 16}, {2, 16}};
     SizeList retile_split_factors{{4, 16, 64}, {8, 64}};
+    /** Rows of a sliding strip (slide_strips); a height leaving fewer strips than cores is
+     * skipped. */
+    SizeList strip_rows{{16, 32, 64, 128, 256}, {64}};
     /** Bands of a split loop, in tiles (fine passes only). */
     std::vector<int64_t> band_tiles{4, 16};
     /** Chunks of a reduction split, in iterations of the outermost RVar. */
@@ -171,6 +178,7 @@ class SearchSpace {
 public:
     explicit SearchSpace(const PipelineDag &dag);
 
+    const PipelineDag &dag() const { return dag_; }
     /** Funcs in decision order: consumers before producers, input wrappers skipped. */
     const std::vector<int> &order() const { return order_; }
     StatePtr initial_state() const;

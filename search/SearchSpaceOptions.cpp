@@ -114,6 +114,8 @@ std::string parse_search_space_options(const std::string &text, SearchSpaceOptio
         {"reduction_outside", flag(&o.reduction_outside)},
         {"slide_in_split_tiles", flag(&o.slide_in_split_tiles)},
         {"slide_in_updates", flag(&o.slide_in_updates)},
+        {"slide_strips", flag(&o.slide_strips)},
+        {"strip_rows", size_list(&o.strip_rows)},
         {"vector_splits", size_list(&o.vector_splits)},
         {"split_factors", size_list(&o.split_factors)},
         {"vector_splits_large", size_list(&o.vector_splits_large)},

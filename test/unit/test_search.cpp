@@ -146,6 +146,47 @@ TEST_CASE("beam search follows its evaluator and is deterministic", "[search]") 
     CHECK(again->hash == best->hash);
 }
 
+TEST_CASE("a traced schedule is followed and reported at every step", "[search]") {
+    // SEXTANT_TRACE_SCHEDULE: the search reports where a given schedule's prefix ranks.
+    PipelineDag dag = test::stencil_1d();
+    SearchSpace space(dag);
+    test::PlacementPrices eval(1.0, 0.5, 0.0);
+    BeamSearchOptions opt;
+    opt.beam_size = 4;
+    opt.num_passes = 1;
+    StatePtr best = beam_search(space, eval, opt, nullptr);
+    REQUIRE(best);
+    std::vector<std::string> lines;
+    auto log = [&](const std::string &m) {
+        if (m.rfind("trace:", 0) == 0) lines.push_back(m);
+    };
+    // The search's own pick: in the beam at every step, nothing cheaper at the end.
+    opt.trace = &best->decisions;
+    StatePtr again = beam_search(space, eval, opt, nullptr, log);
+    CHECK(again->hash == best->hash); // tracing changes nothing
+    REQUIRE(lines.size() == space.order().size());
+    for (const std::string &l : lines) {
+        CHECK_THAT(l, Catch::Contains("; in the beam"));
+        CHECK_THAT(l, !Catch::Contains("NOT OFFERED"));
+    }
+    CHECK_THAT(lines.back(), Catch::Contains("0 of"));
+    // P at root (what an evaluator that prefers roots picks): offered, dearer here, and out
+    // of the beam once the cheaper inlining wins.
+    test::PlacementPrices prefers_roots(0.0, 0.5, 1.0);
+    StatePtr roots_pick = beam_search(space, prefers_roots, opt, nullptr);
+    REQUIRE(roots_pick->decisions[0].placement == Placement::Root);
+    const Decisions roots = roots_pick->decisions;
+    lines.clear();
+    opt.trace = &roots;
+    opt.beam_size = 1;
+    beam_search(space, eval, opt, nullptr, log);
+    REQUIRE(lines.size() == space.order().size());
+    for (const std::string &l : lines)
+        CHECK_THAT(l, !Catch::Contains("NOT OFFERED"));
+    CHECK_THAT(lines.back(), Catch::Contains("1 of 1 beam states cheaper"));
+    CHECK_THAT(lines.back(), Catch::Contains("not in the beam"));
+}
+
 TEST_CASE("dropout with a seed is reproducible and greedy is a single pass", "[search]") {
     PipelineDag dag = test::transpose_reduce();
     SearchSpace space(dag);

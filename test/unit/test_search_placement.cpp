@@ -17,29 +17,29 @@ using namespace sextant;
 namespace {
 
 /** in -> P(x, y) = in(x, y) -> C(x, y) = P(s*x, s*y) + P(s*x + 1, s*y) + ... (a downsample
- * by s, or a plain 2-tap read for s = 1); C over [0, w-1] x [0, 15]. AVX2: 8 f32 lanes. */
-PipelineDag downsample_2d(int64_t w, int64_t s) {
+ * by s, or a plain 2-tap read for s = 1); C over [0, w-1] x [0, h-1]. AVX2: 8 f32 lanes. */
+PipelineDag downsample_2d(int64_t w, int64_t s, int64_t h = 16) {
     PipelineDag dag;
     dag.machine = test::avx2_machine(2);
-    Box64 pb = {{0, s * w}, {0, s * 16}};
+    Box64 pb = {{0, s * w}, {0, s * h}};
     dag.inputs.push_back(test::input(pb));
     FuncNode p = test::func(0, "P", pb);
     p.can_inline = true;
     Stage ps;
     ps.func = 0;
     ps.name = "P";
-    ps.loops = {test::pure_loop("x", 0, 0, s * w), test::pure_loop("y", 1, 0, s * 16)};
+    ps.loops = {test::pure_loop("x", 0, 0, s * w), test::pure_loop("y", 1, 0, s * h)};
     ps.ops.at(OpKind::InputLoad, TypeClass::F32) = 1;
     ps.loads = {test::simple_load(ProducerKind::Input, 0, 1, 2,
                                   {{1, 1, true}, {0, 1, true}, {0, 1, true}, {1, 1, true}})};
     p.stages.push_back(ps);
     dag.funcs.push_back(p);
-    FuncNode c = test::func(1, "C", {{0, w - 1}, {0, 15}});
+    FuncNode c = test::func(1, "C", {{0, w - 1}, {0, h - 1}});
     c.is_output = true;
     Stage cs;
     cs.func = 1;
     cs.name = "C";
-    cs.loops = {test::pure_loop("x", 0, 0, w - 1), test::pure_loop("y", 1, 0, 15)};
+    cs.loops = {test::pure_loop("x", 0, 0, w - 1), test::pure_loop("y", 1, 0, h - 1)};
     cs.ops.at(OpKind::Add, TypeClass::F32) = 3;
     cs.ops.at(OpKind::FuncLoad, TypeClass::F32) = 4;
     cs.loads = {test::simple_load(ProducerKind::Func, 0, 4, 2,
@@ -192,6 +192,54 @@ TEST_CASE("a producer is offered inside its consumer re-tiled for it", "[search]
           std::set<std::string>{"x:split16@0", "y:outer@0", "y:split4@0"});
     // Nothing to re-tile when every loop is already split or outside.
     CHECK(retiled(downsample_2d(56, 2), {{LoopMode::Split, 16}, {LoopMode::Outer, 0}}).empty());
+}
+
+TEST_CASE("a producer slides down parallel strips of its root consumer", "[search]") {
+    // C (x vector 8 whole, y whole, parallel over y) was tiled before P was placed. P, read
+    // by C along y + 0 and y + 1, may be stored per strip of rows of a re-tiled C and computed
+    // per row (SearchSpaceOptions::slide_strips): strips at least one per core, two per image.
+    auto strips = [](const PipelineDag &dag, const SearchSpaceOptions &opt) {
+        SearchSpace space(dag);
+        FuncSched c = root_c({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}});
+        c.stages[0].parallel = 1;
+        StatePtr s = space.make_child(*space.initial_state(), c);
+        std::vector<StatePtr> kids;
+        space.children(*s, opt, &kids);
+        std::set<int64_t> rows;
+        for (const StatePtr &k : kids) {
+            const FuncSched &p = k->decisions[0];
+            if (p.placement != Placement::At || p.store_level < 0) continue;
+            const StageSched &cs = k->decisions[1].stages[0];
+            REQUIRE(cs.loops[1].mode == LoopMode::Split);
+            CHECK(cs.loops[0] == (LoopTiling{LoopMode::Inner, 0}));
+            const StageNest &n = k->nests[1]->stages[0];
+            // (y_o parallel, y_i, x vectorized): stored per strip, computed per row.
+            CHECK(p.store_level == 0);
+            CHECK(p.at_level == 1);
+            CHECK(cs.parallel == 1);
+            CHECK(n.order[0].outer_part);
+            CHECK(!n.order[1].outer_part);
+            CHECK(n.order[2].vectorized);
+            // One realization computes the new row only, two rows stored (the window).
+            CHECK(k->nests[0]->region[1].extent() == 2);
+            CHECK(parse_schedule_text(dag, to_schedule_text(dag, k->decisions)) == k->decisions);
+            rows.insert(cs.loops[1].tile);
+        }
+        return rows;
+    };
+    SearchSpaceOptions opt;
+    CHECK(strips(downsample_2d(64, 1, 256), opt) == std::set<int64_t>{16, 32, 64, 128});
+    opt.coarse = true;
+    CHECK(strips(downsample_2d(64, 1, 256), opt) == std::set<int64_t>{64});
+    opt.coarse = false;
+    // Fewer strips than cores: no strip of 128 rows on 16 cores.
+    PipelineDag wide = downsample_2d(64, 1, 256);
+    wide.machine = test::avx2_machine(16);
+    CHECK(strips(wide, opt) == std::set<int64_t>{16});
+    // A downsample reads disjoint rows per output row: nothing slides.
+    CHECK(strips(downsample_2d(64, 2, 256), opt).empty());
+    opt.slide_strips = false;
+    CHECK(strips(downsample_2d(64, 1, 256), opt).empty());
 }
 
 namespace {
