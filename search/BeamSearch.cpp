@@ -430,14 +430,34 @@ private:
         if (p.trace) trace_step(p, step);
     }
 
-    /** Follows the traced schedule one step (BeamSearchOptions::trace) and logs where it is. */
+    /** Follows the traced schedule one step (BeamSearchOptions::trace) and logs where it is:
+     * its prefix's cost and rank against the beam, whether the beam holds it or another state
+     * with its placements (other tilings), and whether the step offered it from the traced
+     * prefix itself (a consumer's tiling that only a re-tiling for a later producer makes is
+     * not). The trace goes on either way. */
     void trace_step(Pass &p, int step) {
         const int func = space_.order()[size_t(step)];
         const FuncSched &want = (*opt_.trace)[size_t(func)];
         bool offered = false;
+        std::vector<StatePtr> placed_alike; // children placing the Func as the trace does
         space_.children(*p.trace, p.so, [&](StatePtr c) {
             if (c->decisions[size_t(func)] == want) offered = true;
+            if (placement_key(c->decisions[size_t(func)]) == placement_key(want))
+                placed_alike.push_back(std::move(c));
         });
+        double alike_best = -1;
+        if (!placed_alike.empty()) {
+            std::vector<State *> group;
+            for (const StatePtr &c : placed_alike) {
+                c->dirty.clear();
+                for (int i = 0; i <= step; i++)
+                    c->dirty.push_back(space_.order()[size_t(i)]);
+                group.push_back(c.get());
+            }
+            eval_.evaluate(group);
+            for (const State *c : group)
+                if (alike_best < 0 || c->cost < alike_best) alike_best = c->cost;
+        }
         StatePtr t = space_.make_child(*p.trace, want);
         t->dirty.clear();
         for (int i = 0; i <= step; i++)
@@ -445,9 +465,11 @@ private:
         eval_.evaluate({t.get()});
         size_t better_states = 0;
         bool held = false;
+        const State *same_structure = nullptr;
         for (const StatePtr &b : p.beam) {
             if (b->cost < t->cost) better_states++;
             if (b->decisions == t->decisions) held = true;
+            if (!same_structure && b->placement_hash == t->placement_hash) same_structure = b.get();
         }
         std::ostringstream o;
         o << "trace: pass " << p.index + 1 << " step " << step + 1 << " ("
@@ -455,10 +477,17 @@ private:
           << " ms, " << better_states << " of " << p.beam.size() << " beam states cheaper (beam "
           << (p.beam.empty() ? 0.0 : p.beam.front()->cost * 1e3) << " - "
           << (p.beam.empty() ? 0.0 : p.beam.back()->cost * 1e3) << " ms); "
-          << (held ? "in the beam" : "not in the beam")
-          << (offered ? "" : "; NOT OFFERED by this step's children");
+          << (held ? "in the beam" : "not in the beam");
+        if (!held && same_structure)
+            o << " (its placements are, with other tilings, at " << same_structure->cost * 1e3
+              << " ms)";
+        else if (!held)
+            o << " (nor are its placements)";
+        if (!offered) o << "; not offered from its own prefix";
+        if (alike_best >= 0)
+            o << "; its prefix's cheapest child placed alike: " << alike_best * 1e3 << " ms";
         if (log_) log_(o.str());
-        p.trace = offered ? t : nullptr;
+        p.trace = t;
     }
 
     /** The notes of a pass the memory bound or the time limit narrowed. */

@@ -364,10 +364,44 @@ void place_func_nest(const PipelineDag &dag, const Decisions &d, const Nests &ne
         // power of two at or above one computation's extent (bench max_filter: a 731 KiB
         // window allocated as a 244 KiB ring, seen with a malloc-logging LD_PRELOAD).
         if (n->sliding) allocated = n->store_region;
+        // Along the dimensions it slides in, the ring holds what one iteration reads of it.
+        // When every consumer slides down the same loop too, that is what the consumer's new
+        // points read, not its whole window: Halide slides a chain stage by stage (bench
+        // stencil_chain, all ten stages stored per strip and computed per row: no buffer
+        // of 64 KiB or more in a malloc log, where folding each to one computation's 9-19
+        // rows had predicted 24-97 KiB rings and 395 page faults per run; it faults none).
+        std::vector<int64_t> window(n->region.size());
+        for (size_t k = 0; k < window.size(); k++)
+            window[k] = n->region[k].extent();
+        if (n->sliding) {
+            std::vector<int64_t> overlap(window.size(), -1);
+            for (const StageRef &r : effective_consumers(dag, d, func)) {
+                const FuncSched &rs = d[size_t(r.first)];
+                const FuncNest *rn = nests[size_t(r.first)].get();
+                const bool slides_along = rn && rn->sliding && rs.placement == Placement::At &&
+                                          rs.at_func == fs.at_func && rs.at_stage == fs.at_stage &&
+                                          rs.at_level == fs.at_level &&
+                                          rn->region.size() == window.size();
+                const double full = rn ? rn->realizations * double(box_volume(rn->region)) : 0;
+                const double fresh =
+                    slides_along && full > 0
+                        ? std::min(1.0, rn->store_realizations *
+                                            double(box_volume(rn->store_region)) / full)
+                        : 1.0;
+                for (size_t k = 0; k < window.size(); k++) {
+                    int64_t o = 0;
+                    if (slides_along && rn->store_region[k].extent() > rn->region[k].extent())
+                        o = int64_t(double(rn->region[k].extent()) * (1.0 - fresh));
+                    overlap[k] = overlap[k] < 0 ? o : std::min(overlap[k], o);
+                }
+            }
+            for (size_t k = 0; k < window.size(); k++)
+                if (overlap[k] > 0) window[k] = std::max<int64_t>(1, window[k] - overlap[k]);
+        }
         n->alloc_points = 1;
         for (size_t k = 0; k < n->store_region.size(); k++) {
             int64_t e = allocated[k].extent(), folded = 1;
-            while (n->sliding && folded < n->region[k].extent())
+            while (n->sliding && folded < window[k])
                 folded *= 2;
             if (n->sliding && e > n->region[k].extent()) e = std::min(e, folded);
             n->alloc_points *= double(std::max<int64_t>(0, e));

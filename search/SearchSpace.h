@@ -136,8 +136,11 @@ struct SearchSpaceOptions {
     SizeList retile_vector_splits{{2, 8, 16}, {2, 16}};
     SizeList retile_split_factors{{4, 16, 64}, {8, 64}};
     /** Rows of a sliding strip (slide_strips); a height leaving fewer strips than cores is
-     * skipped. */
-    SizeList strip_rows{{16, 32, 64, 128, 256}, {64}};
+     * skipped. The coarse pass needs the tall ones too: every stage of a chain sliding in
+     * 64-row strips recomputes its margin rows four times as often as in 256-row ones, and
+     * with 64 alone bench stencil_chain's all-sliding structure fell out of the coarse beam
+     * at its sixth stage (SEXTANT_TRACE_SCHEDULE), so the fine passes never saw it. */
+    SizeList strip_rows{{16, 32, 64, 128, 256}, {64, 256}};
     /** Bands of a split loop, in tiles (fine passes only). */
     std::vector<int64_t> band_tiles{4, 16};
     /** Chunks of a reduction split, in iterations of the outermost RVar. */
