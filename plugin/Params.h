@@ -17,7 +17,8 @@ namespace sextant {
 struct Params {
     /** The beam search's options, each settable from the environment:
      *  - beam_size: beam width, 1 = greedy (one pass). HL_BEAM_SIZE / SEXTANT_BEAM_SIZE.
-     *  - num_passes: search passes, the first coarse. HL_NUM_PASSES / SEXTANT_NUM_PASSES.
+     *  - num_passes: search passes (3), the first coarse, the second free, the rest refining.
+     *    HL_NUM_PASSES / SEXTANT_NUM_PASSES.
      *  - random_dropout: percent chance to keep each candidate (100 = off).
      *    HL_RANDOM_DROPOUT / SEXTANT_RANDOM_DROPOUT.
      *  - seed: for dropout; same seed, same schedule. HL_SEED / SEXTANT_SEED.

@@ -225,12 +225,10 @@ void bound_step(const BeamSearchOptions &opt, double budget, double cache_bytes,
     }
 }
 
-/** The placement-prefix hashes of the best `keep_structures` states of a pass's final beam,
- * per depth: the states the next pass may continue. */
+/** Adds the placement-prefix hashes of the best `keep_structures` states of a pass's final
+ * beam, per depth, to those the later passes may continue (every pass's are kept). */
 void allow_structures_of(const SearchSpace &space, const std::vector<StatePtr> &beam,
                          int keep_structures, std::vector<std::set<uint64_t>> &allowed) {
-    for (auto &a : allowed)
-        a.clear();
     const int steps = int(space.order().size());
     int keep = std::min<int>(keep_structures, int(beam.size()));
     for (int i = 0; i < keep; i++) {
@@ -385,7 +383,7 @@ private:
                    steps_ - step, keep, batch, p.bounds);
         const double parents = double(p.beam.size()) * (p.per_child * 1.05 + 1024);
         auto step_start = Clock::now();
-        const bool filter = p.index > 0 && !allowed_[step + 1].empty();
+        const bool filter = p.index > opt_.free_passes && !allowed_[step + 1].empty();
         const size_t per_structure = opt_.structure_share > 0
                                          ? size_t(std::ceil(keep * opt_.structure_share))
                                          : size_t(keep);

@@ -19,8 +19,11 @@ namespace sextant {
 struct BeamSearchOptions {
     /** Beam width; 1 = greedy (and a single pass). */
     int beam_size = 32;
-    /** Passes; the first is coarse when there are several. */
-    int num_passes = 5;
+    /** Passes; the first is coarse when there are several, the next `free_passes` search
+     * every structure, the rest refine the best structures of the passes before. Three since
+     * session 31 (was five, all fine passes refining the coarse pass's structures): the same
+     * picks as five with `free_passes` on the bench pipelines, in 60-70% of the time. */
+    int num_passes = 3;
     /** Percent chance that each candidate is kept (100 = no dropout). */
     int random_dropout = 100;
     uint64_t seed = 0;
@@ -44,6 +47,12 @@ struct BeamSearchOptions {
     double equal_cost_share = 0.0625;
     /** States whose placement prefix matches the best `keep_structures` of a pass go on. */
     int keep_structures = 4;
+    /** Fine passes after the coarse first one that search every structure, as a one-pass
+     * search does; the passes after them continue only the best structures of every pass
+     * before. The coarse pass's tilings misprice whole structures: bench max_filter's default
+     * search (AVX2) ended at 218.9 ms predicted with only the coarse pass's structures to
+     * refine, 120.7 ms in one fine pass. */
+    int free_passes = 1;
     /** Bytes the search may hold at once (<= 0: no bound): the beam, the children waiting to
      * be scored, the best children so far, and the SearchSpace's tiling cache. Children are
      * made, scored and dropped in batches; when a step's states are so large that the beam

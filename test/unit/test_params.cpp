@@ -8,7 +8,7 @@ using sextant::Params;
 TEST_CASE("defaults", "[params]") {
     Params p = Params::parse({});
     CHECK(p.search.beam_size == 32);
-    CHECK(p.search.num_passes == 5);
+    CHECK(p.search.num_passes == 3);
     CHECK(p.search.random_dropout == 100);
     CHECK(p.search.seed == 0);
 }

@@ -45,7 +45,7 @@ struct AutotuneOptions {
     double run_budget_s = 1.0;
     double build_timeout_s = 600, bench_timeout_s = 120, propose_timeout_s = 900;
 
-    int beam_size = 32, num_passes = 5, candidate_beam_size = 4;
+    int beam_size = 32, num_passes = 3, candidate_beam_size = 4;
     /** From the second batch on, this many of each batch's proposals are mutations of the two
      * fastest schedules measured so far (SEXTANT_MUTATE); 0 = none. */
     int mutations = 6;

@@ -46,7 +46,7 @@ measurements.jsonl, samples.db.
   --max-runs N           at most N timed runs per process (default 20)
   --run-budget S         at most S seconds of timed runs per process (default 1; --min-time
                          is the older name)
-  --beam B --passes P    the main search (default 32, 5)
+  --beam B --passes P    the main search (default 32, 3)
   --candidate-beam B     beam of the dropout searches (default 4)
   --mutations M          from batch 1 on, M proposals are mutations of the two fastest
                          measured schedules: one Func re-placed or re-tiled, the rest
