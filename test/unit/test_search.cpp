@@ -146,6 +146,49 @@ TEST_CASE("beam search follows its evaluator and is deterministic", "[search]") 
     CHECK(again->hash == best->hash);
 }
 
+namespace {
+
+/** P (Func 0) at root is cheap only under a tiling of C (Func 1) that the coarse pass does not
+ * offer (x split by one 8-lane vector): a structure the coarse pass misprices. */
+class FineOnlyRoot : public StateEvaluator {
+public:
+    void evaluate(const std::vector<State *> &states) override {
+        for (State *s : states) {
+            const FuncSched &c = s->decisions[1], &p = s->decisions[0];
+            const bool fine_tiling =
+                !c.stages.empty() && c.stages[0].loops[0] == LoopTiling{LoopMode::Split, 8};
+            s->cost = fine_tiling ? 0.0 : 0.01;
+            if (p.placement == Placement::Inline) s->cost += 1.0;
+            if (p.placement == Placement::Root) s->cost += fine_tiling ? 0.1 : 2.0;
+            if (p.placement == Placement::At) s->cost += 3.0;
+            s->dirty.clear();
+        }
+    }
+};
+
+} // namespace
+
+TEST_CASE("a free fine pass finds a structure the coarse pass mispriced", "[search]") {
+    PipelineDag dag = test::stencil_1d();
+    SearchSpace space(dag);
+    FineOnlyRoot eval;
+    BeamSearchOptions opt;
+    opt.beam_size = 4;
+    opt.num_passes = 2;
+    opt.keep_structures = 1;
+    // Refining only the coarse pass's best structure (P inlined) never tries P at root.
+    opt.free_passes = 0;
+    StatePtr refined = beam_search(space, eval, opt, nullptr);
+    REQUIRE(refined);
+    CHECK(refined->decisions[0].placement == Placement::Inline);
+    // The free pass searches every structure with the fine tilings.
+    opt.free_passes = 1;
+    StatePtr free = beam_search(space, eval, opt, nullptr);
+    REQUIRE(free);
+    CHECK(free->decisions[0].placement == Placement::Root);
+    CHECK(free->cost == Approx(0.1));
+}
+
 TEST_CASE("a traced schedule is followed and reported at every step", "[search]") {
     // SEXTANT_TRACE_SCHEDULE: the search reports where a given schedule's prefix ranks.
     PipelineDag dag = test::stencil_1d();
