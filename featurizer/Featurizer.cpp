@@ -141,6 +141,12 @@ struct StageView {
     bool block;
     /** Hardware vectors per vector of `vw` lanes (vw may be a multiple of the natural width). */
     double pieces;
+    /** An update's accumulator is promoted to registers when its whole realization is a small
+     * constant-size buffer (computed in a tile): LLVM unrolls the short loops over it and
+     * keeps it in registers across every RVar loop, whatever the order of pure and RVar loops
+     * (matmul's 16x8 tile with k outermost: no load or store of the accumulator per k).
+     * Budget: three quarters of the vector register file (16 registers; 32 with AVX-512). */
+    bool accumulates_in_registers;
 
     StageView(const PipelineDag &dag_, const Decisions &d_, const Nests &nests_, int func_,
               int stage_)
@@ -161,6 +167,11 @@ struct StageView {
         inner_extent = sn.order.empty() ? 1 : sn.order.back().extent;
         block = vw > 1 && nl > 0 && sn.order[nl - 1].extent <= int64_t(vw) * sn.unroll;
         pieces = vw > 1 ? std::ceil(double(vw) / dag.machine.natural_vector_lanes(f)) : 1.0;
+        const MachineInfo &m = dag.machine;
+        const double register_file_bytes =
+            m.vector_bits / 8.0 * (m.vector_bits >= 512 ? 32 : 16) * 0.75;
+        accumulates_in_registers = fn.stages.size() > 1 && d[func].placement == Placement::At &&
+                                   fn.alloc_points * f.bytes_per_point <= register_file_bytes;
     }
 
     /** Hoisting: an access whose address does not change with the innermost loops of the
@@ -224,8 +235,18 @@ void point_and_vector_features(const StageView &v, ScheduleRow &r) {
     int64_t pure0 = 1;
     if (!v.fn.region.empty()) pure0 = v.fn.region[0].extent();
     set(r, ScheduleFeature::innermost_pure_extent, double(pure0));
-    set(r, ScheduleFeature::inner_loop_iterations,
-        v.total / std::max<double>(1.0, double(v.inner_extent)));
+    // An update's register tile (a block of vectors inside fully unrolled loops, its
+    // accumulator in registers) is one straight-line body: the loop that runs is the RVar
+    // loop outside it (depthwise_separable_conv's 8x4x3 tile runs its RVar loop once per 12
+    // vectors, not once per vector). Pure stages keep one iteration per vector: counting
+    // their unrolled rows as one body too moved camera_pipe's and iir_blur's picks (priced
+    // within 0.8% of the old ones) onto schedules measured 8-12% slower, and interpolate's
+    // beam lost its old pick's structure (2x slower), with no measured gain to set against.
+    double straight = double(v.inner_extent);
+    if (v.block && v.stage > 0 && v.accumulates_in_registers)
+        for (int j = v.nl - 2; j >= 0 && v.sn.order[j].unrolled; j--)
+            straight *= double(v.sn.order[j].extent);
+    set(r, ScheduleFeature::inner_loop_iterations, v.total / std::max(1.0, straight));
 }
 
 /** Parallel tasks, idle cores, false sharing. */
@@ -334,17 +355,7 @@ void access_features(const StageView &v, const std::vector<EffLoad> &loads, bool
     const double total = v.total, pieces = v.pieces;
     // The vector loop is the innermost loop of the order.
     const int vloop = sn.order.empty() ? -1 : sn.order.back().stage_loop;
-    // An update's accumulator is promoted to registers when its whole realization is a small
-    // constant-size buffer (computed in a tile): LLVM unrolls the short loops over it and
-    // keeps it in registers across every RVar loop, whatever the order of pure and RVar loops
-    // (matmul's 16x8 tile with k outermost: no load or store of the accumulator per k).
-    // Budget: three quarters of the vector register file (16 registers; 32 with AVX-512).
-    const MachineInfo &m = v.dag.machine;
-    const double vector_bytes = m.vector_bits / 8.0;
-    const double register_file_bytes = vector_bytes * (m.vector_bits >= 512 ? 32 : 16) * 0.75;
-    const bool accumulates_in_registers =
-        v.fn.stages.size() > 1 && v.d[v.func].placement == Placement::At &&
-        v.fn.alloc_points * v.f.bytes_per_point <= register_file_bytes;
+    const bool accumulates_in_registers = v.accumulates_in_registers;
     // Points of this stage excluding its RVar loops: accumulator accesses when promoted.
     double rvar_iters = 1;
     for (int i = 0; i < K; i++)

@@ -158,6 +158,16 @@ Box64 rounded_up_region(const PipelineDag &dag, const Decisions &d, int func, Bo
     return region;
 }
 
+bool rounds_up_own_buffer(const PipelineDag &dag, const FuncSched &fs, int func) {
+    const FuncNode &f = dag.funcs[size_t(func)];
+    for (size_t si = 1; si < f.stages.size() && si < fs.stages.size(); si++) {
+        const Stage &s = f.stages[si];
+        for (size_t i = 0; i < s.rounds_up.size() && i < fs.stages[si].loops.size(); i++)
+            if (s.rounds_up[i] && fs.stages[si].loops[i].mode == LoopMode::Split) return true;
+    }
+    return false;
+}
+
 StageNest make_stage_nest(const Stage &s, const StageSched &sched, const Box64 &loop_box) {
     StageNest n;
     n.func = s.func;
@@ -312,7 +322,9 @@ NestPtr build_func_nest(const PipelineDag &dag, const Decisions &d, const Nests 
     const FuncSched &fs = d[func];
     const FuncNode &f = dag.funcs[func];
     auto n = std::make_shared<FuncNest>();
-    if (placed) {
+    // The placement part is shared by siblings that differ only in tiling, unless this
+    // tiling's update splits round the Func's own buffer up (a sibling's tiling may not).
+    if (placed && !rounds_up_own_buffer(dag, fs, func)) {
         *n = *placed;
     } else {
         place_func_nest(dag, d, nests, func, n.get());

@@ -106,6 +106,10 @@ Box64 stage_loop_box(const Stage &s, const Box64 &region);
  * FuncNest::alloc_points only: the work stays the region's (docs/COSTMODEL.md, Allocation). */
 Box64 rounded_up_region(const PipelineDag &dag, const Decisions &d, int func, Box64 region);
 
+/** True if a split of `fs` on an update's RoundUp loop grows `func`'s buffer
+ * (rounded_up_region): its allocation then depends on the tiling, not only the placement. */
+bool rounds_up_own_buffer(const PipelineDag &dag, const FuncSched &fs, int func);
+
 /** Loop order of a stage under `sched` for a realization with loop box `loop_box`. */
 StageNest make_stage_nest(const Stage &s, const StageSched &sched, const Box64 &loop_box);
 
@@ -114,7 +118,7 @@ Box64 box_at_level(const StageNest &consumer, int level);
 
 /** Builds the nest of a Root/At Func; its consumer's nest must be in `nests` already.
  * `placed`, if given, is the result of place_func_nest for the same placement (reused by
- * siblings that differ only in tiling). */
+ * siblings that differ only in tiling, unless rounds_up_own_buffer: then placed again). */
 NestPtr build_func_nest(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func,
                         const FuncNest *placed = nullptr);
 

@@ -217,29 +217,29 @@ inline PipelineDag scale_3d(int64_t X, int64_t Y, int64_t C) {
 /** A 2-D chain with a transpose and a reduction:
  *   T(x, y) = in(y, x)                      (transpose, bounds 128 x 64)
  *   S(x) = 0; S(x) += T(x, r), r in [0, 64) (a reduction over y)
- * S is the output over [0, 127]. */
-inline PipelineDag transpose_reduce() {
+ * S is the output over [0, X - 1] (X = 128 unless given). */
+inline PipelineDag transpose_reduce(int64_t X = 128) {
     PipelineDag dag;
     dag.machine = avx2_machine(2);
-    dag.inputs.push_back(input({{0, 63}, {0, 127}}));
+    dag.inputs.push_back(input({{0, 63}, {0, X - 1}}));
 
-    FuncNode t = func(0, "T", {{0, 127}, {0, 63}});
+    FuncNode t = func(0, "T", {{0, X - 1}, {0, 63}});
     t.can_inline = true;
     Stage ts;
     ts.func = 0;
     ts.name = "T";
-    ts.loops = {pure_loop("x", 0, 0, 127), pure_loop("y", 1, 0, 63)};
+    ts.loops = {pure_loop("x", 0, 0, X - 1), pure_loop("y", 1, 0, 63)};
     ts.loads = {simple_load(ProducerKind::Input, 0, 1, 2,
                             {{0, 1, true}, {1, 1, true}, {1, 1, true}, {0, 1, true}})};
     t.stages.push_back(ts);
     dag.funcs.push_back(t);
 
-    FuncNode s = func(1, "S", {{0, 127}});
+    FuncNode s = func(1, "S", {{0, X - 1}});
     s.is_output = true;
     Stage s0;
     s0.func = 1;
     s0.name = "S";
-    s0.loops = {pure_loop("x", 0, 0, 127)};
+    s0.loops = {pure_loop("x", 0, 0, X - 1)};
     Stage s1;
     s1.func = 1;
     s1.index = 1;
@@ -248,7 +248,7 @@ inline PipelineDag transpose_reduce() {
     r.name = "r";
     r.is_rvar = true;
     r.range = {0, 63};
-    s1.loops = {r, pure_loop("x", 0, 0, 127)};
+    s1.loops = {r, pure_loop("x", 0, 0, X - 1)};
     s1.ops.at(OpKind::Add, TypeClass::F32) = 1;
     Load self = simple_load(ProducerKind::Func, 1, 1, 1, {{0, 1, true}, {1, 1, true}});
     self.self = true;
@@ -284,15 +284,15 @@ inline PipelineDag transpose_reduce() {
 }
 
 /** transpose_reduce plus an output O(x) = S(x), so that S can be computed per tile of O. */
-inline PipelineDag transpose_reduce_with_output() {
-    PipelineDag dag = transpose_reduce();
+inline PipelineDag transpose_reduce_with_output(int64_t X = 128) {
+    PipelineDag dag = transpose_reduce(X);
     dag.funcs[1].is_output = false;
-    FuncNode o = func(2, "O", {{0, 127}});
+    FuncNode o = func(2, "O", {{0, X - 1}});
     o.is_output = true;
     Stage os;
     os.func = 2;
     os.name = "O";
-    os.loops = {pure_loop("x", 0, 0, 127)};
+    os.loops = {pure_loop("x", 0, 0, X - 1)};
     os.loads = {simple_load(ProducerKind::Func, 1, 1, 1, {{1, 1, true}})};
     o.stages.push_back(os);
     dag.funcs.push_back(o);

@@ -457,3 +457,40 @@ TEST_CASE("a register tile's unrolled loops multiply into unroll_outer_extent", 
         CHECK(at(r, F::dense_load_executions) == 12);
     }
 }
+
+TEST_CASE("an update's register tile is one body inside the loop outside its unrolled loops",
+          "[features]") {
+    // S per 16-wide tile of O (64 bytes: registers); its update runs x_o (2), r (64), x_i (8
+    // lanes). Unrolling r makes each x_o step one straight-line body of 64 vectors.
+    PipelineDag dag = test::transpose_reduce_with_output();
+    Decisions d(3);
+    d.mut(2).placement = Placement::Root;
+    d.mut(2).stages = {sched({{LoopMode::Split, 16}}, 8, 0)};
+    d.mut(1).placement = Placement::At;
+    d.mut(1).at_func = 2;
+    d.mut(1).at_level = 0;
+    d.mut(1).stages = {sched({{LoopMode::Inner, 0}}, 8, 0),
+                       sched({{LoopMode::Middle, 0}, {LoopMode::Split, 8}}, 8, 0)};
+    d.mut(0).placement = Placement::Root;
+    d.mut(0).stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
+    Featurizer fz(dag);
+    const double points = 128 * 64;
+    for (int loops : {0, 1}) {
+        d.mut(1).stages[1].unroll_outer = loops;
+        Nests n = build_all_nests(dag, d);
+        ScheduleRow u = fz.schedule_features(d, n, 1, 1);
+        CHECK(at(u, F::total_points) == points);
+        CHECK(at(u, F::unroll_outer_extent) == (loops ? 64 : 1));
+        CHECK(at(u, F::inner_loop_iterations) == (loops ? points / (64 * 8) : points / 8));
+    }
+    // A pure stage's unrolled rows stay one iteration per vector (not a register tile).
+    PipelineDag cube = test::scale_3d(8, 3, 4);
+    Decisions c(1);
+    c.mut(0).placement = Placement::Root;
+    c.mut(0).stages = {
+        sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
+    c.mut(0).stages[0].unroll_outer = 2;
+    Featurizer fc(cube);
+    Nests nc = build_all_nests(cube, c);
+    CHECK(at(fc.schedule_features(c, nc, 0, 0), F::inner_loop_iterations) == 12);
+}
