@@ -23,39 +23,6 @@ const Box64 &producer_bounds(const PipelineDag &dag, ProducerKind kind, int id) 
 
 } // namespace
 
-AccessPattern classify_access(const Stage &s, const Load &l) {
-    // Rows are producer dims, columns the stage's loops. Only unit entries count as simple.
-    std::vector<int> row_loop(l.producer_dims, -1);
-    std::vector<int> loop_uses(l.loop_dims, 0);
-    for (int k = 0; k < l.producer_dims; k++) {
-        int nonzero = 0;
-        for (int i = 0; i < l.loop_dims; i++) {
-            const JacobianEntry &j = l.at(k, i);
-            if (!j.affine) return AccessPattern::Other;
-            if (j.num == 0) continue;
-            if (j.num != j.den) return AccessPattern::Other;
-            nonzero++;
-            row_loop[k] = i;
-            loop_uses[i]++;
-        }
-        if (nonzero > 1) return AccessPattern::Other;
-    }
-    for (int u : loop_uses)
-        if (u > 1) return AccessPattern::Other;
-    bool zero_row = std::any_of(row_loop.begin(), row_loop.end(), [](int r) { return r < 0; });
-    if (zero_row) return AccessPattern::Slice;
-    int pure_loops = 0;
-    for (const LoopDim &ld : s.loops)
-        pure_loops += ld.func_dim >= 0;
-    bool in_order = true;
-    for (int k = 0; k < l.producer_dims; k++) {
-        int fd = s.loops[row_loop[k]].func_dim;
-        if (fd >= 0 && fd != k) in_order = false; // rows driven by RVars do not order
-    }
-    if (l.producer_dims < pure_loops) return AccessPattern::Broadcast;
-    return in_order ? AccessPattern::Pointwise : AccessPattern::Transpose;
-}
-
 Featurizer::Featurizer(const PipelineDag &dag) : dag_(dag) {
     int n = 0;
     for (const FuncNode &f : dag.funcs) {
@@ -355,7 +322,6 @@ void access_features(const StageView &v, const std::vector<EffLoad> &loads, bool
     const double total = v.total, pieces = v.pieces;
     // The vector loop is the innermost loop of the order.
     const int vloop = sn.order.empty() ? -1 : sn.order.back().stage_loop;
-    const bool accumulates_in_registers = v.accumulates_in_registers;
     // Points of this stage excluding its RVar loops: accumulator accesses when promoted.
     double rvar_iters = 1;
     for (int i = 0; i < K; i++)
@@ -388,7 +354,7 @@ void access_features(const StageView &v, const std::vector<EffLoad> &loads, bool
         } else {
             strided += l.count;
         }
-        if (l.self && accumulates_in_registers) {
+        if (l.self && v.accumulates_in_registers) {
             // Promoted: loaded once per pure point of each realization (see above).
             const double execs = pure_points * l.count;
             if (vw > 1 && depends_on_vector && unit)
@@ -437,7 +403,7 @@ void access_features(const StageView &v, const std::vector<EffLoad> &loads, bool
     // The store to f(pure vars) moves only with the pure loops: an update accumulating over
     // inner RVar loops stores once per pure point (the value stays in a register).
     double stored_points = total;
-    if (v.stage > 0 && accumulates_in_registers) {
+    if (v.stage > 0 && v.accumulates_in_registers) {
         stored_points = std::min(total, pure_points);
     } else if (v.stage > 0) {
         auto pure = [&](int loop) {

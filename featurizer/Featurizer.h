@@ -150,7 +150,4 @@ double trim_share(double top_bytes, double threshold);
 AllocatorEstimate estimate_allocator(const PipelineDag &dag, const Decisions &d, const Nests &nests,
                                      std::vector<AllocatorBuffer> *buffers = nullptr);
 
-/** Classifies a load's access pattern relative to the loading stage's loops. */
-AccessPattern classify_access(const Stage &s, const Load &l);
-
 } // namespace sextant

@@ -2,6 +2,7 @@
 
 #include "dag/PipelineDag.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace sextant {
@@ -91,6 +92,39 @@ std::string schema_markdown() {
         o << "| `" << f.name << "` | " << f.group << " | " << f.doc << " |\n";
     }
     return o.str();
+}
+
+AccessPattern classify_access(const Stage &s, const Load &l) {
+    // Rows are producer dims, columns the stage's loops. Only unit entries count as simple.
+    std::vector<int> row_loop(l.producer_dims, -1);
+    std::vector<int> loop_uses(l.loop_dims, 0);
+    for (int k = 0; k < l.producer_dims; k++) {
+        int nonzero = 0;
+        for (int i = 0; i < l.loop_dims; i++) {
+            const JacobianEntry &j = l.at(k, i);
+            if (!j.affine) return AccessPattern::Other;
+            if (j.num == 0) continue;
+            if (j.num != j.den) return AccessPattern::Other;
+            nonzero++;
+            row_loop[k] = i;
+            loop_uses[i]++;
+        }
+        if (nonzero > 1) return AccessPattern::Other;
+    }
+    for (int u : loop_uses)
+        if (u > 1) return AccessPattern::Other;
+    bool zero_row = std::any_of(row_loop.begin(), row_loop.end(), [](int r) { return r < 0; });
+    if (zero_row) return AccessPattern::Slice;
+    int pure_loops = 0;
+    for (const LoopDim &ld : s.loops)
+        pure_loops += ld.func_dim >= 0;
+    bool in_order = true;
+    for (int k = 0; k < l.producer_dims; k++) {
+        int fd = s.loops[row_loop[k]].func_dim;
+        if (fd >= 0 && fd != k) in_order = false; // rows driven by RVars do not order
+    }
+    if (l.producer_dims < pure_loops) return AccessPattern::Broadcast;
+    return in_order ? AccessPattern::Pointwise : AccessPattern::Transpose;
 }
 
 } // namespace sextant

@@ -25,6 +25,10 @@ constexpr int kNumScheduleFeatures = int(ScheduleFeature::Count);
 /** Memory access patterns, classified from load Jacobians. */
 enum class AccessPattern : int { Pointwise, Transpose, Broadcast, Slice, Other };
 constexpr int kNumAccessPatterns = 5;
+struct Stage;
+struct Load;
+/** Classifies a load's access pattern relative to the loading stage's loops (its Jacobian). */
+AccessPattern classify_access(const Stage &s, const Load &l);
 /** Where an access goes. */
 enum class AccessSource : int { Func, Self, Input, Store };
 constexpr int kNumAccessSources = 4;

@@ -22,7 +22,8 @@ struct BeamSearchOptions {
     /** Passes; the first is coarse when there are several, the next `free_passes` search
      * every structure, the rest refine the best structures of the passes before. Three since
      * session 31 (was five, all fine passes refining the coarse pass's structures): the same
-     * picks as five with `free_passes` on the bench pipelines, in 60-70% of the time. */
+     * picks as five with `free_passes` on the bench pipelines, in 60-80% of the time
+     * (docs/SEARCH.md). */
     int num_passes = 3;
     /** Percent chance that each candidate is kept (100 = no dropout). */
     int random_dropout = 100;

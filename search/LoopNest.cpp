@@ -139,33 +139,37 @@ const Box64 *find_region(const std::vector<ProducerRegion> &regions, ProducerKin
     return nullptr;
 }
 
-Box64 rounded_up_region(const PipelineDag &dag, const Decisions &d, int func, Box64 region) {
-    const FuncNode &f = dag.funcs[size_t(func)];
-    const FuncSched &fs = d[size_t(func)];
+namespace {
+
+/** Calls `visit(dim, step)` for each split of an update's RoundUp loop under `fs`: Halide
+ * grows the Func's buffer along `dim` to a multiple of `step` (search/Tails.h). */
+template <typename Visit>
+void for_each_round_up_split(const FuncNode &f, const FuncSched &fs, Visit visit) {
     for (size_t si = 1; si < f.stages.size() && si < fs.stages.size(); si++) {
         const Stage &s = f.stages[si];
         for (size_t i = 0; i < s.rounds_up.size() && i < fs.stages[si].loops.size(); i++) {
             const LoopTiling &t = fs.stages[si].loops[i];
-            const int k = s.loops[i].func_dim;
-            if (!s.rounds_up[i] || t.mode != LoopMode::Split || k < 0 || size_t(k) >= region.size())
-                continue;
-            const int64_t step = std::max<int64_t>(1, t.band > 0 ? t.band : t.tile);
-            const int64_t e = region[size_t(k)].extent();
-            if (e <= 0) continue;
-            region[size_t(k)].max = region[size_t(k)].min + (e + step - 1) / step * step - 1;
+            if (s.rounds_up[i] && t.mode == LoopMode::Split)
+                visit(s.loops[i].func_dim, std::max<int64_t>(1, t.band > 0 ? t.band : t.tile));
         }
     }
+}
+
+} // namespace
+
+Box64 rounded_up_region(const PipelineDag &dag, const Decisions &d, int func, Box64 region) {
+    for_each_round_up_split(dag.funcs[size_t(func)], d[size_t(func)], [&](int k, int64_t step) {
+        if (k < 0 || size_t(k) >= region.size()) return;
+        const int64_t e = region[size_t(k)].extent();
+        if (e > 0) region[size_t(k)].max = region[size_t(k)].min + (e + step - 1) / step * step - 1;
+    });
     return region;
 }
 
 bool rounds_up_own_buffer(const PipelineDag &dag, const FuncSched &fs, int func) {
-    const FuncNode &f = dag.funcs[size_t(func)];
-    for (size_t si = 1; si < f.stages.size() && si < fs.stages.size(); si++) {
-        const Stage &s = f.stages[si];
-        for (size_t i = 0; i < s.rounds_up.size() && i < fs.stages[si].loops.size(); i++)
-            if (s.rounds_up[i] && fs.stages[si].loops[i].mode == LoopMode::Split) return true;
-    }
-    return false;
+    bool any = false;
+    for_each_round_up_split(dag.funcs[size_t(func)], fs, [&](int, int64_t) { any = true; });
+    return any;
 }
 
 StageNest make_stage_nest(const Stage &s, const StageSched &sched, const Box64 &loop_box) {

@@ -5,6 +5,9 @@
 #include "search/Schedule.h"
 #include "search/State.h"
 
+#include <functional>
+#include <utility>
+
 namespace sextant::test {
 
 /** Model-free evaluator for search tests: a state costs `root` per Func computed at root,
@@ -30,6 +33,21 @@ public:
 
 private:
     double root_, at_, inlined_;
+};
+
+/** Evaluator for search tests: each state costs what `cost` says of it. */
+class CostOf : public StateEvaluator {
+public:
+    explicit CostOf(std::function<double(const State &)> cost) : cost_(std::move(cost)) {}
+    void evaluate(const std::vector<State *> &states) override {
+        for (State *s : states) {
+            s->cost = cost_(*s);
+            s->dirty.clear();
+        }
+    }
+
+private:
+    std::function<double(const State &)> cost_;
 };
 
 /** A stage schedule: per-loop tilings, vector width and parallel loop count. */

@@ -16,6 +16,21 @@ double at(const ScheduleRow &r, F f) {
     return r[int(f)];
 }
 
+/** transpose_reduce_with_output with O at root split by `tile` (vector 8), S computed per
+ * tile of O (pure stage one vector loop, update scheduled by `update`) and T at root. */
+Decisions s_per_tile_of_o(int64_t tile, const StageSched &update) {
+    Decisions d(3);
+    d.mut(2).placement = Placement::Root;
+    d.mut(2).stages = {sched({{LoopMode::Split, tile}}, 8, 0)};
+    d.mut(1).placement = Placement::At;
+    d.mut(1).at_func = 2;
+    d.mut(1).at_level = 0;
+    d.mut(1).stages = {sched({{LoopMode::Inner, 0}}, 8, 0), update};
+    d.mut(0).placement = Placement::Root;
+    d.mut(0).stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
+    return d;
+}
+
 /** stencil_1d with C split by 16 (parallel outer, vector 8) and P placed as given. */
 Decisions stencil(Placement p_place) {
     Decisions d(2);
@@ -254,16 +269,7 @@ TEST_CASE("a tile-sized accumulator stays in registers with pure loops inside th
     // (matmul's 16x8 tile with k outermost: docs/COSTMODEL.md, "Finding a mispriced term by
     // replay").
     PipelineDag dag = test::transpose_reduce_with_output();
-    Decisions d(3);
-    d.mut(2).placement = Placement::Root;
-    d.mut(2).stages = {sched({{LoopMode::Split, 32}}, 8, 0)};
-    d.mut(1).placement = Placement::At;
-    d.mut(1).at_func = 2;
-    d.mut(1).at_level = 0;
-    d.mut(1).stages = {sched({{LoopMode::Inner, 0}}, 8, 0),
-                       sched({{LoopMode::Middle, 0}, {LoopMode::Inner, 0}}, 8, 0)};
-    d.mut(0).placement = Placement::Root;
-    d.mut(0).stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
+    Decisions d = s_per_tile_of_o(32, sched({{LoopMode::Middle, 0}, {LoopMode::Inner, 0}}, 8, 0));
     Featurizer fz(dag);
     Nests n = build_all_nests(dag, d);
     ScheduleRow u = fz.schedule_features(d, n, 1, 1);
@@ -282,17 +288,9 @@ TEST_CASE("a tile-sized accumulator stays in registers with pure loops inside th
 
 TEST_CASE("an update accumulating over inner RVars stores once per pure point", "[features]") {
     PipelineDag dag = test::transpose_reduce_with_output();
-    Decisions d(3);
-    d.mut(2).placement = Placement::Root;
-    d.mut(2).stages = {sched({{LoopMode::Split, 16}}, 8, 0)}; // x_o, x_i
-    d.mut(1).placement = Placement::At; // one 16-wide tile of S per x_o: 64 bytes, registers
-    d.mut(1).at_func = 2;
-    d.mut(1).at_level = 0;
-    d.mut(1).stages = {sched({{LoopMode::Inner, 0}}, 8, 0),
-                       sched({{LoopMode::Middle, 0}, {LoopMode::Inner, 0}}, 8, 0)};
+    // One 16-wide tile of S per x_o of O: 64 bytes, registers.
+    Decisions d = s_per_tile_of_o(16, sched({{LoopMode::Middle, 0}, {LoopMode::Inner, 0}}, 8, 0));
     d.mut(1).stages[1].unroll = 2; // r, [x: 16 lanes = 2 vectors, one block]
-    d.mut(0).placement = Placement::Root;
-    d.mut(0).stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
     Featurizer fz(dag);
     Nests n = build_all_nests(dag, d);
     ScheduleRow u = fz.schedule_features(d, n, 1, 1);
@@ -463,16 +461,7 @@ TEST_CASE("an update's register tile is one body inside the loop outside its unr
     // S per 16-wide tile of O (64 bytes: registers); its update runs x_o (2), r (64), x_i (8
     // lanes). Unrolling r makes each x_o step one straight-line body of 64 vectors.
     PipelineDag dag = test::transpose_reduce_with_output();
-    Decisions d(3);
-    d.mut(2).placement = Placement::Root;
-    d.mut(2).stages = {sched({{LoopMode::Split, 16}}, 8, 0)};
-    d.mut(1).placement = Placement::At;
-    d.mut(1).at_func = 2;
-    d.mut(1).at_level = 0;
-    d.mut(1).stages = {sched({{LoopMode::Inner, 0}}, 8, 0),
-                       sched({{LoopMode::Middle, 0}, {LoopMode::Split, 8}}, 8, 0)};
-    d.mut(0).placement = Placement::Root;
-    d.mut(0).stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
+    Decisions d = s_per_tile_of_o(16, sched({{LoopMode::Middle, 0}, {LoopMode::Split, 8}}, 8, 0));
     Featurizer fz(dag);
     const double points = 128 * 64;
     for (int loops : {0, 1}) {

@@ -1,4 +1,5 @@
 #include "TinyDags.h"
+#include "search/BeamSearch.h"
 #include "search/LoopNest.h"
 
 #include <catch2/catch.hpp>
@@ -56,4 +57,51 @@ TEST_CASE("required regions look through inlined Funcs", "[search]") {
     Box64 acc(1);
     required_region(dag, d, {1, 0}, Box64{{10, 19}}, ProducerKind::Input, 0, &acc);
     CHECK(acc == Box64{{9, 20}});
+}
+
+namespace {
+
+/** Scores every state 0 and checks that each placed Func's nest is what its decisions build
+ * from scratch (no placement shared with a sibling). */
+class RebuildsNests : public StateEvaluator {
+public:
+    explicit RebuildsNests(const PipelineDag &dag) : dag_(dag) {}
+    void evaluate(const std::vector<State *> &states) override {
+        for (State *s : states) {
+            for (size_t f = 0; f < dag_.funcs.size(); f++) {
+                const NestPtr &n = s->nests[f];
+                if (!n) continue;
+                const NestPtr fresh = build_func_nest(dag_, s->decisions, s->nests, int(f));
+                checked++;
+                if (fresh->alloc_points != n->alloc_points || fresh->region != n->region)
+                    mismatched++;
+                if (n->alloc_points > double(box_volume(n->region))) grown++;
+            }
+            s->cost = 0;
+            s->dirty.clear();
+        }
+    }
+    int checked = 0, mismatched = 0, grown = 0;
+
+private:
+    const PipelineDag &dag_;
+};
+
+} // namespace
+
+TEST_CASE("an update split that rounds its Func's buffer up is priced in every sibling",
+          "[search]") {
+    // S is computed per tile of O; its update's x split rounds S's buffer up to whole tiles.
+    // Siblings that differ only in that tiling share one placement: the rounding is theirs.
+    PipelineDag dag = test::transpose_reduce_with_output(96);
+    dag.funcs[1].stages[1].rounds_up = {0, 1};
+    SearchSpace space(dag);
+    RebuildsNests eval(dag);
+    BeamSearchOptions opt;
+    opt.beam_size = 64;
+    opt.num_passes = 2;
+    REQUIRE(beam_search(space, eval, opt, nullptr));
+    CHECK(eval.checked > 100);
+    CHECK(eval.grown > 0); // some tiling of S's update rounds its buffer up
+    CHECK(eval.mismatched == 0);
 }

@@ -5,7 +5,6 @@
 #include "search/Candidates.h"
 #include "search/Directives.h"
 #include "search/JobQueue.h"
-#include "search/LoopNest.h"
 #include "search/ScheduleText.h"
 
 #include <catch2/catch.hpp>
@@ -151,28 +150,23 @@ namespace {
 
 /** P (Func 0) at root is cheap only under a tiling of C (Func 1) that the coarse pass does not
  * offer (x split by one 8-lane vector): a structure the coarse pass misprices. */
-class FineOnlyRoot : public StateEvaluator {
-public:
-    void evaluate(const std::vector<State *> &states) override {
-        for (State *s : states) {
-            const FuncSched &c = s->decisions[1], &p = s->decisions[0];
-            const bool fine_tiling =
-                !c.stages.empty() && c.stages[0].loops[0] == LoopTiling{LoopMode::Split, 8};
-            s->cost = fine_tiling ? 0.0 : 0.01;
-            if (p.placement == Placement::Inline) s->cost += 1.0;
-            if (p.placement == Placement::Root) s->cost += fine_tiling ? 0.1 : 2.0;
-            if (p.placement == Placement::At) s->cost += 3.0;
-            s->dirty.clear();
-        }
-    }
-};
+double fine_only_root(const State &s) {
+    const FuncSched &c = s.decisions[1], &p = s.decisions[0];
+    const bool fine_tiling =
+        !c.stages.empty() && c.stages[0].loops[0] == LoopTiling{LoopMode::Split, 8};
+    double cost = fine_tiling ? 0.0 : 0.01;
+    if (p.placement == Placement::Inline) cost += 1.0;
+    if (p.placement == Placement::Root) cost += fine_tiling ? 0.1 : 2.0;
+    if (p.placement == Placement::At) cost += 3.0;
+    return cost;
+}
 
 } // namespace
 
 TEST_CASE("a free fine pass finds a structure the coarse pass mispriced", "[search]") {
     PipelineDag dag = test::stencil_1d();
     SearchSpace space(dag);
-    FineOnlyRoot eval;
+    test::CostOf eval(fine_only_root);
     BeamSearchOptions opt;
     opt.beam_size = 4;
     opt.num_passes = 2;
@@ -188,53 +182,6 @@ TEST_CASE("a free fine pass finds a structure the coarse pass mispriced", "[sear
     REQUIRE(free);
     CHECK(free->decisions[0].placement == Placement::Root);
     CHECK(free->cost == Approx(0.1));
-}
-
-namespace {
-
-/** Scores every state 0 and checks that each placed Func's nest is what its decisions build
- * from scratch (no placement shared with a sibling). */
-class RebuildsNests : public StateEvaluator {
-public:
-    explicit RebuildsNests(const PipelineDag &dag) : dag_(dag) {}
-    void evaluate(const std::vector<State *> &states) override {
-        for (State *s : states) {
-            for (size_t f = 0; f < dag_.funcs.size(); f++) {
-                const NestPtr &n = s->nests[f];
-                if (!n) continue;
-                const NestPtr fresh = build_func_nest(dag_, s->decisions, s->nests, int(f));
-                checked++;
-                if (fresh->alloc_points != n->alloc_points || fresh->region != n->region)
-                    mismatched++;
-                if (n->alloc_points > double(box_volume(n->region))) grown++;
-            }
-            s->cost = 0;
-            s->dirty.clear();
-        }
-    }
-    int checked = 0, mismatched = 0, grown = 0;
-
-private:
-    const PipelineDag &dag_;
-};
-
-} // namespace
-
-TEST_CASE("an update split that rounds its Func's buffer up is priced in every sibling",
-          "[search]") {
-    // S is computed per tile of O; its update's x split rounds S's buffer up to whole tiles.
-    // Siblings that differ only in that tiling share one placement: the rounding is theirs.
-    PipelineDag dag = test::transpose_reduce_with_output(96);
-    dag.funcs[1].stages[1].rounds_up = {0, 1};
-    SearchSpace space(dag);
-    RebuildsNests eval(dag);
-    BeamSearchOptions opt;
-    opt.beam_size = 64;
-    opt.num_passes = 2;
-    REQUIRE(beam_search(space, eval, opt, nullptr));
-    CHECK(eval.checked > 100);
-    CHECK(eval.grown > 0); // some tiling of S's update rounds its buffer up
-    CHECK(eval.mismatched == 0);
 }
 
 TEST_CASE("a traced schedule is followed and reported at every step", "[search]") {
@@ -378,100 +325,6 @@ TEST_CASE("sliding windows over a split's inner part only, store_at emitted and 
     CHECK(parse_schedule_text(dag, text) == d);
 }
 
-TEST_CASE("register blocking unrolls the split part outside the vectors", "[search]") {
-    PipelineDag dag = test::stencil_2d();
-    Decisions d(2);
-    d.mut(1).placement = Placement::Root;
-    StageSched s;
-    s.loops = {{LoopMode::Split, 16}, {LoopMode::Split, 4}}; // y_o, x_o, y_i, x_i
-    s.vector_width = 8;
-    s.unroll = 2;
-    s.unroll_outer = true;
-    d.mut(1).stages = {s};
-    d.mut(0).placement = Placement::Inline;
-    std::string text = to_schedule_text(dag, d);
-    CHECK(text.find("vector 8 unroll 2 parallel 0 unroll_outer") != std::string::npos);
-    CHECK(parse_schedule_text(dag, text) == d);
-    bool unrolled_y_i = false;
-    for (const Directive &x : make_directives(dag, d))
-        if (x.kind == Directive::Kind::Unroll && x.factor == 0)
-            unrolled_y_i = x.vars[0].name == "y_i";
-    CHECK(unrolled_y_i);
-    Nests n = build_all_nests(dag, d);
-    CHECK(n[1]->stages[0].order[2].unrolled);
-    // The tiling generator offers it for such a nest.
-    SearchSpace space(dag);
-    bool offered = false;
-    for (const StageSched &t :
-         space.tilings(dag.stage(1, 0), dag.stage(1, 0).full_loop_box(), true, false))
-        offered |= t.unroll_outer;
-    CHECK(offered);
-}
-
-TEST_CASE("a register tile unrolls every pure loop between the vectors and the reduction",
-          "[search]") {
-    // F over 8 x 3 x 4 points, all whole: order c, y, x (vector 8). unroll_outer 2 unrolls y
-    // and c: 12 accumulator vectors, AVX2's budget (three quarters of 16 registers).
-    PipelineDag dag = test::scale_3d(8, 3, 4);
-    const Stage &st = dag.stage(0, 0);
-    Decisions d(1);
-    d.mut(0).placement = Placement::Root;
-    StageSched s =
-        test::sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0);
-    s.unroll_outer = 2;
-    d.mut(0).stages = {s};
-    const std::string text = to_schedule_text(dag, d);
-    CHECK(text.find("vector 8 unroll 1 parallel 0 unroll_outer 2") != std::string::npos);
-    CHECK(parse_schedule_text(dag, text) == d);
-    auto replace = [&](const std::string &from, const std::string &to) {
-        std::string t = text;
-        t.replace(t.find(from), from.size(), to);
-        return t;
-    };
-    CHECK_THROWS_WITH(parse_schedule_text(dag, replace("unroll_outer 2", "unroll_outer 3")),
-                      Catch::Contains("unroll_outer needs 1 to 2 loops"));
-    CHECK_THROWS_WITH(parse_schedule_text(dag, replace("unroll_outer 2", "unroll_outer 0")),
-                      Catch::Contains("unroll_outer needs 1 to 2 loops"));
-    CHECK_THROWS_WITH(parse_schedule_text(dag, replace("unroll_outer 2", "unroll_outer 2 y")),
-                      Catch::Contains("unexpected 'y'"));
-    CHECK_THROWS_WITH(parse_schedule_text(dag, replace("unroll_outer 2", "unroll_outer y")),
-                      Catch::Contains("unexpected 'y'"));
-    const Nests n = build_all_nests(dag, d);
-    const auto &order = n[0]->stages[0].order;
-    REQUIRE(order.size() == 3);
-    CHECK(order[0].unrolled); // c
-    CHECK(order[1].unrolled); // y
-    CHECK(!order[2].unrolled);
-    CHECK(order[2].vectorized);
-    std::vector<std::string> unrolled;
-    for (const Directive &x : make_directives(dag, d))
-        if (x.kind == Directive::Kind::Unroll && x.factor == 0) unrolled.push_back(x.vars[0].name);
-    CHECK(unrolled == std::vector<std::string>{"c", "y"});
-
-    // What the search offers: the loops outside the vectors while their accumulators fit.
-    SearchSpace space(dag);
-    const StageSched plain =
-        test::sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0);
-    auto box = [](int64_t X, int64_t Y, int64_t C) {
-        return Box64{{0, X - 1}, {0, Y - 1}, {0, C - 1}};
-    };
-    CHECK(space.register_tile_loops(st, plain, box(8, 3, 4)) == 2);
-    CHECK(space.register_tile_loops(st, plain, box(8, 3, 5)) == 1); // 15 vectors: c stays
-    CHECK(space.register_tile_loops(st, plain, box(8, 1, 4)) == 0); // y of one point stops it
-    StageSched wide = plain; // two registers a vector: 6 for y, 24 with c
-    wide.vector_width = 16;
-    CHECK(space.register_tile_loops(st, wide, box(16, 3, 4)) == 1);
-    StageSched outer = plain; // c in the outer group is no part of a tile
-    outer.loops[2] = {LoopMode::Outer, 0};
-    CHECK(space.register_tile_loops(st, outer, box(8, 3, 4)) == 1);
-    StageSched split = plain; // order y.outer, c, y.inner (2), x: y.inner and c, 8 vectors
-    split.loops[1] = {LoopMode::Split, 2};
-    CHECK(space.register_tile_loops(st, split, box(8, 3, 4)) == 2);
-    StageSched scalar = plain;
-    scalar.vector_width = 1;
-    CHECK(space.register_tile_loops(st, scalar, box(8, 3, 4)) == 0);
-}
-
 namespace {
 
 bool offers_inline(const SearchSpace &space, const State &s, const SearchSpaceOptions &opt = {}) {
@@ -554,27 +407,19 @@ namespace {
 
 /** P1 at root looks cheapest when it is decided, but makes its producer P0 cost 10 more:
  * the trap a beam full of one structure falls into. */
-class RootTrap : public StateEvaluator {
-public:
-    void evaluate(const std::vector<State *> &states) override {
-        for (State *s : states) {
-            const FuncSched &p1 = s->decisions[1], &p0 = s->decisions[0];
-            s->cost = p1.placement == Placement::Root ? 1.0
-                      : p1.placement == Placement::At ? 2.0
-                                                      : 3.0;
-            if (p0.placement != Placement::Undecided && p1.placement == Placement::Root)
-                s->cost += 10;
-            s->dirty.clear();
-        }
-    }
-};
+double root_trap(const State &s) {
+    const FuncSched &p1 = s.decisions[1], &p0 = s.decisions[0];
+    double cost = p1.placement == Placement::Root ? 1.0 : p1.placement == Placement::At ? 2.0 : 3.0;
+    if (p0.placement != Placement::Undecided && p1.placement == Placement::Root) cost += 10;
+    return cost;
+}
 
 } // namespace
 
 TEST_CASE("the beam keeps several placement structures and costs", "[search]") {
     PipelineDag dag = test::stencil_chain(2); // P0 -> P1 -> C; decided C, P1, P0
     SearchSpace space(dag);
-    RootTrap eval;
+    test::CostOf eval(root_trap);
     BeamSearchOptions opt;
     opt.beam_size = 4;
     opt.num_passes = 1;
@@ -601,13 +446,14 @@ TEST_CASE("the beam keeps several placement structures and costs", "[search]") {
 
 namespace {
 
-/** RootTrap, and every state gets the same hash: only a key comparison tells them apart. */
-class CollidingRootTrap : public RootTrap {
+/** root_trap, and every state gets the same hash: only a key comparison tells them apart. */
+class CollidingRootTrap : public test::CostOf {
 public:
+    CollidingRootTrap() : CostOf(root_trap) {}
     void evaluate(const std::vector<State *> &states) override {
-        RootTrap::evaluate(states);
-        for (State *s : states)
-            s->hash = 42;
+        CostOf::evaluate(states);
+        for (State *x : states)
+            x->hash = 42;
     }
 };
 

@@ -1,5 +1,6 @@
-// Where the search may compute a Func: the vector-tail hazard, the consumer re-tiled for its
-// producer, and sites at loops enclosing the uses (through nested Funcs).
+// Where the search may compute a Func: the vector-tail hazard and sites at loops enclosing the
+// uses (through nested Funcs). The consumer re-tiled for its producer: test_search_retilings.cpp.
+#include "PlacementHelpers.h"
 #include "TinyDags.h"
 #include "search/Directives.h"
 #include "search/ScheduleText.h"
@@ -13,70 +14,12 @@
 #include <tuple>
 
 using namespace sextant;
+using test::children_after;
+using test::downsample_2d;
+using test::root_c;
 
 namespace {
 
-/** in -> P(x, y) = in(x, y) -> C(x, y) = P(s*x, s*y) + P(s*x + 1, s*y) + ... (a downsample
- * by s, or a plain 2-tap read for s = 1); C over [0, w-1] x [0, h-1]. AVX2: 8 f32 lanes. */
-PipelineDag downsample_2d(int64_t w, int64_t s, int64_t h = 16) {
-    PipelineDag dag;
-    dag.machine = test::avx2_machine(2);
-    Box64 pb = {{0, s * w}, {0, s * h}};
-    dag.inputs.push_back(test::input(pb));
-    FuncNode p = test::func(0, "P", pb);
-    p.can_inline = true;
-    Stage ps;
-    ps.func = 0;
-    ps.name = "P";
-    ps.loops = {test::pure_loop("x", 0, 0, s * w), test::pure_loop("y", 1, 0, s * h)};
-    ps.ops.at(OpKind::InputLoad, TypeClass::F32) = 1;
-    ps.loads = {test::simple_load(ProducerKind::Input, 0, 1, 2,
-                                  {{1, 1, true}, {0, 1, true}, {0, 1, true}, {1, 1, true}})};
-    p.stages.push_back(ps);
-    dag.funcs.push_back(p);
-    FuncNode c = test::func(1, "C", {{0, w - 1}, {0, h - 1}});
-    c.is_output = true;
-    Stage cs;
-    cs.func = 1;
-    cs.name = "C";
-    cs.loops = {test::pure_loop("x", 0, 0, w - 1), test::pure_loop("y", 1, 0, h - 1)};
-    cs.ops.at(OpKind::Add, TypeClass::F32) = 3;
-    cs.ops.at(OpKind::FuncLoad, TypeClass::F32) = 4;
-    cs.loads = {test::simple_load(ProducerKind::Func, 0, 4, 2,
-                                  {{s, 1, true}, {0, 1, true}, {0, 1, true}, {s, 1, true}})};
-    c.stages.push_back(cs);
-    dag.funcs.push_back(c);
-    dag.outputs = {1};
-    dag.edges.push_back(test::offset_edge(0, 0, ProducerKind::Input, 0, {0, 0}, {0, 0}, 1));
-    Edge e;
-    e.consumer_func = 1;
-    e.consumer_stage = 0;
-    e.kind = ProducerKind::Func;
-    e.producer = 0;
-    e.calls = 4;
-    for (int d = 0; d < 2; d++) {
-        using Op = BoundExpr::Op;
-        e.min.push_back(BoundExpr::binary(Op::Mul, BoundExpr::loop_min(d), BoundExpr::constant(s)));
-        e.max.push_back(BoundExpr::binary(
-            Op::Add, BoundExpr::binary(Op::Mul, BoundExpr::loop_max(d), BoundExpr::constant(s)),
-            BoundExpr::constant(1)));
-    }
-    dag.edges.push_back(e);
-    dag.link();
-    return dag;
-}
-
-/** C (Func 1) at root, tiled as `loops` with vector 8. */
-FuncSched root_c(std::vector<LoopTiling> loops, int unroll = 1) {
-    FuncSched c;
-    c.placement = Placement::Root;
-    StageSched s;
-    s.loops = std::move(loops);
-    s.vector_width = 8;
-    s.unroll = unroll;
-    c.stages = {s};
-    return c;
-}
 /** P (Func 1 of reduction_dag(true)) at root, its update with r innermost and y outside: per
  * row, r inside x. */
 FuncSched root_p_per_row() {
@@ -87,17 +30,6 @@ FuncSched root_p_per_row() {
         test::sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}, {LoopMode::Outer, 0}}, 1, 0)};
     return p;
 }
-/** Every child of the state that decides the first Funcs of the search order as `decided`. */
-std::vector<StatePtr> children_after(const SearchSpace &space,
-                                     std::initializer_list<FuncSched> decided) {
-    StatePtr s = space.initial_state();
-    for (const FuncSched &fs : decided)
-        s = space.make_child(*s, fs);
-    std::vector<StatePtr> kids;
-    space.children(*s, {}, &kids);
-    return kids;
-}
-
 /** compute_at levels the search offers P under a root C tiled as `loops`, vector 8. */
 std::set<int> at_levels(const PipelineDag &dag, std::vector<LoopTiling> loops, int unroll = 1) {
     SearchSpace space(dag);
@@ -107,33 +39,6 @@ std::set<int> at_levels(const PipelineDag &dag, std::vector<LoopTiling> loops, i
     for (const StatePtr &k : kids)
         if (k->decisions[0].placement == Placement::At && k->decisions[1] == c)
             out.insert(k->decisions[0].at_level);
-    return out;
-}
-
-/** The children that re-tile C for P (SearchSpaceOptions::retile_consumers), as
- * "loop:mode/tile@level" of C's changed loop and P's level. */
-std::set<std::string> retiled(const PipelineDag &dag, std::vector<LoopTiling> loops) {
-    SearchSpace space(dag);
-    const FuncSched c = root_c(std::move(loops));
-    const StageSched &s = c.stages[0];
-    std::vector<StatePtr> kids = children_after(space, {c});
-    std::set<std::string> out;
-    for (const StatePtr &k : kids) {
-        const FuncSched &kc = k->decisions[1];
-        if (kc == c) continue;
-        REQUIRE(k->decisions[0].placement == Placement::At);
-        REQUIRE(k->decisions[0].at_func == 1);
-        for (size_t i = 0; i < s.loops.size(); i++) {
-            const LoopTiling &t = kc.stages[0].loops[i];
-            if (t == s.loops[i]) continue;
-            out.insert(dag.funcs[1].stages[0].loops[i].name + ":" +
-                       (t.mode == LoopMode::Outer ? "outer" : "split" + std::to_string(t.tile)) +
-                       "@" + std::to_string(k->decisions[0].at_level));
-        }
-        // The re-tiled consumer's nest is rebuilt, and P's region is what one iteration of
-        // the new loop reads.
-        CHECK(k->nests[1]->stages[0].order[size_t(k->decisions[0].at_level)].outer_part);
-    }
     return out;
 }
 
@@ -179,67 +84,6 @@ TEST_CASE("no compute_at whose strided loads get constant indices in the body", 
           std::set<int>{0, 1});
     // Dense loads are fine.
     CHECK(at_levels(downsample_2d(56, 1), one_vector) == std::set<int>{0, 1});
-}
-
-TEST_CASE("a producer is offered inside its consumer re-tiled for it", "[search]") {
-    // C (x vector 8, then y; both whole) was tiled before P was placed. P may go at the outer
-    // part of a new split of either loop, or per row with y moved outside, unless that
-    // hits the strided vector-tail hazard: per row of a 54-wide stride-2 downsample it does.
-    const std::vector<LoopTiling> rows = {{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}; // x, y
-    CHECK(retiled(downsample_2d(54, 2), rows) ==
-          std::set<std::string>{"x:split16@0", "y:split4@0"});
-    CHECK(retiled(downsample_2d(56, 2), rows) ==
-          std::set<std::string>{"x:split16@0", "y:outer@0", "y:split4@0"});
-    // Nothing to re-tile when every loop is already split or outside.
-    CHECK(retiled(downsample_2d(56, 2), {{LoopMode::Split, 16}, {LoopMode::Outer, 0}}).empty());
-}
-
-TEST_CASE("a producer slides down parallel strips of its root consumer", "[search]") {
-    // C (x vector 8 whole, y whole, parallel over y) was tiled before P was placed. P, read
-    // by C along y + 0 and y + 1, may be stored per strip of rows of a re-tiled C and computed
-    // per row (SearchSpaceOptions::slide_strips): strips at least one per core, two per image.
-    auto strips = [](const PipelineDag &dag, const SearchSpaceOptions &opt) {
-        SearchSpace space(dag);
-        FuncSched c = root_c({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}});
-        c.stages[0].parallel = 1;
-        StatePtr s = space.make_child(*space.initial_state(), c);
-        std::vector<StatePtr> kids;
-        space.children(*s, opt, &kids);
-        std::set<int64_t> rows;
-        for (const StatePtr &k : kids) {
-            const FuncSched &p = k->decisions[0];
-            if (p.placement != Placement::At || p.store_level < 0) continue;
-            const StageSched &cs = k->decisions[1].stages[0];
-            REQUIRE(cs.loops[1].mode == LoopMode::Split);
-            CHECK(cs.loops[0] == (LoopTiling{LoopMode::Inner, 0}));
-            const StageNest &n = k->nests[1]->stages[0];
-            // (y_o parallel, y_i, x vectorized): stored per strip, computed per row.
-            CHECK(p.store_level == 0);
-            CHECK(p.at_level == 1);
-            CHECK(cs.parallel == 1);
-            CHECK(n.order[0].outer_part);
-            CHECK(!n.order[1].outer_part);
-            CHECK(n.order[2].vectorized);
-            // One realization computes the new row only, two rows stored (the window).
-            CHECK(k->nests[0]->region[1].extent() == 2);
-            CHECK(parse_schedule_text(dag, to_schedule_text(dag, k->decisions)) == k->decisions);
-            rows.insert(cs.loops[1].tile);
-        }
-        return rows;
-    };
-    SearchSpaceOptions opt;
-    CHECK(strips(downsample_2d(64, 1, 256), opt) == std::set<int64_t>{16, 32, 64, 128});
-    opt.coarse = true;
-    CHECK(strips(downsample_2d(64, 1, 256), opt) == std::set<int64_t>{64});
-    opt.coarse = false;
-    // Fewer strips than cores: no strip of 128 rows on 16 cores.
-    PipelineDag wide = downsample_2d(64, 1, 256);
-    wide.machine = test::avx2_machine(16);
-    CHECK(strips(wide, opt) == std::set<int64_t>{16});
-    // A downsample reads disjoint rows per output row: nothing slides.
-    CHECK(strips(downsample_2d(64, 2, 256), opt).empty());
-    opt.slide_strips = false;
-    CHECK(strips(downsample_2d(64, 1, 256), opt).empty());
 }
 
 namespace {

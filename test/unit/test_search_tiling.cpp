@@ -371,3 +371,97 @@ TEST_CASE("a parallel prefix of two loops is fused into one parallel loop", "[se
         CHECK(find(ds, K::Parallel, 1).size() == 2);
     }
 }
+
+TEST_CASE("register blocking unrolls the split part outside the vectors", "[search]") {
+    PipelineDag dag = test::stencil_2d();
+    Decisions d(2);
+    d.mut(1).placement = Placement::Root;
+    StageSched s;
+    s.loops = {{LoopMode::Split, 16}, {LoopMode::Split, 4}}; // y_o, x_o, y_i, x_i
+    s.vector_width = 8;
+    s.unroll = 2;
+    s.unroll_outer = true;
+    d.mut(1).stages = {s};
+    d.mut(0).placement = Placement::Inline;
+    std::string text = to_schedule_text(dag, d);
+    CHECK(text.find("vector 8 unroll 2 parallel 0 unroll_outer") != std::string::npos);
+    CHECK(parse_schedule_text(dag, text) == d);
+    bool unrolled_y_i = false;
+    for (const Directive &x : make_directives(dag, d))
+        if (x.kind == Directive::Kind::Unroll && x.factor == 0)
+            unrolled_y_i = x.vars[0].name == "y_i";
+    CHECK(unrolled_y_i);
+    Nests n = build_all_nests(dag, d);
+    CHECK(n[1]->stages[0].order[2].unrolled);
+    // The tiling generator offers it for such a nest.
+    SearchSpace space(dag);
+    bool offered = false;
+    for (const StageSched &t :
+         space.tilings(dag.stage(1, 0), dag.stage(1, 0).full_loop_box(), true, false))
+        offered |= t.unroll_outer;
+    CHECK(offered);
+}
+
+TEST_CASE("a register tile unrolls every pure loop between the vectors and the reduction",
+          "[search]") {
+    // F over 8 x 3 x 4 points, all whole: order c, y, x (vector 8). unroll_outer 2 unrolls y
+    // and c: 12 accumulator vectors, AVX2's budget (three quarters of 16 registers).
+    PipelineDag dag = test::scale_3d(8, 3, 4);
+    const Stage &st = dag.stage(0, 0);
+    Decisions d(1);
+    d.mut(0).placement = Placement::Root;
+    StageSched s =
+        test::sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0);
+    s.unroll_outer = 2;
+    d.mut(0).stages = {s};
+    const std::string text = to_schedule_text(dag, d);
+    CHECK(text.find("vector 8 unroll 1 parallel 0 unroll_outer 2") != std::string::npos);
+    CHECK(parse_schedule_text(dag, text) == d);
+    auto replace = [&](const std::string &from, const std::string &to) {
+        std::string t = text;
+        t.replace(t.find(from), from.size(), to);
+        return t;
+    };
+    CHECK_THROWS_WITH(parse_schedule_text(dag, replace("unroll_outer 2", "unroll_outer 3")),
+                      Catch::Contains("unroll_outer needs 1 to 2 loops"));
+    CHECK_THROWS_WITH(parse_schedule_text(dag, replace("unroll_outer 2", "unroll_outer 0")),
+                      Catch::Contains("unroll_outer needs 1 to 2 loops"));
+    CHECK_THROWS_WITH(parse_schedule_text(dag, replace("unroll_outer 2", "unroll_outer 2 y")),
+                      Catch::Contains("unexpected 'y'"));
+    CHECK_THROWS_WITH(parse_schedule_text(dag, replace("unroll_outer 2", "unroll_outer y")),
+                      Catch::Contains("unexpected 'y'"));
+    const Nests n = build_all_nests(dag, d);
+    const auto &order = n[0]->stages[0].order;
+    REQUIRE(order.size() == 3);
+    CHECK(order[0].unrolled); // c
+    CHECK(order[1].unrolled); // y
+    CHECK(!order[2].unrolled);
+    CHECK(order[2].vectorized);
+    std::vector<std::string> unrolled;
+    for (const Directive &x : make_directives(dag, d))
+        if (x.kind == Directive::Kind::Unroll && x.factor == 0) unrolled.push_back(x.vars[0].name);
+    CHECK(unrolled == std::vector<std::string>{"c", "y"});
+
+    // What the search offers: the loops outside the vectors while their accumulators fit.
+    SearchSpace space(dag);
+    const StageSched plain =
+        test::sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0);
+    auto box = [](int64_t X, int64_t Y, int64_t C) {
+        return Box64{{0, X - 1}, {0, Y - 1}, {0, C - 1}};
+    };
+    CHECK(space.register_tile_loops(st, plain, box(8, 3, 4)) == 2);
+    CHECK(space.register_tile_loops(st, plain, box(8, 3, 5)) == 1); // 15 vectors: c stays
+    CHECK(space.register_tile_loops(st, plain, box(8, 1, 4)) == 0); // y of one point stops it
+    StageSched wide = plain; // two registers a vector: 6 for y, 24 with c
+    wide.vector_width = 16;
+    CHECK(space.register_tile_loops(st, wide, box(16, 3, 4)) == 1);
+    StageSched outer = plain; // c in the outer group is no part of a tile
+    outer.loops[2] = {LoopMode::Outer, 0};
+    CHECK(space.register_tile_loops(st, outer, box(8, 3, 4)) == 1);
+    StageSched split = plain; // order y.outer, c, y.inner (2), x: y.inner and c, 8 vectors
+    split.loops[1] = {LoopMode::Split, 2};
+    CHECK(space.register_tile_loops(st, split, box(8, 3, 4)) == 2);
+    StageSched scalar = plain;
+    scalar.vector_width = 1;
+    CHECK(space.register_tile_loops(st, scalar, box(8, 3, 4)) == 0);
+}
