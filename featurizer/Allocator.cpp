@@ -16,17 +16,18 @@ double heap_bytes(const PipelineDag &dag, const Decisions &d, const FuncNest &n)
     return bytes <= kStackAllocationBytes ? 0 : bytes;
 }
 
-/** The most heap the buffers of one Root Func's nest hold at once within one iteration
- * (`members`: their ids, heap bytes in `bytes`). Funcs are realized in id order (producers
- * first) and Halide frees a buffer right after its last use: at the end of its last
- * consumer's production when that consumer is computed at the same loop as it or inside a
+/** How far the heap the buffers of one Root Func's nest take within one iteration reaches
+ * in its arena (`members`: their ids, heap bytes in `bytes`): at least the most they hold at
+ * once, more where a freed buffer leaves a hole a later one does not fit. Funcs are realized in id
+ * order (producers first) and Halide frees a buffer right after its last use: at the end of its
+ * last consumer's production when that consumer is computed at the same loop as it or inside a
  * sibling's loops; a buffer read by a Func computed at a deeper loop of the nest (or by the
  * Root Func itself) lives until its own loop's iteration ends. Bench max_filter, per output
  * strip and channel: `window_1` + `table` + `window_3` (3,498 KiB) is the peak, `window_3` is
  * freed before `maximum` is allocated (a malloc log's frees). */
-double peak_live_bytes(const PipelineDag &dag, const Decisions &d, const std::vector<int> &members,
-                       const std::vector<double> &bytes, int anchor,
-                       std::vector<std::pair<int, int>> &life) {
+double arena_reach_bytes(const PipelineDag &dag, const Decisions &d,
+                         const std::vector<int> &members, const std::vector<double> &bytes,
+                         int anchor, std::vector<std::pair<int, int>> &life) {
     const int never = int(dag.funcs.size());
     // The member of the Root Func's own nest that each member is, or is computed inside.
     auto top = [&](int g) {
@@ -59,15 +60,74 @@ double peak_live_bytes(const PipelineDag &dag, const Decisions &d, const std::ve
         if (tg != g) freed = std::max(freed, tg);
         life.push_back({g, freed < 0 ? never : freed});
     }
-    double peak = 0;
-    for (const auto &at : life) {
-        double live = 0;
-        for (size_t i = 0; i < members.size(); i++)
-            if (life[i].first <= at.first && at.first <= life[i].second)
-                live += bytes[size_t(members[i])];
-        peak = std::max(peak, live);
+    // Place the buffers as glibc does, to see how far the arena reaches: each request takes the
+    // smallest freed hole it fits (its large bins are best fit), else the top; a freed block
+    // merges with freed neighbours, and into the top when it is the last. A hole a larger
+    // buffer does not fit stays below it, so the arena can reach past the most ever live at
+    // once (bench camera_pipe, per 8-row strip: `sensor` 142 KiB is freed after `linear`,
+    // and `demosaiced` 243 KiB goes above both: 486 KiB reached, at most 344 KiB live).
+    struct Block {
+        double offset, size;
+        int owner; // -1: freed
+    };
+    thread_local std::vector<Block> blocks;
+    blocks.clear();
+    double extent = 0, reach = 0;
+    auto release = [&](int owner) {
+        size_t k = 0;
+        while (k < blocks.size() && blocks[k].owner != owner)
+            k++;
+        if (k == blocks.size()) return;
+        blocks[k].owner = -1;
+        if (k + 1 < blocks.size() && blocks[k + 1].owner < 0) {
+            blocks[k].size += blocks[k + 1].size;
+            blocks.erase(blocks.begin() + long(k) + 1);
+        }
+        if (k > 0 && blocks[k - 1].owner < 0) {
+            blocks[k - 1].size += blocks[k].size;
+            blocks.erase(blocks.begin() + long(k));
+            k--;
+        }
+        if (k + 1 == blocks.size()) {
+            extent = blocks[k].offset;
+            blocks.pop_back();
+        }
+    };
+    thread_local std::vector<char> freed_yet;
+    freed_yet.assign(members.size(), 0);
+    for (size_t i = 0; i < members.size(); i++) {
+        // Free, in the order of their last uses, the buffers dead before this one is made.
+        for (;;) {
+            size_t next = members.size();
+            for (size_t j = 0; j < i; j++)
+                if (!freed_yet[j] && life[j].second < life[i].first &&
+                    (next == members.size() || life[j].second < life[next].second))
+                    next = j;
+            if (next == members.size()) break;
+            freed_yet[next] = 1;
+            release(int(next));
+        }
+        const double want = bytes[size_t(members[i])];
+        if (want <= 0) continue;
+        size_t best = blocks.size();
+        for (size_t k = 0; k < blocks.size(); k++)
+            if (blocks[k].owner < 0 && blocks[k].size >= want &&
+                (best == blocks.size() || blocks[k].size < blocks[best].size))
+                best = k;
+        if (best == blocks.size()) {
+            blocks.push_back({extent, want, int(i)});
+            extent += want;
+            reach = std::max(reach, extent);
+        } else {
+            const double rest = blocks[best].size - want;
+            blocks[best].size = want;
+            blocks[best].owner = int(i);
+            if (rest > 0)
+                blocks.insert(blocks.begin() + long(best) + 1,
+                              {blocks[best].offset + want, rest, -1});
+        }
     }
-    return peak;
+    return reach;
 }
 
 } // namespace
@@ -186,7 +246,7 @@ AllocatorEstimate estimate_allocator(const PipelineDag &dag, const Decisions &d,
         members.clear();
         for (size_t g = 0; g < n; g++)
             if (anchor[g] == a) members.push_back(int(g));
-        group[size_t(a)] = peak_live_bytes(dag, d, members, bytes, a, scratch.life);
+        group[size_t(a)] = arena_reach_bytes(dag, d, members, bytes, a, scratch.life);
     }
     // The main thread runs parallel tasks too, so the main arena holds the Root buffers plus
     // one iteration's buffers of some nest; it grows by each request plus the top pad (128
