@@ -61,6 +61,7 @@ nlohmann::json dag_to_json(const PipelineDag &dag) {
                                        {"func_dim", l.func_dim},
                                        {"range", {l.range.min, l.range.max}},
                                        {"parallel_safe", l.parallel_safe}});
+                if (l.parity_mod > 0) js["loops"].back()["parity_mod"] = l.parity_mod;
             }
             js["ops"] = histogram_json(s.ops);
             if (s.scalarized_calls > 0) js["scalarized_calls"] = s.scalarized_calls;

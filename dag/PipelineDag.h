@@ -84,6 +84,10 @@ struct LoopDim {
     /** Iterations are independent: pure var whose self-reads all use it in its own position.
      * Only such loops may be parallelized or vectorized. */
     bool parallel_safe = false;
+    /** The largest small constant (2-4) the definition takes this var modulo (`x % 2 == 1`
+     * picks a Bayer phase), or 0. Halide vectorizes a select on it by deinterleaving: each
+     * load along the var becomes a load strided by that constant. */
+    int parity_mod = 0;
 };
 
 enum class ProducerKind : uint8_t { Func, Input };

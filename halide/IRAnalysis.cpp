@@ -453,6 +453,35 @@ Expr inline_index_lets(const Expr &e) {
     return e.defined() ? IndexLetInliner().mutate(e) : e;
 }
 
+std::map<std::string, int> small_moduli(const Expr &e) {
+    class Finder : public IRVisitor {
+    public:
+        std::map<std::string, int> found;
+
+    private:
+        using IRVisitor::visit;
+        void visit(const Mod *op) override {
+            const IntImm *k = op->b.as<IntImm>();
+            if (k && k->value >= 2 && k->value <= 4) {
+                class Vars : public IRVisitor {
+                public:
+                    std::vector<std::string> names;
+
+                private:
+                    using IRVisitor::visit;
+                    void visit(const Variable *v) override { names.push_back(v->name); }
+                } vars;
+                op->a.accept(&vars);
+                for (const std::string &n : vars.names)
+                    found[n] = std::max(found[n], int(k->value));
+            }
+            IRVisitor::visit(op);
+        }
+    } finder;
+    if (e.defined()) e.accept(&finder);
+    return finder.found;
+}
+
 int count_scalarized_calls(const Expr &e) {
     class Counter : public IRVisitor {
     public:

@@ -1,10 +1,11 @@
 // The compute_at levels Halide 14 miscompiles for a downsampling consumer (docs/SEARCH.md,
 // "Stack alignment on AVX-512"). Halide lowers a load with stride 2-4 along the vector to a
-// dense load of 2-4 vectors and a shuffle. When the load's index is a constant (every loop
-// between the producer's allocation and the load that moves the index is vectorized or
-// unrolled), Halide 14 gives that dense load the native vector alignment whatever the constant
-// is: `vmovaps` from 8 bytes past a 64-byte boundary on AVX-512, SIGSEGV, from a stack buffer
-// and a heap one alike.
+// dense load of 2-4 vectors and a shuffle (a select on the vector var's parity, as a Bayer
+// demosaic makes, turns dense loads into such strided ones: Halide deinterleaves it). When the
+// load's index is a constant (every loop between the producer's allocation and the load that moves
+// the index is vectorized or unrolled), Halide 14 gives that dense load the native vector alignment
+// whatever the constant is: `vmovaps` from 8 bytes past a 64-byte boundary on AVX-512, SIGSEGV,
+// from a stack buffer and a heap one alike.
 #include "search/LoopNest.h"
 #include "search/SearchSpaceDetail.h"
 
@@ -17,10 +18,15 @@ namespace {
 
 /** Appends, for each load path from stage `st` to Func `target` (directly or through inlined
  * Funcs), how fast each of target's dimensions moves per step of one loop of the original
- * consumer; `dloop[i]` is that rate for loop i of `st`. Non-affine paths are skipped. */
+ * consumer; `dloop[i]` is that rate for loop i of `st`. Non-affine paths are skipped. With
+ * `strides`, also the factor Halide's deinterleaving multiplies the path's stride along that
+ * loop by: the largest `parity_mod` of a moving loop of a stage on the path (1 if none). */
 void index_rates(const PipelineDag &dag, const Decisions &d, const Stage &st,
                  const std::vector<double> &dloop, int target,
-                 std::vector<std::vector<double>> *out, int depth) {
+                 std::vector<std::vector<double>> *out, int depth,
+                 std::vector<int> *strides = nullptr, int stride = 1) {
+    for (size_t i = 0; i < st.loops.size() && i < dloop.size(); i++)
+        if (dloop[i] != 0) stride = std::max(stride, st.loops[i].parity_mod);
     for (const Load &L : st.loads) {
         if (L.kind != ProducerKind::Func || L.self || L.loop_dims != int(dloop.size())) continue;
         std::vector<double> dp(size_t(L.producer_dims), 0.0);
@@ -39,6 +45,7 @@ void index_rates(const PipelineDag &dag, const Decisions &d, const Stage &st,
         if (!affine) continue;
         if (L.producer == target) {
             out->push_back(dp);
+            if (strides) strides->push_back(stride);
         } else if (depth < 16 && is_inlined(dag, d, L.producer) &&
                    !dag.funcs[L.producer].stages.empty()) {
             const Stage &qs = dag.funcs[L.producer].stages[0];
@@ -47,7 +54,7 @@ void index_rates(const PipelineDag &dag, const Decisions &d, const Stage &st,
                 int fd = qs.loops[j].func_dim;
                 if (fd >= 0 && fd < int(dp.size())) ql[j] = dp[size_t(fd)];
             }
-            index_rates(dag, d, qs, ql, target, out, depth + 1);
+            index_rates(dag, d, qs, ql, target, out, depth + 1, strides, stride);
         }
     }
 }
@@ -111,9 +118,16 @@ bool strided_load_hazard(const PipelineDag &dag, const State &s, int func, int c
     if (serial_vector_loop && !tail) return false;
     const Stage &cs = dag.stage(c, stage);
     bool strided = false;
-    for (const std::vector<double> &r : rates_along(dag, s.decisions, cs, vl.stage_loop, func)) {
+    std::vector<double> dloop(cs.loops.size(), 0.0);
+    dloop[size_t(vl.stage_loop)] = 1.0;
+    std::vector<std::vector<double>> rates;
+    std::vector<int> strides;
+    index_rates(dag, s.decisions, cs, dloop, func, &rates, 0, &strides);
+    for (size_t path = 0; path < rates.size(); path++) {
+        const std::vector<double> &r = rates[path];
         if (r.empty()) continue;
-        const double a = std::abs(r[0]);
+        // A select on the vector var's parity deinterleaves: a dense load becomes strided.
+        const double a = std::abs(r[0]) * strides[path];
         bool this_one = a >= 2 && a <= 4 && a == std::floor(a);
         for (size_t k = 1; k < r.size(); k++)
             this_one &= r[k] == 0;

@@ -348,6 +348,27 @@ TEST_CASE("a mirrored boundary reads densely in the interior and its wrap is the
     CHECK(s.ops.of_kind(OpKind::Compare) == 0);
 }
 
+TEST_CASE("a select on a var's parity marks that loop", "[dag]") {
+    // A Bayer demosaic picks a phase with x % 2 and y % 2: Halide deinterleaves a select on
+    // the vector var's parity, so the search treats loads along it as strided.
+    ImageParam in(UInt(16), 2, "in_bayer");
+    in.set_estimates({{0, 64}, {0, 64}});
+    Var x("x"), y("y");
+    Func g("bayer_g");
+    g(x, y) = select((x % 2) == (y % 2), in(x, y), (in(x - 1, y) + in(x + 1, y)) / 2);
+    g.set_estimate(x, 1, 62).set_estimate(y, 0, 64);
+    Func plain("plain_copy");
+    plain(x, y) = g(x, y) + cast<uint16_t>(x % 8);
+    plain.set_estimate(x, 1, 62).set_estimate(y, 0, 64);
+    PipelineDag dag = build({plain});
+    const sextant::Stage &s = func(dag, "bayer_g").stages[0];
+    REQUIRE(s.loops.size() == 2);
+    CHECK(s.loops[0].parity_mod == 2);
+    CHECK(s.loops[1].parity_mod == 2);
+    // x % 8 is no deinterleave Halide makes of a 2-4 stride.
+    CHECK(func(dag, "plain_copy").stages[0].loops[0].parity_mod == 0);
+}
+
 TEST_CASE("missing output estimate names the Func and dimension", "[dag][errors]") {
     ImageParam in(Float(32), 2, "in8");
     Var x("x"), y("y");

@@ -82,8 +82,19 @@ TEST_CASE("no compute_at whose strided loads get constant indices in the body", 
     // modulus Halide reads right; at y_i only the vector is left.
     CHECK(at_levels(downsample_2d(56, 2), {{LoopMode::Split, 8}, {LoopMode::Split, 4}}) ==
           std::set<int>{0, 1});
-    // Dense loads are fine.
+    // Dense loads are fine...
     CHECK(at_levels(downsample_2d(56, 1), one_vector) == std::set<int>{0, 1});
+    // ...unless C selects on x's parity: Halide deinterleaves the select, and the dense loads
+    // become stride-2 ones (bench camera_pipe's demosaic, a dropout candidate computing
+    // `linear` per 16x4 tile of `demosaiced` vectorized by 16 with its rows unrolled:
+    // `linear[ramp(65, 2, 4)]` in its Stmt, vmovaps from 8 bytes past a 32-byte boundary).
+    PipelineDag bayer = downsample_2d(56, 1);
+    bayer.funcs[1].stages[0].loops[0].parity_mod = 2;
+    CHECK(at_levels(bayer, one_vector) == std::set<int>{0});
+    // Parity along y alone leaves the x loads dense.
+    PipelineDag rows_only = downsample_2d(56, 1);
+    rows_only.funcs[1].stages[0].loops[1].parity_mod = 2;
+    CHECK(at_levels(rows_only, one_vector) == std::set<int>{0, 1});
 }
 
 namespace {
