@@ -132,4 +132,20 @@ run_autotune(1 out -g reads_past_estimates --batches 1 --also nosuch ${also_comm
 if(NOT out MATCHES "--also: unknown autoscheduler 'nosuch'")
     message(FATAL_ERROR "unknown --also not refused:\n${out}")
 endif()
+# With --minutes, another autoscheduler gets a quarter of the budget (at least 30 s) to
+# schedule: one that cannot finish is reported and the run goes on within its budget.
+string(TIMESTAMP t0 "%s")
+run_autotune(0 out -g reads_past_estimates --minutes 0.5 --also ${SLOW_PLUGIN}:SextantFaultSlow
+             --generator ${GEN} --dir ${WORK}/slow --target ${TARGET} --machine-params 2,16777216,40
+             --candidates 4 --measure 2 --explore 0 --epochs 2 --repeats 1 --min-time 0.01
+             --beam 4 --passes 2 --final-top 2 --final-rounds 1)
+string(TIMESTAMP t1 "%s")
+math(EXPR took "${t1} - ${t0}")
+file(READ ${WORK}/slow/measurements.jsonl ms)
+if(NOT ms MATCHES "generator timeout after 30 s[^\n]*SextantFaultSlow")
+    message(FATAL_ERROR "the slow --also scheduler was not stopped at 30 s:\n${ms}\n${out}")
+endif()
+if(took GREATER 240)
+    message(FATAL_ERROR "a 30-second autotune with a slow --also took ${took} s")
+endif()
 message(STATUS "autotune test passed")

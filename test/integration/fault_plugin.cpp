@@ -3,11 +3,14 @@
 // and "SextantFaultBadAlloc" (std::bad_alloc), each at the search evaluator's 3rd call (pass 1,
 // step 2 of a 2-Func pipeline: the first step's children are scored in two groups), which runs
 // on the search's scoring thread. Everything else is the product's path: autoschedule_for_halide,
-// its error translation and Halide's generator driver.
+// its error translation and Halide's generator driver. "SextantFaultSlow" takes 10 minutes
+// before it schedules (an autoscheduler that cannot finish in a user's autotuning budget).
 #include "plugin/Autoscheduler.h"
 #include "support/Errors.h"
 
+#include <chrono>
 #include <new>
+#include <thread>
 
 namespace {
 
@@ -46,6 +49,13 @@ struct Register {
     Register() {
         register_faulty("SextantFaultInternal", Fault::internal);
         register_faulty("SextantFaultBadAlloc", Fault::bad_alloc);
+        Halide::Pipeline::add_autoscheduler(
+            "SextantFaultSlow",
+            [](const Halide::Pipeline &p, const Halide::Target &t, const Halide::MachineParams &mp,
+               Halide::AutoSchedulerResults *r) {
+                std::this_thread::sleep_for(std::chrono::minutes(10));
+                sextant::autoschedule_for_halide(p, t, mp, r, sextant::SearchHooks{});
+            });
     }
 } register_faulty_schedulers;
 

@@ -26,6 +26,11 @@
 
 namespace sextant {
 
+double also_build_timeout_s(const AutotuneOptions &opt) {
+    if (opt.time_budget_s <= 0) return opt.build_timeout_s;
+    return std::min(opt.build_timeout_s, std::max(30.0, opt.time_budget_s / 4));
+}
+
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
@@ -242,7 +247,9 @@ Measured Autotuner::build(const Proposal &p, const fs::path &bdir) {
     // Another autoscheduler gets the user's environment as it is (HL_BEAM_SIZE for Adams2019,
     // a plugin's own settings); a replay drops what could steer Sextant away from the text.
     if (p.foreign()) env.clear();
-    RunResult g = run_logged(gen, env, logp, opt_.build_timeout_s, !p.foreign());
+    RunResult g =
+        run_logged(gen, env, logp, p.foreign() ? also_build_timeout_s(opt_) : opt_.build_timeout_s,
+                   !p.foreign());
     if (!g.ok()) {
         m.kind = FailureKind::CompileError;
         m.error = "generator " + g.message + ": " + file_tail(logp, 3);

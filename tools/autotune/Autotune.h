@@ -79,6 +79,12 @@ struct AutotuneOptions {
     bool quiet = false;
 };
 
+/** How long another autoscheduler (`also`) may take to schedule and build the pipeline: with a
+ * time budget, a quarter of it (at least 30 s, at most build_timeout_s), so one that cannot
+ * finish does not spend the user's run (Adams2019 on bench local_laplacian used the whole
+ * 600 s build timeout, half of a 20-minute run, and failed). */
+double also_build_timeout_s(const AutotuneOptions &opt);
+
 struct AutotuneSummary {
     int batches_done = 0;
     int measurements = 0;

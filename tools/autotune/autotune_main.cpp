@@ -54,7 +54,9 @@ measurements.jsonl, samples.db.
   --also S1,S2,...       batch 0 also measures these autoschedulers' schedules as they make
                          them: adams2019, li2018, mullapudi2016 (Halide 14's, from Debian's
                          libhalide14-0-dev) or PLUGIN.so:NAME; the fastest schedule can be
-                         theirs (best.schedule.h; then no best.txt). Not fine-tuned on
+                         theirs (best.schedule.h; then no best.txt). Not fine-tuned on.
+                         With --minutes, each gets a quarter of the budget (at least 30 s)
+                         to schedule and build
   --weights FILE         weights to start from (default: the shipped ones, if any)
   --epochs N             fine-tuning epochs per batch (default 20; 0 = no fine-tuning)
   --plugin FILE          libautoschedule_sextant.so (default: this build's)
