@@ -89,9 +89,9 @@ StatePtr SearchSpace::replay(const std::string &schedule_text) const {
             "schedule text line " + std::to_string(placement_line(schedule_text, f.name)) +
             ": Func '" + f.name + "' computed at level " + std::to_string(g.at_level) + " of '" +
             dag_.funcs[size_t(g.at_func)].name +
-            "' leaves the downsampling (stride 2-4) vector loads from it with constant "
-            "indices (a select on the vector var's parity makes dense loads such "
-            "strided ones), which Halide 14 miscompiles on x86 (a load marked aligned from "
+            "' leaves strided vector loads from it (stride 2-4: a downsample, or a select on "
+            "the vector var's parity, which Halide deinterleaves) with constant indices, "
+            "which Halide 14 miscompiles on x86 (a load marked aligned from "
             "an unaligned address: SIGSEGV at run time; docs/SEARCH.md, \"Stack "
             "alignment on AVX-512\"); compute it at a loop further out, or keep a "
             "serial loop over the consumer's vector dimension inside its level");

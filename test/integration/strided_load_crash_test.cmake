@@ -83,7 +83,7 @@ endif()
 # 2. The same schedule as a ScheduleText is refused.
 build(replayed ENV SEXTANT_SCHEDULE_FILE=${CRASH_TEXT} ARGS ${plugin_args})
 if(build_rc EQUAL 0 OR NOT build_err MATCHES
-   "schedule text line 16: Func 'g_0' computed at level 1 of 'dx_1' leaves the downsampling")
+   "schedule text line 16: Func 'g_0' computed at level 1 of 'dx_1' leaves strided vector loads")
     message(FATAL_ERROR "the crashing ScheduleText should be refused naming its line (${build_rc}):\n"
             "${build_err}")
 endif()
