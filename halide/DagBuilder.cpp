@@ -302,9 +302,8 @@ private:
         for (const Expr &e : exprs) {
             count_ops(e, &s.ops);
             s.scalarized_calls += count_scalarized_calls(e);
-            for (const auto &kv : small_moduli(e))
-                for (LoopDim &l : s.loops)
-                    if (l.name == kv.first) l.parity_mod = std::max(l.parity_mod, kv.second);
+            for (LoopDim &l : s.loops)
+                l.parity_mod = std::max(l.parity_mod, small_modulus(e, l.name));
         }
         std::vector<RawCall> calls;
         for (const Expr &e : exprs) {

@@ -453,31 +453,22 @@ Expr inline_index_lets(const Expr &e) {
     return e.defined() ? IndexLetInliner().mutate(e) : e;
 }
 
-std::map<std::string, int> small_moduli(const Expr &e) {
+int small_modulus(const Expr &e, const std::string &var) {
     class Finder : public IRVisitor {
     public:
-        std::map<std::string, int> found;
+        explicit Finder(const std::string &var) : var_(var) {}
+        int found = 0;
 
     private:
         using IRVisitor::visit;
+        const std::string &var_;
         void visit(const Mod *op) override {
             const IntImm *k = op->b.as<IntImm>();
-            if (k && k->value >= 2 && k->value <= 4) {
-                class Vars : public IRVisitor {
-                public:
-                    std::vector<std::string> names;
-
-                private:
-                    using IRVisitor::visit;
-                    void visit(const Variable *v) override { names.push_back(v->name); }
-                } vars;
-                op->a.accept(&vars);
-                for (const std::string &n : vars.names)
-                    found[n] = std::max(found[n], int(k->value));
-            }
+            if (k && k->value >= 2 && k->value <= 4 && expr_uses_var(op->a, var_))
+                found = std::max(found, int(k->value));
             IRVisitor::visit(op);
         }
-    } finder;
+    } finder(var);
     if (e.defined()) e.accept(&finder);
     return finder.found;
 }

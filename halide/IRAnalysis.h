@@ -8,7 +8,6 @@
 #include <Halide.h>
 
 #include <functional>
-#include <map>
 #include <string>
 
 namespace sextant {
@@ -37,9 +36,9 @@ int count_scalarized_calls(const Halide::Expr &e);
  * clamp work (count_index_clamps), not to the stage's work per point. */
 Halide::Expr inline_index_lets(const Halide::Expr &e);
 
-/** For each variable that `e` takes modulo a constant of 2 to 4 (`x % 2`, `(x + 1) % 2`),
- * the largest such constant, by name. */
-std::map<std::string, int> small_moduli(const Halide::Expr &e);
+/** The largest constant of 2 to 4 that `e` takes an expression of `var` modulo (`x % 2`,
+ * `(x + 1) % 2`), or 0. */
+int small_modulus(const Halide::Expr &e, const std::string &var);
 
 /** A call found in a stage's definition. */
 struct RawCall {

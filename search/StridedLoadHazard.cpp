@@ -59,13 +59,15 @@ void index_rates(const PipelineDag &dag, const Decisions &d, const Stage &st,
     }
 }
 
-/** Rates of `target`'s dimensions per step of loop `stage_loop` of stage `cs`, one per path. */
+/** Rates of `target`'s dimensions per step of loop `stage_loop` of stage `cs`, one per path
+ * (with `strides`, each path's deinterleaving factor too: index_rates). */
 std::vector<std::vector<double>> rates_along(const PipelineDag &dag, const Decisions &d,
-                                             const Stage &cs, int stage_loop, int target) {
+                                             const Stage &cs, int stage_loop, int target,
+                                             std::vector<int> *strides = nullptr) {
     std::vector<double> dloop(cs.loops.size(), 0.0);
     dloop[size_t(stage_loop)] = 1.0;
     std::vector<std::vector<double>> rates;
-    index_rates(dag, d, cs, dloop, target, &rates, 0);
+    index_rates(dag, d, cs, dloop, target, &rates, 0, strides);
     return rates;
 }
 
@@ -118,11 +120,9 @@ bool strided_load_hazard(const PipelineDag &dag, const State &s, int func, int c
     if (serial_vector_loop && !tail) return false;
     const Stage &cs = dag.stage(c, stage);
     bool strided = false;
-    std::vector<double> dloop(cs.loops.size(), 0.0);
-    dloop[size_t(vl.stage_loop)] = 1.0;
-    std::vector<std::vector<double>> rates;
     std::vector<int> strides;
-    index_rates(dag, s.decisions, cs, dloop, func, &rates, 0, &strides);
+    const std::vector<std::vector<double>> rates =
+        rates_along(dag, s.decisions, cs, vl.stage_loop, func, &strides);
     for (size_t path = 0; path < rates.size(); path++) {
         const std::vector<double> &r = rates[path];
         if (r.empty()) continue;

@@ -74,12 +74,13 @@ inline FuncSched root_c(std::vector<LoopTiling> loops, int unroll = 1) {
 }
 /** Every child of the state that decides the first Funcs of the search order as `decided`. */
 inline std::vector<StatePtr> children_after(const SearchSpace &space,
-                                            std::initializer_list<FuncSched> decided) {
+                                            std::initializer_list<FuncSched> decided,
+                                            const SearchSpaceOptions &opt = {}) {
     StatePtr s = space.initial_state();
     for (const FuncSched &fs : decided)
         s = space.make_child(*s, fs);
     std::vector<StatePtr> kids;
-    space.children(*s, {}, &kids);
+    space.children(*s, opt, &kids);
     return kids;
 }
 

@@ -303,11 +303,8 @@ TEST_CASE("a reduction computed per block is offered with its block loops unroll
     SearchSpace space(dag);
     const FuncSched c = root_c({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}});
     auto tiles = [&](const SearchSpaceOptions &opt) {
-        StatePtr s = space.make_child(*space.initial_state(), c);
-        std::vector<StatePtr> kids;
-        space.children(*s, opt, &kids);
         std::set<int64_t> rows;
-        for (const StatePtr &k : kids) {
+        for (const StatePtr &k : children_after(space, {c}, opt)) {
             const FuncSched &p = k->decisions[0];
             if (p.placement != Placement::At) continue;
             for (const ConcreteLoop &l : k->nests[0]->stages[0].order) // a short split's part

@@ -67,11 +67,8 @@ TEST_CASE("a producer slides down parallel strips of its root consumer", "[searc
         SearchSpace space(dag);
         FuncSched c = root_c({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}});
         c.stages[0].parallel = 1;
-        StatePtr s = space.make_child(*space.initial_state(), c);
-        std::vector<StatePtr> kids;
-        space.children(*s, opt, &kids);
         std::set<int64_t> rows;
-        for (const StatePtr &k : kids) {
+        for (const StatePtr &k : children_after(space, {c}, opt)) {
             const FuncSched &p = k->decisions[0];
             if (p.placement != Placement::At || p.store_level < 0) continue;
             const StageSched &cs = k->decisions[1].stages[0];
