@@ -85,6 +85,7 @@ Params Params::parse(const std::map<std::string, std::string> &env) {
         {"DUMP_DAG", [&](auto &, auto &v) { p.dump_dag_path = v; }},
         {"DUMP_SCHEDULE", [&](auto &, auto &v) { p.dump_schedule_path = v; }},
         {"SCHEDULE_FILE", [&](auto &, auto &v) { p.schedule_file = v; }},
+        {"EXPORT_TRAINING", [&](auto &, auto &v) { p.export_training_dir = v; }},
         {"TRACE_SCHEDULE", [&](auto &, auto &v) { p.trace_file = v; }},
         {"CANDIDATES", [&](auto &, auto &v) { p.candidates_dir = v; }},
         {"SEARCH_SPACE",

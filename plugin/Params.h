@@ -67,6 +67,12 @@ struct Params {
     /** If set, apply this ScheduleText instead of searching (autotuning replays measured
      * schedules this way). SEXTANT_SCHEDULE_FILE. */
     std::string schedule_file;
+    /** A directory holding request.json (costmodel/TrainingReplay.h): re-featurize its measured
+     * ScheduleTexts with this pipeline's DAG, write the training samples to reply.txt there,
+     * and apply the first text that replays instead of searching. sextant-sample
+     * --export-training sets it for workloads of kind "user" (autotuning runs), whose pipeline
+     * only their generator builds. SEXTANT_EXPORT_TRAINING. */
+    std::string export_training_dir;
     /** A ScheduleText the search follows and reports on at every step (BeamSearchOptions::
      * trace): why the search misses a schedule. SEXTANT_TRACE_SCHEDULE. */
     std::string trace_file;

@@ -1,50 +1,47 @@
 #include "TrainingExport.h"
 
-#include "featurizer/Featurizer.h"
+#include "costmodel/TrainingReplay.h"
 #include "halide/DagBuilder.h"
 #include "measure/Runner.h"
 #include "random_pipelines/RandomPipeline.h"
 #include "sampler/RandomWorkload.h"
-#include "search/SearchSpace.h"
+#include "support/Files.h"
+
+#include <nlohmann/json.hpp>
+
+#include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <set>
-#include <sstream>
 
 namespace sextant {
 
 namespace rp = random_pipelines;
+namespace fs = std::filesystem;
+using json = nlohmann::json;
 
-std::vector<TrainingSample> workload_training_samples(const WorkloadInfo &w,
-                                                      const std::vector<SampleRecord> &records,
-                                                      TrainingExportStats &stats) {
-    if (w.kind != "random")
-        throw UserError("workload '" + w.identity + "' is of kind '" + w.kind +
-                        "'; only random workloads can be rebuilt for export");
-    RandomWorkload rw = parse_random_workload_json(w.options);
-    if (!same_pipeline_as_recorded(rw, w.identity))
-        throw UserError("workload '" + w.identity +
-                        "' no longer matches the random pipeline "
-                        "generator (now " +
-                        random_identity(rw) +
-                        "); its records cannot be "
-                        "re-featurized");
-    rp::RandomPipeline p = rp::make_random_pipeline(rw.seed, rw.options);
-    std::vector<Halide::Internal::Function> outs;
-    for (const Halide::Func &f : p.outputs)
-        outs.push_back(f.function());
-    PipelineDag dag =
-        build_pipeline_dag(outs, Halide::Target(w.target), parse_machine_string(w.machine));
-    Featurizer featurizer(dag);
-    SearchSpace space(dag);
-    std::vector<TrainingSample> out;
-    // A schedule that timed out is slower than anything of its pipeline that finished; it is
-    // exported with a censored runtime, twice the slowest finished one, so that the model
-    // learns to rank it last (dropping it would hide exactly the disasters a model must avoid).
+#ifndef SEXTANT_PLUGIN_PATH
+#define SEXTANT_PLUGIN_PATH "libautoschedule_sextant.so"
+#endif
+
+std::string plugin_path() {
+    return SEXTANT_PLUGIN_PATH;
+}
+
+namespace {
+
+/** The records to export: finished ones as measured, timed-out ones censored. A schedule that
+ * timed out is slower than anything of its pipeline that finished; it is exported with twice
+ * the slowest finished runtime, so that the model learns to rank it last (dropping it would
+ * hide exactly the disasters a model must avoid). Other failures are counted and left out. */
+std::vector<MeasuredSchedule> records_to_export(const std::vector<SampleRecord> &records,
+                                                TrainingExportStats &stats) {
     double slowest_ok = 0;
     for (const SampleRecord &r : records)
         if (r.ok()) slowest_ok = std::max(slowest_ok, *r.runtime_min_s);
+    std::vector<MeasuredSchedule> out;
     for (const SampleRecord &r : records) {
         bool censored =
             !r.ok() && r.error->find("timeout after") != std::string::npos && slowest_ok > 0;
@@ -52,26 +49,126 @@ std::vector<TrainingSample> workload_training_samples(const WorkloadInfo &w,
             stats.failed_records++;
             continue;
         }
-        try {
-            StatePtr s = space.replay(r.schedule_text);
-            FeatureBatch b = featurizer.featurize_schedule(s->decisions, s->nests);
-            out.push_back(make_training_sample(w.identity, b, 0,
-                                               censored ? 2 * slowest_ok : *r.runtime_min_s));
-            const AllocatorEstimate a = estimate_allocator(dag, s->decisions, s->nests);
-            out.back().page_faults = a.page_faults;
-            out.back().page_faults_nests = a.page_faults_nests;
-            out.back().source = r.source;
-            if (censored) stats.censored_records++;
-        } catch (const std::exception &e) {
-            stats.skipped_records++;
-            stats.warnings.push_back("record " + std::to_string(r.id) + " of " + w.identity + ": " +
-                                     e.what());
-        }
+        MeasuredSchedule m;
+        m.id = r.id;
+        m.schedule_text = r.schedule_text;
+        m.runtime_s = censored ? 2 * slowest_ok : *r.runtime_min_s;
+        m.source = r.source;
+        m.censored = censored;
+        out.push_back(std::move(m));
     }
     return out;
 }
 
-TrainingExportStats export_training(SampleStore &store, const std::string &path) {
+/** A random workload's reply, made in a child process: Halide uniquifies Func names per
+ * process, so a second pipeline built in one process would not match its ScheduleText; a
+ * child also keeps a crash in one workload from ending the export. */
+std::string random_workload_reply(const WorkloadInfo &w,
+                                  const std::vector<MeasuredSchedule> &records) {
+    RunResult c = run_function(
+        [&](int fd) {
+            std::string out;
+            try {
+                RandomWorkload rw = parse_random_workload_json(w.options);
+                if (!same_pipeline_as_recorded(rw, w.identity))
+                    throw UserError("workload '" + w.identity +
+                                    "' no longer matches the random pipeline generator (now " +
+                                    random_identity(rw) + "); its records cannot be re-featurized");
+                rp::RandomPipeline p = rp::make_random_pipeline(rw.seed, rw.options);
+                std::vector<Halide::Internal::Function> outs;
+                for (const Halide::Func &f : p.outputs)
+                    outs.push_back(f.function());
+                PipelineDag dag = build_pipeline_dag(outs, Halide::Target(w.target),
+                                                     parse_machine_string(w.machine));
+                out = encode_replay_reply(replay_measured(dag, w.identity, records));
+            } catch (const std::exception &e) {
+                std::string m = e.what();
+                for (char &ch : m)
+                    if (ch == '\n') ch = ' ';
+                out = "W " + m + "\n";
+            }
+            write_all(fd, out);
+        },
+        ChildOptions());
+    if (!c.ok())
+        return c.output + "W workload '" + w.identity + "': export child failed (" + c.message +
+               ")\n";
+    return c.output;
+}
+
+} // namespace
+
+std::string user_workload_reply(const WorkloadInfo &w, const std::vector<MeasuredSchedule> &records,
+                                const std::string &plugin, const std::string &generators_dir,
+                                double timeout_s) {
+    json opt;
+    try {
+        opt = json::parse(w.options);
+    } catch (const json::exception &e) {
+        throw UserError("workload '" + w.identity + "' has malformed options: " + e.what());
+    }
+    std::string generator = opt.value("generator", "");
+    const std::string name = opt.value("generator_name", "");
+    if (generator.empty() || name.empty())
+        throw UserError("workload '" + w.identity +
+                        "' names no generator and generator_name in its options, so its "
+                        "pipeline cannot be rebuilt");
+    if (!fs::exists(generator) && !generators_dir.empty() &&
+        fs::exists(fs::path(generators_dir) / fs::path(generator).filename()))
+        generator = (fs::path(generators_dir) / fs::path(generator).filename()).string();
+    if (!fs::exists(generator))
+        throw UserError("workload '" + w.identity + "': its generator '" + generator +
+                        "' does not exist here; build it, or name the directory that holds it "
+                        "with --generators-dir (the bench's: ninja -C build "
+                        "sextant_bench_generators, then --generators-dir build/bench)");
+    if (!fs::exists(plugin))
+        throw UserError("the Sextant plugin '" + plugin + "' does not exist; build it first");
+    const fs::path dir =
+        fs::temp_directory_path() / ("sextant-export-" + std::to_string(::getpid()) + "-" +
+                                     std::to_string(stable_hash(w.identity)));
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    write_replay_request((dir / "request.json").string(), w.identity, records);
+    // The generator's own target and machine, as the workload recorded them; no runtime, and
+    // only the schedule emitted: nothing is compiled to machine code.
+    std::vector<std::string> argv = {generator,
+                                     "-g",
+                                     name,
+                                     "-o",
+                                     dir.string(),
+                                     "-f",
+                                     "pipeline",
+                                     "-e",
+                                     "schedule",
+                                     "-p",
+                                     plugin,
+                                     "-s",
+                                     "Sextant",
+                                     "target=" + w.target + "-no_runtime",
+                                     "auto_schedule=true",
+                                     w.machine};
+    for (const json &a : opt.value("generator_args", json::array()))
+        argv.push_back(a.get<std::string>());
+    ChildOptions o;
+    o.timeout_s = timeout_s;
+    o.capture_stdout = false;
+    o.log_path = (dir / "generator.log").string();
+    o.env = {{"SEXTANT_EXPORT_TRAINING", dir.string()}, {"SEXTANT_COST_MODEL", "analytical"}};
+    o.drop_env = [](const std::string &n) {
+        return n.rfind("SEXTANT_", 0) == 0 || n.rfind("HL_", 0) == 0;
+    };
+    RunResult g = run_program(argv, o);
+    std::string reply;
+    if (fs::exists(dir / "reply.txt")) reply = read_whole_file(dir / "reply.txt", "export reply");
+    if (!g.ok())
+        reply += "W workload '" + w.identity + "': its generator " + g.message + ": " +
+                 file_tail(o.log_path, 3) + "\n";
+    fs::remove_all(dir);
+    return reply;
+}
+
+TrainingExportStats export_training(SampleStore &store, const std::string &path,
+                                    const std::string &generators_dir) {
     // One model learns one machine: samples timed on different machine kinds (a merged store
     // of several clusters' shards, an import) are not one training set.
     std::set<std::string> kinds;
@@ -90,58 +187,28 @@ TrainingExportStats export_training(SampleStore &store, const std::string &path)
     if (!f) throw UserError("cannot write training samples to '" + path + "'");
     TrainingExportStats stats;
     for (const WorkloadInfo &w : store.workloads()) {
-        std::vector<SampleRecord> records = store.records(w.id);
-        // One child per workload: Halide uniquifies Func names per process, so a second
-        // pipeline built in one process would not match its ScheduleText; a child also keeps
-        // a crash in one workload from ending the export.
-        RunResult c = run_function(
-            [&](int fd) {
-                TrainingExportStats s;
-                std::string out;
-                try {
-                    for (const TrainingSample &t : workload_training_samples(w, records, s))
-                        out += "S " + sample_to_json_line(t) + "\n";
-                } catch (const std::exception &e) {
-                    s.skipped_workloads++;
-                    s.warnings.push_back(e.what());
-                }
-                for (std::string m : s.warnings) {
-                    for (char &ch : m)
-                        if (ch == '\n') ch = ' ';
-                    out += "W " + m + "\n";
-                }
-                out += "C " + std::to_string(s.failed_records) + " " +
-                       std::to_string(s.skipped_records) + " " +
-                       std::to_string(s.skipped_workloads) + " " +
-                       std::to_string(s.censored_records) + "\n";
-                write_all(fd, out);
-            },
-            ChildOptions());
-        std::istringstream lines(c.output);
-        std::string line;
-        bool counted = false;
-        while (std::getline(lines, line)) {
-            if (line.rfind("S ", 0) == 0) {
-                f << line.substr(2) << "\n";
-                stats.samples++;
-            } else if (line.rfind("W ", 0) == 0) {
-                stats.warnings.push_back(line.substr(2));
-            } else if (line.rfind("C ", 0) == 0) {
-                std::istringstream in(line.substr(2));
-                int64_t a = 0, b = 0, d = 0, e = 0;
-                in >> a >> b >> d >> e;
-                stats.failed_records += a;
-                stats.skipped_records += b;
-                stats.skipped_workloads += d;
-                stats.censored_records += e;
-                counted = true;
+        std::vector<MeasuredSchedule> records = records_to_export(store.records(w.id), stats);
+        std::string text;
+        if (w.kind == "random") {
+            text = random_workload_reply(w, records);
+        } else if (w.kind == "user") {
+            try {
+                text = user_workload_reply(w, records, plugin_path(), generators_dir, 600);
+            } catch (const UserError &e) {
+                text = std::string("W ") + e.what() + "\n";
             }
+        } else {
+            text = "W workload '" + w.identity + "' is of kind '" + w.kind +
+                   "', which cannot be rebuilt for export\n";
         }
-        if (!counted) {
-            stats.skipped_workloads++;
-            stats.warnings.push_back("workload '" + w.identity + "': export child failed (" +
-                                     c.message + ")");
-        }
+        ReplayReply r = decode_replay_reply(text);
+        for (const std::string &line : r.sample_lines)
+            f << line << "\n";
+        stats.samples += int64_t(r.sample_lines.size());
+        stats.skipped_records += r.skipped;
+        stats.censored_records += r.censored;
+        stats.warnings.insert(stats.warnings.end(), r.warnings.begin(), r.warnings.end());
+        if (!r.complete) stats.skipped_workloads++;
     }
     if (!f) throw UserError("error while writing training samples to '" + path + "'");
     return stats;

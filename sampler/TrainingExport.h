@@ -1,11 +1,13 @@
 // TrainingExport: turns stored measurements into the trainer's TrainingSamples by
 // re-featurizing each successful record from its ScheduleText with the current featurizer
-// (rebuild the random pipeline -> PipelineDag -> Decisions -> LoopNests -> feature rows). So
+// (rebuild the pipeline -> PipelineDag -> Decisions -> LoopNests -> feature rows: a random one
+// here, a user one in its own generator with the plugin). So
 // old measurements stay usable when the feature schema changes. Builds Halide pipelines (for
 // their DAGs) in child processes; compiles nothing.
 #pragma once
 
 #include "costmodel/TrainingData.h"
+#include "costmodel/TrainingReplay.h"
 #include "sampler/SampleStore.h"
 
 #include <string>
@@ -24,17 +26,26 @@ struct TrainingExportStats {
     std::vector<std::string> warnings;
 };
 
-/** The samples of one random workload (kind "random"); throws UserError if it cannot be
- * rebuilt (unknown kind, changed generator). Records that fail to replay are counted in
- * stats and skipped. */
-std::vector<TrainingSample> workload_training_samples(const WorkloadInfo &w,
-                                                      const std::vector<SampleRecord> &records,
-                                                      TrainingExportStats &stats);
+/** The reply (costmodel/TrainingReplay.h) for `records` of a workload of kind "user": its
+ * generator (named in the workload's options, with its arguments, target and machine) is run
+ * with `plugin` and SEXTANT_EXPORT_TRAINING, so the pipeline is built as the user builds it;
+ * nothing is compiled. A generator path that does not exist is looked for by file name in
+ * `generators_dir` (when not empty). Throws UserError if the generator or plugin is missing; a
+ * generator
+ * that fails adds a warning naming it and its log's last lines. */
+std::string user_workload_reply(const WorkloadInfo &w, const std::vector<MeasuredSchedule> &records,
+                                const std::string &plugin, const std::string &generators_dir,
+                                double timeout_s);
+
+/** The plugin this build made (the one --export-training runs user generators with). */
+std::string plugin_path();
 
 /** Writes every successful record of the store as JSON lines (TrainingData.h format) with
  * pipeline = workload identity and runtime_seconds = runtime_min_s, plus timed-out records
- * with a censored runtime (see censored_records). Each workload is
- * re-featurized in its own child process (Halide names Funcs uniquely per process). */
-TrainingExportStats export_training(SampleStore &store, const std::string &path);
+ * with a censored runtime (see censored_records). Each workload is re-featurized in its own
+ * process (Halide names Funcs uniquely per process): a random one in a child that rebuilds
+ * it, a user one (an autotuning run's) in its generator (user_workload_reply). */
+TrainingExportStats export_training(SampleStore &store, const std::string &path,
+                                    const std::string &generators_dir = "");
 
 } // namespace sextant

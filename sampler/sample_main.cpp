@@ -66,6 +66,10 @@ const char *kUsage =
     "  --export FILE          write the whole store as JSON lines (after sampling)\n"
     "  --import FILE          add the records of an exported file (before sampling)\n"
     "  --export-training FILE re-featurize every successful record into trainer JSON lines\n"
+    "                         (random pipelines are rebuilt from their seed, autotuning runs'\n"
+    "                         pipelines by their generator with this build's plugin)\n"
+    "  --generators-dir DIR   where an autotuning run's generator is, by file name, when the\n"
+    "                         path it recorded does not exist (another checkout's build)\n"
     "  --remeasure F --remeasure-out FILE [--rounds R] [--seed S]\n"
     "                         measure every successful record of a random fraction F of the\n"
     "                         workloads again, R times (2) in fresh processes, into FILE (JSON\n"
@@ -99,7 +103,7 @@ struct Options {
     RemeasureOptions remeasure_opt;
     bool have_range = false;
     SamplerOptions sampler;
-    std::string export_path, import_path, export_training_path;
+    std::string export_path, import_path, export_training_path, generators_dir;
     RegretOptions regret; ///< judged when regret.weights is set
     int rounds = 0;       ///< --rounds, if given
 };
@@ -223,6 +227,8 @@ Options parse_args(int argc, char **argv) {
             o.import_path = args.value();
         else if (a == "--export-training")
             o.export_training_path = args.value();
+        else if (a == "--generators-dir")
+            o.generators_dir = args.value();
         else if (a == "--remeasure")
             o.remeasure = args.number();
         else if (a == "--remeasure-out")
@@ -359,7 +365,7 @@ void run(const Options &o) {
         std::printf("exported %lld records to %s\n", (long long)n, o.export_path.c_str());
     }
     if (!o.export_training_path.empty()) {
-        TrainingExportStats s = export_training(store, o.export_training_path);
+        TrainingExportStats s = export_training(store, o.export_training_path, o.generators_dir);
         for (const std::string &w : s.warnings)
             std::fprintf(stderr, "warning: %s\n", w.c_str());
         std::printf("exported %lld training samples to %s (of which %lld timed out, with "

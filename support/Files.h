@@ -10,10 +10,21 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <string_view>
 
 namespace sextant {
+
+/** The whole file at `path`; throws UserError naming `what` and the file if it cannot be read. */
+inline std::string read_whole_file(const std::filesystem::path &path,
+                                   const std::string &what = "file") {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw UserError("cannot read " + what + " '" + path.string() + "'");
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (in.bad()) throw UserError("error while reading " + what + " '" + path.string() + "'");
+    return bytes;
+}
 
 /** Writes `bytes` to `path` whole: to `path`.tmp, then renamed over `path`. Throws UserError
  * naming the file if it cannot. */
