@@ -99,8 +99,7 @@ struct Split {
     size_t pipelines = 0; ///< distinct pipelines among all samples
 };
 
-Split split_samples(const std::vector<TrainingSample> &samples, int validation_percent,
-                    int validation_offset) {
+Split split_samples(const std::vector<TrainingSample> &samples, const TrainerOptions &opt) {
     Split split;
     std::map<std::string, int> per_pipeline;
     for (const TrainingSample &s : samples)
@@ -108,7 +107,11 @@ Split split_samples(const std::vector<TrainingSample> &samples, int validation_p
     split.pipelines = per_pipeline.size();
     for (const TrainingSample &s : samples) {
         if (per_pipeline[s.pipeline] < 2) continue; // cannot be ranked
-        if (is_validation_pipeline(s.pipeline, validation_percent, validation_offset)) {
+        const bool held_out =
+            opt.validation_pipelines.empty()
+                ? is_validation_pipeline(s.pipeline, opt.validation_percent, opt.validation_offset)
+                : s.pipeline.find(opt.validation_pipelines) != std::string::npos;
+        if (held_out) {
             split.validation.push_back(&s);
         } else {
             split.train[s.pipeline].push_back(&s);
@@ -265,10 +268,13 @@ void write_scatter(const fs::path &out, const Split &split, const std::vector<do
 TrainResult train_cost_model(TrainableCostModel &model, const std::vector<TrainingSample> &samples,
                              const TrainerOptions &opt) {
     if (samples.empty()) throw UserError("no training samples");
-    const Split split = split_samples(samples, opt.validation_percent, opt.validation_offset);
+    const Split split = split_samples(samples, opt);
     const std::vector<const TrainingSample *> &train_all = split.train_all;
     const bool have_val = !split.validation.empty();
     const std::vector<const TrainingSample *> &val_set = have_val ? split.validation : train_all;
+    if (!have_val && !opt.validation_pipelines.empty())
+        throw UserError("--val-pipelines '" + opt.validation_pipelines +
+                        "' matches no pipeline with two or more samples");
     if (!have_val)
         std::fprintf(stderr,
                      "sextant-train: warning: no validation pipelines (%d%% held out of "
@@ -302,6 +308,7 @@ TrainResult train_cost_model(TrainableCostModel &model, const std::vector<Traini
         {"validation_pipelines", res.validation.pipelines},
         {"validation_percent", opt.validation_percent},
         {"validation_offset", opt.validation_offset},
+        {"validation_pipeline_text", opt.validation_pipelines},
         {"epochs", opt.epochs},
         {"best_epoch", pr.best_epoch},
         {"seed", opt.seed},

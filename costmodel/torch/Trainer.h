@@ -24,6 +24,9 @@ struct TrainerOptions {
     int validation_percent = 15;
     /** Which hash buckets are held out: [offset, offset + percent) mod 100 (folds). */
     int validation_offset = 0;
+    /** If not empty, the validation pipelines are those whose id contains this text (one
+     * real pipeline held out, say "camera_pipe()"), instead of the hash buckets above. */
+    std::string validation_pipelines;
     /** Seeds the shuffling (epoch e uses seed + e, so a resumed run repeats the same order). */
     uint64_t seed = 1;
     LossOptions loss;

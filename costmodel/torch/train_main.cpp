@@ -31,6 +31,8 @@ accuracy), DIR/report.json, DIR/scatter.csv, DIR/scatter.png and DIR/checkpoint/
   --val-percent P     pipelines held out for validation, by hash (default 15)
   --val-offset K      hold out hash buckets [K, K+P) mod 100 instead of [0, P): folds for
                       cross-validation (default 0)
+  --val-pipelines TEXT  hold out the pipelines whose id contains TEXT instead (one real
+                      pipeline left out, e.g. :camera_pipe; report, never tune, on it)
   --seed N            initialisation and shuffling seed (default 1)
   --resume            continue from DIR/checkpoint
   --init FILE         fine-tune from these weights instead of a fresh net
@@ -95,6 +97,8 @@ CommandLine parse_args(int argc, char **argv) {
             opt.validation_percent = args.integer();
         else if (a == "--val-offset")
             opt.validation_offset = args.integer(0);
+        else if (a == "--val-pipelines")
+            opt.validation_pipelines = args.value();
         else if (a == "--seed")
             opt.seed = cfg.seed = args.seed();
         else if (a == "--resume")
