@@ -65,6 +65,7 @@ nlohmann::json dag_to_json(const PipelineDag &dag) {
             }
             js["ops"] = histogram_json(s.ops);
             if (s.scalarized_calls > 0) js["scalarized_calls"] = s.scalarized_calls;
+            if (s.can_rfactor) js["can_rfactor"] = true;
             for (const Load &ld : s.loads) {
                 nlohmann::json jl;
                 jl["from"] = producer_name(dag, ld.kind, ld.producer);

@@ -153,6 +153,13 @@ struct Stage {
      * TailStrategy::RoundUp, which the directives use for pure vars of updates where they
      * may: search/Tails.h). Filled by annotate_round_up_tails; empty means none does. */
     std::vector<uint8_t> rounds_up;
+    /** An update whose reduction Halide can factor (Func::rfactor): its RHS is a commutative
+     * associative operator on the Func's own value at the LHS point (`h(g(r)) += 1`, a min,
+     * a max), proven by Halide's prove_associativity, over a rectangular RDom (no RVar's
+     * bounds use another) without a `where` predicate. The search may then run bands of its
+     * outermost RVar in parallel, each into a copy of the Func merged afterwards
+     * (StageSched::rfactor). */
+    bool can_rfactor = false;
     int64_t points() const; // iterations over the stage's full range
     /** Loop box when the stage covers its whole range. */
     Box64 full_loop_box() const;

@@ -135,12 +135,25 @@ private:
             }
             s.loops.push_back(l);
         }
+        s.can_rfactor = index > 0 && can_rfactor(f, def);
         if (s.loops.size() > kMaxStageLoops) {
             throw UserError(s.name + " has " + std::to_string(s.loops.size()) +
                             " loops (pure dimensions plus RVars); Sextant supports at most " +
                             std::to_string(kMaxStageLoops) + ".");
         }
         return s;
+    }
+
+    /** Stage::can_rfactor for update `def` of `f`. */
+    static bool can_rfactor(const Function &f, const Definition &def) {
+        const std::vector<ReductionVariable> &rvars = def.schedule().rvars();
+        if (rvars.empty()) return false;
+        if (def.predicate().defined() && !is_const_one(def.predicate())) return false;
+        for (const ReductionVariable &a : rvars)
+            for (const ReductionVariable &b : rvars)
+                if (expr_uses_var(a.min, b.var) || expr_uses_var(a.extent, b.var)) return false;
+        const AssociativeOp op = prove_associativity(f.name(), def.args(), def.values());
+        return op.associative() && op.commutative();
     }
 
     [[noreturn]] void fail(const std::string &msg) { throw UserError(msg); }

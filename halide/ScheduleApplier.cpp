@@ -85,6 +85,14 @@ void apply_directives(const PipelineDag &dag, const std::vector<Directive> &dire
         case K::Parallel:
             st.parallel(var_of(d.vars[0]));
             break;
+        case K::Rfactor: {
+            Func copies = st.split(RVar(d.vars[0].name), RVar(d.vars[1].name), RVar(d.vars[2].name),
+                                   int(d.factor), tail)
+                              .rfactor(RVar(d.vars[1].name), Var(d.vars[3].name));
+            copies.compute_root();
+            copies.update(0).parallel(Var(d.vars[3].name));
+            break;
+        }
         }
     }
 }
@@ -164,6 +172,15 @@ std::string schedule_source(const PipelineDag &dag, const std::vector<Directive>
         case K::Parallel:
             o << st << ".parallel(" << var_src(d.vars[0]) << ");";
             break;
+        case K::Rfactor: {
+            const std::string copies = f + "_copies_" + std::to_string(d.stage);
+            o << "::Halide::Func " << copies << " = " << st << ".split(" << var_src(d.vars[0])
+              << ", " << var_src(d.vars[1]) << ", " << var_src(d.vars[2]) << ", " << d.factor
+              << tail << ").rfactor(" << var_src(d.vars[1]) << ", " << var_src(d.vars[3]) << ");\n"
+              << copies << ".compute_root();\n"
+              << copies << ".update(0).parallel(" << var_src(d.vars[3]) << ");";
+            break;
+        }
         }
         o << "\n";
     }

@@ -200,6 +200,23 @@ std::vector<Directive> make_directives(const PipelineDag &dag, const Decisions &
         for (size_t si = 0; si < f.stages.size(); si++) {
             const Stage &s = f.stages[si];
             const StageSched &ss = fs.stages[si];
+            if (ss.rfactor) {
+                // The loops the schedule gives the stage are the copies' (the merge keeps
+                // Halide's default).
+                for (size_t i = s.loops.size(); i-- > 0;) {
+                    if (!s.loops[i].is_rvar) continue;
+                    Directive rf{Directive::Kind::Rfactor, f.id, int(si), {}};
+                    rf.vars = {{s.loops[i].name, true},
+                               {loop_var_name(s, ss, int(i), true), true},
+                               {loop_var_name(s, ss, int(i), false), true},
+                               {"rfactor_bands", false}};
+                    rf.factor = ss.loops[i].tile;
+                    rf.tail = Tail::GuardWithIf;
+                    out.push_back(rf);
+                    break;
+                }
+                continue;
+            }
             add_splits(dag, f, si, ss, out);
             StageNest n = make_stage_nest(s, ss, s.full_loop_box());
             Directive re{Directive::Kind::Reorder, f.id, int(si), {}};

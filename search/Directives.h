@@ -29,7 +29,12 @@ struct Directive {
         Vectorize,
         Unroll,
         Fuse,
-        Parallel
+        Parallel,
+        /** The stage's outermost RVar vars[0] split into vars[1] (bands) and vars[2] (`factor`
+         * points each), factored into a new Func over the bands' Var vars[3]
+         * (`rfactor(vars[1], vars[3])`), computed at root, its update parallel over vars[3]
+         * (StageSched::rfactor). */
+        Rfactor
     };
     Kind kind;
     int func = -1;

@@ -172,6 +172,57 @@ bool rounds_up_own_buffer(const PipelineDag &dag, const FuncSched &fs, int func)
     return any;
 }
 
+namespace {
+
+/** The stage loop of the outermost RVar, -1 if none. */
+int outermost_rvar(const Stage &s) {
+    int r = -1;
+    for (int i = 0; i < int(s.loops.size()); i++)
+        if (s.loops[size_t(i)].is_rvar) r = i;
+    return r;
+}
+
+} // namespace
+
+std::string rfactor_problem(const PipelineDag &dag, int func, int stage, const StageSched &ss) {
+    const Stage &s = dag.stage(func, stage);
+    if (!s.can_rfactor)
+        return "stage " + s.name +
+               " is not a reduction Halide can factor (a commutative, associative update "
+               "over a rectangular RDom without a where clause)";
+    for (const LoopDim &l : s.loops)
+        if (!l.is_rvar && l.range.extent() > 1)
+            return "stage " + s.name + " has a pure loop '" + l.name +
+                   "', which can run in parallel without it";
+    const int r = outermost_rvar(s);
+    const LoopTiling &t = ss.loops[size_t(r)];
+    if (t.mode != LoopMode::Split || t.band > 0 || t.tile >= s.loops[size_t(r)].range.extent())
+        return "its outermost RVar '" + s.loops[size_t(r)].name +
+               "' must be split into two or more bands (splitT)";
+    for (int i = 0; i < int(s.loops.size()); i++)
+        if (i != r && s.loops[size_t(i)].is_rvar && ss.loops[size_t(i)].mode != LoopMode::Middle)
+            return "the other RVars must be 'middle'";
+    if (ss.parallel != 1 || ss.vector_width != 1 || ss.unroll != 1 || ss.unroll_outer != 0)
+        return "it takes 'vector 1 unroll 1 parallel 1' (one band per task)";
+    return "";
+}
+
+StageSched rfactor_tiling(const Stage &s, int bands) {
+    StageSched ss;
+    const int r = outermost_rvar(s);
+    if (r < 0 || bands < 2) return ss;
+    const int64_t e = s.loops[size_t(r)].range.extent();
+    for (int i = 0; i < int(s.loops.size()); i++) {
+        if (i == r)
+            ss.loops.push_back({LoopMode::Split, (e + bands - 1) / bands, 0});
+        else
+            ss.loops.push_back({s.loops[size_t(i)].is_rvar ? LoopMode::Middle : LoopMode::Inner});
+    }
+    ss.parallel = 1;
+    ss.rfactor = true;
+    return ss;
+}
+
 StageNest make_stage_nest(const Stage &s, const StageSched &sched, const Box64 &loop_box) {
     StageNest n;
     n.func = s.func;
@@ -466,6 +517,7 @@ std::vector<std::string> schedule_constructs(const PipelineDag &dag, const Decis
         for (size_t si = 0; si < fs.stages.size(); si++) {
             if (fused_parallel_loops(dag, d, int(f), int(si)) >= 2) add("fused_parallel");
             if (fs.stages[si].unroll_outer >= 2) add("register_tile");
+            if (fs.stages[si].rfactor) add("rfactor");
             for (size_t i = 0; i < fs.stages[si].loops.size(); i++) {
                 const LoopTiling &t = fs.stages[si].loops[i];
                 if (t.mode != LoopMode::Split) continue;

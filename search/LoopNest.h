@@ -110,6 +110,16 @@ Box64 rounded_up_region(const PipelineDag &dag, const Decisions &d, int func, Bo
  * (rounded_up_region): its allocation then depends on the tiling, not only the placement. */
 bool rounds_up_own_buffer(const PipelineDag &dag, const FuncSched &fs, int func);
 
+/** Why stage `stage` of Func `func` cannot be factored as `ss` says (StageSched::rfactor):
+ * the stage must be an update Halide can factor (Stage::can_rfactor) with no pure loop over
+ * more than one point, its outermost RVar split into two or more bands, its other RVars
+ * middle, parallel 1, no vectors or unrolling. "" if it can. (The Func must also be Root.) */
+std::string rfactor_problem(const PipelineDag &dag, int func, int stage, const StageSched &ss);
+
+/** The factored tiling of stage `s` (rfactor_problem's shape) in `bands` bands of its
+ * outermost RVar; nullopt-like empty loops if the stage cannot be factored. */
+StageSched rfactor_tiling(const Stage &s, int bands);
+
 /** Loop order of a stage under `sched` for a realization with loop box `loop_box`. */
 StageNest make_stage_nest(const Stage &s, const StageSched &sched, const Box64 &loop_box);
 
@@ -132,7 +142,8 @@ void place_func_nest(const PipelineDag &dag, const Decisions &d, const Nests &ne
  * loop of a Func two or more levels above its consumers), "sliding" (and "sliding_split" when
  * it slides over the inner part of a split), "stack", "in_update" (inside an update stage's
  * loops), "band" (a three-level split), "reduction_split" (a split RVar), "round_up" (an
- * update split with a RoundUp tail), "fused_parallel" (parallel loops fused into one). Each
+ * update split with a RoundUp tail), "fused_parallel" (parallel loops fused into one),
+ * "rfactor" (a factored reduction). Each
  * kind is listed once. */
 std::vector<std::string> schedule_constructs(const PipelineDag &dag, const Decisions &d);
 

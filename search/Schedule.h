@@ -107,9 +107,16 @@ struct StageSched {
      * more is a register tile, every pure loop of a small constant-size realization unrolled
      * with the reductions outside (matmul's accumulator block, conv_relu's 16c x 8x x 3y). */
     int unroll_outer = 0;
+    /** An update with Stage::can_rfactor and no pure loop, of a Root Func: its outermost RVar,
+     * split into bands (the Split's tile is a band's height), runs one band per parallel task,
+     * each into its own copy of the Func; the copies are then added (maxed, ...) into the Func
+     * (Halide's rfactor: `split(r, r_o, r_i, tile).rfactor(r_o, u)`, the copies computed at
+     * root, their update parallel over u). The stage's loops are then the outermost RVar
+     * split with the other RVars middle, parallel 1: the nest the copies run. */
+    bool rfactor = false;
     bool operator==(const StageSched &o) const {
         return loops == o.loops && vector_width == o.vector_width && unroll == o.unroll &&
-               parallel == o.parallel && unroll_outer == o.unroll_outer;
+               parallel == o.parallel && unroll_outer == o.unroll_outer && rfactor == o.rfactor;
     }
 };
 

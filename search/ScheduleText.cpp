@@ -65,6 +65,7 @@ std::string to_schedule_text(const PipelineDag &dag, const Decisions &d) {
               << ss.parallel;
             if (ss.unroll_outer == 1) o << " unroll_outer";
             if (ss.unroll_outer > 1) o << " unroll_outer " << ss.unroll_outer;
+            if (ss.rfactor) o << " rfactor";
             o << "\n";
         }
     }
@@ -245,7 +246,8 @@ void check_rvar_split(const std::vector<LoopDim> &sl, const StageSched &ss, cons
     if (rvar_split && rvar_elsewhere) bad("a split RVar needs the stage's other RVars 'middle'");
 }
 
-/** "stage S loops L:MODE... vector N unroll N parallel N [unroll_outer [K]]" of Func `cur`. */
+/** "stage S loops L:MODE... vector N unroll N parallel N [unroll_outer [K]] [rfactor]" of Func
+ * `cur`. */
 void parse_stage_line(std::istringstream &ls, const PipelineDag &dag, int cur, Decisions &d,
                       const LineError &bad) {
     if (cur < 0) bad("stage before any func");
@@ -268,8 +270,7 @@ void parse_stage_line(std::istringstream &ls, const PipelineDag &dag, int cur, D
     if (k1 != "vector" || k2 != "unroll" || k3 != "parallel" || !ls)
         bad("expected 'vector N unroll N parallel N'");
     std::string extra;
-    if (ls >> extra) {
-        if (extra != "unroll_outer") bad("unexpected '" + extra + "'");
+    if (ls >> extra && extra == "unroll_outer") {
         ss.unroll_outer = 1;
         int loops = 0;
         if (ls >> loops) {
@@ -278,8 +279,15 @@ void parse_stage_line(std::istringstream &ls, const PipelineDag &dag, int cur, D
             ss.unroll_outer = loops;
         }
         ls.clear(); // a failed read of the count consumed nothing
-        if (ls >> extra) bad("unexpected '" + extra + "'");
+        extra.clear();
+        ls >> extra;
     }
+    if (extra == "rfactor") {
+        ss.rfactor = true;
+        extra.clear();
+        ls >> extra;
+    }
+    if (!extra.empty()) bad("unexpected '" + extra + "'");
     fs.stages.push_back(ss);
 }
 
@@ -313,6 +321,10 @@ void check_stage(const PipelineDag &dag, int f, int s, const StageSched &ss, con
     if (ss.parallel < 0 || ss.parallel > loops)
         at.fail(line, "parallel must be 0 to the stage's " + std::to_string(loops) + " loops");
     const Stage &st = dag.stage(f, s);
+    if (ss.rfactor) {
+        const std::string why = rfactor_problem(dag, f, s, ss);
+        if (!why.empty()) at.fail(line, "rfactor: " + why);
+    }
     // The innermost loop is the one vectorized: an RVar there only where Halide may.
     if (ss.vector_width > 1 && !st.loops.empty()) {
         size_t inner = 0; // the innermost stage loop that ends up innermost: the first Inner
@@ -360,8 +372,12 @@ void check_decisions(const PipelineDag &dag, const Decisions &d, const Lines &at
                               "output)");
         if (fs.placement == Placement::Inline && !fs.stages.empty())
             at.fail(at.stage[size_t(f.id)][0], "Func '" + f.name + "' is inlined: no stages");
-        for (size_t s = 0; s < fs.stages.size(); s++)
+        for (size_t s = 0; s < fs.stages.size(); s++) {
             check_stage(dag, f.id, int(s), fs.stages[s], at);
+            if (fs.stages[s].rfactor && fs.placement != Placement::Root)
+                at.fail(at.stage[size_t(f.id)][s],
+                        "rfactor: Func '" + f.name + "' must be computed at root");
+        }
         if (fs.placement != Placement::At) continue;
         const FuncNode &host = dag.funcs[size_t(fs.at_func)];
         const FuncSched &hs = d[size_t(fs.at_func)];
@@ -370,6 +386,10 @@ void check_decisions(const PipelineDag &dag, const Decisions &d, const Lines &at
             at.fail(line,
                     "Func '" + host.name + "' is inlined, so nothing can be computed at its loops");
         if (fs.at_stage >= int(hs.stages.size())) at.fail(line, "no such stage of " + host.name);
+        if (hs.stages[size_t(fs.at_stage)].rfactor)
+            at.fail(line, "stage " + std::to_string(fs.at_stage) + " of " + host.name +
+                              " is factored (rfactor): its loops run in copies of " + host.name +
+                              ", and nothing can be computed inside them");
         const int loops = concrete_loops(hs.stages[size_t(fs.at_stage)]);
         if (fs.at_level < 0 || fs.at_level >= loops)
             at.fail(line, "level " + std::to_string(fs.at_level) + " is not a loop of '" +

@@ -20,7 +20,8 @@
 // its consumer says which: `func T at S 0 update 1`; one whose constant-size buffer lives on
 // the stack ends with `stack`: `func g at f 1 stack`. A stage line may end with `unroll_outer`
 // (the loop just outside the innermost one fully unrolled) or `unroll_outer N` (the N loops
-// outside it: a register tile). Levels (`at S 1`) count the consumer's
+// outside it: a register tile), then `rfactor` (a factored reduction: StageSched::rfactor).
+// Levels (`at S 1`) count the consumer's
 // loops outermost first, as make_stage_nest orders them.
 #pragma once
 

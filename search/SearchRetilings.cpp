@@ -350,7 +350,7 @@ std::vector<SearchSpace::Retiling> SearchSpace::retilings(const State &s, int fu
     for (const FuncSched &g : s.decisions)
         if (g.placement == Placement::At && g.at_func == c) return out;
     // Not a register-blocked stage (the new loop would change what is unrolled).
-    if (cs.stages[size_t(stage)].unroll_outer > 0) return out;
+    if (cs.stages[size_t(stage)].unroll_outer > 0 || cs.stages[size_t(stage)].rfactor) return out;
     Retiler r(
         dag_, order_, s, func, c, stage, opt,
         [this](const Stage &st, const StageNest &n, int vw) { return parallel_loops(st, n, vw); });

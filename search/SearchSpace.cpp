@@ -19,7 +19,7 @@ uint64_t hash_sched(const FuncSched &fs) {
         for (const LoopTiling &t : s.loops)
             h = hash_mix(hash_mix(h, uint64_t(t.mode) * 1000003 + t.tile), uint64_t(t.band));
         h = hash_mix(h, uint64_t(s.vector_width) * 7919 + s.unroll * 31 + s.parallel +
-                            uint64_t(s.unroll_outer) * 1000003);
+                            uint64_t(s.unroll_outer) * 1000003 + uint64_t(s.rfactor) * 65537);
     }
     return h;
 }
@@ -298,6 +298,10 @@ std::vector<FuncSched> SearchSpace::placements(const State &s, int func,
                 depth++;
             if (depth > opt.large_max_nest_depth) continue;
         }
+        // An rfactored stage's loops run in the Func's copies, which nothing else is inside.
+        if (s.decisions[size_t(x.func)].stages.size() > size_t(x.stage) &&
+            s.decisions[size_t(x.func)].stages[size_t(x.stage)].rfactor)
+            continue;
         if (x.stage > 0) {
             // An update stage's loops only for a Func every use of which is in that stage
             // (nl_means' weights, read only by the blend's update: per tile of its pure loops or

@@ -203,6 +203,21 @@ std::vector<StageSched> SearchSpace::tilings(const Stage &s, const Box64 &box, b
         rec(k - 1);
     }
     detail::thin(&out, size_t(std::max(1, cap)));
+    // Factored reductions (StageSched::rfactor), for a Root Func's update with no pure loop to
+    // run in parallel: P, 4P or 8P bands of its outermost RVar (bench histogram_equalize's
+    // expert schedule factors its histogram into 16 bands of rows), when the copies the bands
+    // fill and merge are small beside the reduction.
+    if (may_par && s.can_rfactor) {
+        const int P = std::max(1, dag_.machine.parallelism);
+        const double copy_points = double(box_volume(dag_.funcs[size_t(s.func)].bounds));
+        const double reduction = double(box_volume(box));
+        for (int bands : {P, 4 * P, 8 * P}) {
+            StageSched ss = rfactor_tiling(s, bands);
+            if (ss.loops.empty() || !rfactor_problem(dag_, s.func, s.index, ss).empty()) continue;
+            if (copy_points * bands * 16 > reduction) continue;
+            out.push_back(ss);
+        }
+    }
     return out;
 }
 

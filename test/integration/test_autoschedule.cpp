@@ -300,6 +300,56 @@ TEST_CASE("a register tile unrolls a reduction's block and computes the same", "
     check_replay(conv_block, {{32, 18, 10}}, text);
 }
 
+TEST_CASE("a factored histogram fills bands in parallel and computes the same", "[e2e][rfactor]") {
+    // hist's scatter over 256x64 points in 4 bands of 16 rows (StageSched::rfactor): each
+    // band into its own copy, the copies added into hist.
+    const std::string text = "sextant-schedule 1\n"
+                             "func out root\n"
+                             "  stage 0 loops x:inner y:inner vector 8 unroll 1 parallel 1\n"
+                             "func cdf root\n"
+                             "  stage 0 loops i:inner vector 1 unroll 1 parallel 0\n"
+                             "  stage 1 loops k$x:inner vector 1 unroll 1 parallel 0\n"
+                             "func hist root\n"
+                             "  stage 0 loops i:inner vector 8 unroll 1 parallel 0\n"
+                             "  stage 1 loops r$x:middle r$y:split16 vector 1 unroll 1 "
+                             "parallel 1 rfactor\n"
+                             "func bright inline\n";
+    check_replay(reduction_and_scatter, {{256, 64}}, text);
+
+    // What cannot be factored is refused by name.
+    Built b = reduction_and_scatter();
+    std::vector<Internal::Function> fs;
+    for (Func &f : b.outputs)
+        fs.push_back(f.function());
+    sextant::PipelineDag dag = sextant::build_pipeline_dag(fs, kTarget, sextant::MachineInfo{});
+    auto with = [&](const std::string &from, const std::string &to) {
+        std::string t = text;
+        t.replace(t.find(from), from.size(), to);
+        return t;
+    };
+    CHECK_THROWS_WITH(
+        sextant::parse_schedule_text(dag, with("k$x:inner vector 1 unroll 1 parallel 0",
+                                               "k$x:split32 vector 1 unroll 1 parallel 1 rfactor")),
+        Catch::Contains("is not a reduction Halide can factor"));
+    CHECK_THROWS_WITH(
+        sextant::parse_schedule_text(dag, with("parallel 1 rfactor", "parallel 0 rfactor")),
+        Catch::Contains("it takes 'vector 1 unroll 1 parallel 1'"));
+    CHECK_THROWS_WITH(sextant::parse_schedule_text(dag, with("r$y:split16", "r$y:inner")),
+                      Catch::Contains("must be split into two or more bands"));
+    CHECK_THROWS_WITH(
+        sextant::parse_schedule_text(dag, with("func hist root", "func hist at out 0")),
+        Catch::Contains("rfactor: Func 'hist") && Catch::Contains("must be computed at root"));
+}
+
+TEST_CASE("the search factors a large histogram and a sum into bands", "[e2e][rfactor]") {
+    // The scatter has no pure loop to run in parallel; factored, its bands do.
+    sextant::Params p = fast_params();
+    std::string text;
+    check_pipeline(reduction_and_scatter, {{256, 64}}, p, &text);
+    CHECK(text.find("rfactor") != std::string::npos);
+    check_pipeline(normalize_by_scalar, {{300}}, p, &text);
+}
+
 TEST_CASE("a window slides inside an update stage's nest and computes the same", "[e2e][sliding]") {
     // f is read by g's update along x + r: computed per x of the update, stored per row (y),
     // so each x computes one new column. Over a whole x loop, and over the inner part of a

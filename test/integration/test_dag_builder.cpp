@@ -174,9 +174,40 @@ TEST_CASE("histogram scatter", "[dag]") {
     CHECK(h.stages[1].loops.size() == 2);
     CHECK(func(dag, "bright").bounds == box({{0, 63}, {0, 31}}));
     CHECK(h.bounds == box({{0, 127}}));
-    // The scatter update has no pure loop to parallelize.
+    // The scatter update has no pure loop to parallelize, but Halide can factor it.
     for (const sextant::LoopDim &l : h.stages[1].loops)
         CHECK_FALSE(l.parallel_safe);
+    CHECK(h.stages[1].can_rfactor);
+    CHECK_FALSE(h.stages[0].can_rfactor);
+}
+
+TEST_CASE("which updates Halide can factor", "[dag]") {
+    ImageParam in(Float(32), 2, "in_rf");
+    Var x("x"), i("i");
+    RDom r(0, 64, 0, 32, "r");
+    Func sum("rf_sum"), scan("rf_scan"), biggest("rf_max"), bounded("rf_where"), tri("rf_tri"), out("rf_out");
+    sum(x) = 0.f;
+    sum(x) += in(x, r.y); // associative and commutative: yes
+    biggest() = -1e30f;
+    biggest() = max(biggest(), in(r.x, r.y)); // yes
+    RDom k(1, 63, "k");
+    scan(i) = in(i, 0);
+    scan(k) = scan(k - 1) + in(k, 1); // a scan reads another point of itself: no
+    RDom w(0, 64, 0, 32, "w");
+    w.where(w.x < w.y + 8);
+    bounded() = 0.f;
+    bounded() += in(w.x, w.y); // a where clause: no
+    RDom t(0, 32, 0, 32, "t");
+    tri() = 0.f;
+    tri() += in(t.x, t.y) * in(t.y, t.x);
+    out(x) = sum(x) + biggest() + scan(x) + bounded() + tri();
+    out.set_estimate(x, 0, 64);
+    PipelineDag dag = build({out});
+    CHECK(func(dag, "rf_sum").stages[1].can_rfactor);
+    CHECK(func(dag, "rf_max").stages[1].can_rfactor);
+    CHECK_FALSE(func(dag, "rf_scan").stages[1].can_rfactor);
+    CHECK_FALSE(func(dag, "rf_where").stages[1].can_rfactor);
+    CHECK(func(dag, "rf_tri").stages[1].can_rfactor);
 }
 
 TEST_CASE("a splat's pure vars stay parallel-safe when they also pick the bin", "[dag]") {
