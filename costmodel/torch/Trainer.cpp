@@ -124,6 +124,10 @@ Split split_samples(const std::vector<TrainingSample> &samples, const TrainerOpt
                         std::to_string(per_pipeline.size()) +
                         " pipelines); measure more schedules per pipeline");
     for (auto &p : split.train) {
+        const bool repeated =
+            !opt.repeat_text.empty() && p.first.find(opt.repeat_text) != std::string::npos;
+        for (int k = 1; repeated && k < opt.repeat_times; k++)
+            split.train_names.push_back(p.first);
         split.train_names.push_back(p.first);
         split.train_all.insert(split.train_all.end(), p.second.begin(), p.second.end());
     }
@@ -309,6 +313,8 @@ TrainResult train_cost_model(TrainableCostModel &model, const std::vector<Traini
         {"validation_percent", opt.validation_percent},
         {"validation_offset", opt.validation_offset},
         {"validation_pipeline_text", opt.validation_pipelines},
+        {"repeat_text", opt.repeat_text},
+        {"repeat_times", opt.repeat_times},
         {"epochs", opt.epochs},
         {"best_epoch", pr.best_epoch},
         {"seed", opt.seed},

@@ -27,6 +27,11 @@ struct TrainerOptions {
     /** If not empty, the validation pipelines are those whose id contains this text (one
      * real pipeline held out, say "camera_pipe()"), instead of the hash buckets above. */
     std::string validation_pipelines;
+    /** Training pipelines whose id contains `repeat_text` are trained on `repeat_times` times
+     * per epoch: a few real pipelines' samples (the bench's autotuning runs) among hundreds of
+     * random ones. Empty text or 1: every pipeline once. */
+    std::string repeat_text;
+    int repeat_times = 1;
     /** Seeds the shuffling (epoch e uses seed + e, so a resumed run repeats the same order). */
     uint64_t seed = 1;
     LossOptions loss;

@@ -33,6 +33,8 @@ accuracy), DIR/report.json, DIR/scatter.csv, DIR/scatter.png and DIR/checkpoint/
                       cross-validation (default 0)
   --val-pipelines TEXT  hold out the pipelines whose id contains TEXT instead (one real
                       pipeline left out, e.g. :camera_pipe; report, never tune, on it)
+  --repeat-pipelines TEXT:N  train on the pipelines whose id contains TEXT N times per epoch
+                      (a few real pipelines among many random ones, e.g. user::4)
   --seed N            initialisation and shuffling seed (default 1)
   --resume            continue from DIR/checkpoint
   --init FILE         fine-tune from these weights instead of a fresh net
@@ -99,7 +101,17 @@ CommandLine parse_args(int argc, char **argv) {
             opt.validation_offset = args.integer(0);
         else if (a == "--val-pipelines")
             opt.validation_pipelines = args.value();
-        else if (a == "--seed")
+        else if (a == "--repeat-pipelines") {
+            const std::string v = args.value();
+            const size_t colon = v.rfind(':');
+            int times = 0;
+            if (colon != std::string::npos && colon > 0) times = std::atoi(v.c_str() + colon + 1);
+            if (times < 1 || times > 1000)
+                throw ArgError("--repeat-pipelines wants TEXT:N with N in [1, 1000], not '" + v +
+                               "'");
+            opt.repeat_text = v.substr(0, colon);
+            opt.repeat_times = times;
+        } else if (a == "--seed")
             opt.seed = cfg.seed = args.seed();
         else if (a == "--resume")
             opt.resume = true;

@@ -185,7 +185,8 @@ TEST_CASE("which updates Halide can factor", "[dag]") {
     ImageParam in(Float(32), 2, "in_rf");
     Var x("x"), i("i");
     RDom r(0, 64, 0, 32, "r");
-    Func sum("rf_sum"), scan("rf_scan"), biggest("rf_max"), bounded("rf_where"), tri("rf_tri"), out("rf_out");
+    Func sum("rf_sum"), scan("rf_scan"), biggest("rf_max"), bounded("rf_where"), tri("rf_tri"),
+        out("rf_out");
     sum(x) = 0.f;
     sum(x) += in(x, r.y); // associative and commutative: yes
     biggest() = -1e30f;
