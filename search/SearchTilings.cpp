@@ -108,10 +108,23 @@ void SearchSpace::add_vectorized(const Stage &s, const Box64 &box,
     }
     const ConcreteLoop &inner = n.order.back();
     const LoopDim &il = s.loops[inner.stage_loop];
+    // Lanes in flight (width times unrolling) are capped so that a value of the stage's widest
+    // arithmetic fills at most four registers: bench histogram_equalize's uint8 output
+    // computes in int32, and at 64 lanes (8 AVX2 registers a value) it ran 16.6 ms against
+    // 14.0 at 32 and 13.7 at 16, and 18.9 at 32 unrolled twice against 17.5 at 64 (the cost
+    // model prices the widened arithmetic per point, not the spills). Float stages are never
+    // capped (16 lanes unrolled twice are four registers).
+    int widest = 1;
+    for (int k = 0; k < kNumOpKinds; k++)
+        for (int t = 0; t < kNumTypeClasses; t++)
+            if (s.ops.at(OpKind(k), TypeClass(t)) > 0)
+                widest = std::max(widest, type_class_bytes(TypeClass(t)));
+    const int64_t max_lanes =
+        std::max<int64_t>(V, 4 * std::max(1, dag_.machine.vector_bits / 8) / widest);
     std::vector<int> widths = {1};
     if (il.func_dim == 0 && il.parallel_safe && inner.extent >= V) {
         widths = {V};
-        if (!coarse && inner.extent >= 2 * V) widths.push_back(2 * V);
+        if (!coarse && inner.extent >= 2 * V && 2 * V <= max_lanes) widths.push_back(2 * V);
     }
     // Vectorizing the inner part of a GuardWithIf split (an output's update, an RVar, or a Func
     // whose growth would read inputs outside their region; see Tails.h) when that is more than
@@ -132,7 +145,8 @@ void SearchSpace::add_vectorized(const Stage &s, const Box64 &box,
         std::vector<int> unrolls = {1};
         // Not for updates: there the split tails are GuardWithIf, and Halide 14 computes wrong
         // results for unroll-after-vectorize with guarded tails (sextant-fuzz seed 165).
-        if (w > 1 && inner.extent >= 2 * w && s.index == 0) unrolls.push_back(2);
+        if (w > 1 && inner.extent >= 2 * w && s.index == 0 && 2 * w <= max_lanes)
+            unrolls.push_back(2);
         for (int u : unrolls) {
             StageSched sc = base;
             sc.vector_width = w;

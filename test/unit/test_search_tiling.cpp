@@ -465,3 +465,28 @@ TEST_CASE("a register tile unrolls every pure loop between the vectors and the r
     scalar.vector_width = 1;
     CHECK(space.register_tile_loops(st, scalar, box(8, 3, 4)) == 0);
 }
+
+TEST_CASE("lanes in flight stop where a value of the widest arithmetic fills four registers",
+          "[search]") {
+    // C as an 8-bit Func (32 natural AVX2 lanes) over 64 x 32 points.
+    PipelineDag dag = test::stencil_2d();
+    FuncNode &c = dag.funcs[1];
+    c.value_types = {TypeClass::U8};
+    c.bytes_per_point = 1;
+    Stage &st = c.stages[0];
+    SearchSpace narrow(dag);
+    int most = 0; // widest vector times unrolling offered
+    auto lanes_offered = [&](const SearchSpace &space) {
+        most = 0;
+        for (const StageSched &t : space.tilings(st, st.full_loop_box(), true, false))
+            most = std::max(most, t.vector_width * t.unroll);
+        return most;
+    };
+    // Its arithmetic in f32 (4 bytes a lane): 32 lanes are four registers a value.
+    CHECK(lanes_offered(narrow) == 32);
+    // In 8 bits: two vectors of 32 lanes, as for any stage.
+    st.ops = OpHistogram{};
+    st.ops.at(OpKind::Add, TypeClass::U8) = 2;
+    SearchSpace wide(dag);
+    CHECK(lanes_offered(wide) == 64);
+}
