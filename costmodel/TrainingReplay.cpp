@@ -19,8 +19,7 @@ ReplayOutcome replay_measured(const PipelineDag &dag, const std::string &pipelin
     Featurizer featurizer(dag);
     SearchSpace space(dag);
     ReplayOutcome o;
-    for (size_t i = 0; i < records.size(); i++) {
-        const MeasuredSchedule &r = records[i];
+    for (const MeasuredSchedule &r : records) {
         try {
             StatePtr s = space.replay(r.schedule_text);
             FeatureBatch b = featurizer.featurize_schedule(s->decisions, s->nests);
@@ -31,7 +30,7 @@ ReplayOutcome replay_measured(const PipelineDag &dag, const std::string &pipelin
             t.source = r.source;
             o.samples.push_back(std::move(t));
             if (r.censored) o.censored++;
-            if (o.first_replayed < 0) o.first_replayed = int(i);
+            if (!o.first) o.first = s;
         } catch (const std::exception &e) {
             o.skipped++;
             o.warnings.push_back("record " + std::to_string(r.id) + " of " + pipeline + ": " +

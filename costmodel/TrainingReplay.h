@@ -8,6 +8,7 @@
 
 #include "costmodel/TrainingData.h"
 #include "dag/PipelineDag.h"
+#include "search/State.h"
 
 #include <cstdint>
 #include <string>
@@ -30,8 +31,9 @@ struct ReplayOutcome {
     int64_t skipped = 0;               ///< records whose text did not replay on this pipeline
     int64_t censored = 0;              ///< censored records among `samples`
     std::vector<std::string> warnings; ///< one per skipped record, naming it
-    /** Index into the input of the first record that replayed, -1 if none. */
-    int first_replayed = -1;
+    /** The state of the first record that replayed (null if none), scored by nothing yet:
+     * what the plugin applies after an export. */
+    StatePtr first;
 };
 
 ReplayOutcome replay_measured(const PipelineDag &dag, const std::string &pipeline,

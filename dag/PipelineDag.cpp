@@ -70,6 +70,14 @@ double op_kind_cost(OpKind k) {
     }
 }
 
+int OpHistogram::widest_type_bytes() const {
+    int widest = 1;
+    for (size_t i = 0; i < counts.size(); i++)
+        if (counts[i] > 0)
+            widest = std::max(widest, type_class_bytes(TypeClass(int(i) % kNumTypeClasses)));
+    return widest;
+}
+
 double OpHistogram::work() const {
     double w = 0;
     for (int k = 0; k < kNumOpKinds; k++)

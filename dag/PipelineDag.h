@@ -58,6 +58,8 @@ struct OpHistogram {
     int64_t total() const;
     /** Sum over types of kind k. */
     int64_t of_kind(OpKind k) const;
+    /** Bytes of the widest type any counted op works on (1 if none). */
+    int widest_type_bytes() const;
     /** Work in simple-instruction units: every count times op_kind_cost of its kind. */
     double work() const;
     void add(const OpHistogram &o, int64_t times = 1);

@@ -457,4 +457,8 @@ RunResult run_program(const std::vector<std::string> &argv, const ChildOptions &
     return c.wait();
 }
 
+bool autoscheduler_env(const std::string &name) {
+    return name.rfind("SEXTANT_", 0) == 0 || name.rfind("HL_", 0) == 0;
+}
+
 } // namespace sextant

@@ -157,4 +157,8 @@ bool write_all(int fd, const std::string &data);
 /** The last `lines` lines of a text file ("" if unreadable). */
 std::string file_tail(const std::string &path, int lines);
 
+/** True for the environment variables that steer autoschedulers (SEXTANT_*, HL_*): a
+ * ChildOptions::drop_env for a generator run that must get only the settings it is given. */
+bool autoscheduler_env(const std::string &name);
+
 } // namespace sextant

@@ -296,10 +296,10 @@ AutoscheduleResult autoschedule_impl(const std::vector<Halide::Internal::Functio
             read_replay_request(dir + "/request.json", &pipeline);
         const ReplayOutcome o = replay_measured(dag, pipeline, records);
         write_file_atomically(dir + "/reply.txt", encode_replay_reply(o));
-        if (o.first_replayed < 0)
+        if (!o.first)
             throw UserError("none of the " + std::to_string(records.size()) + " schedules in " +
                             dir + "/request.json replays on this pipeline");
-        best = space.replay(records[size_t(o.first_replayed)].schedule_text);
+        best = o.first;
         std::vector<State *> one = {best.get()};
         eval.evaluate(one);
     } else if (!params.schedule_file.empty()) {

@@ -154,9 +154,7 @@ std::string user_workload_reply(const WorkloadInfo &w, const std::vector<Measure
     o.capture_stdout = false;
     o.log_path = (dir / "generator.log").string();
     o.env = {{"SEXTANT_EXPORT_TRAINING", dir.string()}, {"SEXTANT_COST_MODEL", "analytical"}};
-    o.drop_env = [](const std::string &n) {
-        return n.rfind("SEXTANT_", 0) == 0 || n.rfind("HL_", 0) == 0;
-    };
+    o.drop_env = autoscheduler_env;
     RunResult g = run_program(argv, o);
     std::string reply;
     if (fs::exists(dir / "reply.txt")) reply = read_whole_file(dir / "reply.txt", "export reply");

@@ -30,9 +30,8 @@ struct TrainingExportStats {
  * generator (named in the workload's options, with its arguments, target and machine) is run
  * with `plugin` and SEXTANT_EXPORT_TRAINING, so the pipeline is built as the user builds it;
  * nothing is compiled. A generator path that does not exist is looked for by file name in
- * `generators_dir` (when not empty). Throws UserError if the generator or plugin is missing; a
- * generator
- * that fails adds a warning naming it and its log's last lines. */
+ * `generators_dir` (when not empty). Throws UserError if the generator or plugin is missing;
+ * a generator that fails adds a warning naming it and its log's last lines. */
 std::string user_workload_reply(const WorkloadInfo &w, const std::vector<MeasuredSchedule> &records,
                                 const std::string &plugin, const std::string &generators_dir,
                                 double timeout_s);

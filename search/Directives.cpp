@@ -203,18 +203,15 @@ std::vector<Directive> make_directives(const PipelineDag &dag, const Decisions &
             if (ss.rfactor) {
                 // The loops the schedule gives the stage are the copies' (the merge keeps
                 // Halide's default).
-                for (size_t i = s.loops.size(); i-- > 0;) {
-                    if (!s.loops[i].is_rvar) continue;
-                    Directive rf{Directive::Kind::Rfactor, f.id, int(si), {}};
-                    rf.vars = {{s.loops[i].name, true},
-                               {loop_var_name(s, ss, int(i), true), true},
-                               {loop_var_name(s, ss, int(i), false), true},
-                               {"rfactor_bands", false}};
-                    rf.factor = ss.loops[i].tile;
-                    rf.tail = Tail::GuardWithIf;
-                    out.push_back(rf);
-                    break;
-                }
+                const int r = outermost_rvar(s);
+                Directive rf{Directive::Kind::Rfactor, f.id, int(si), {}};
+                rf.vars = {{s.loops[size_t(r)].name, true},
+                           {loop_var_name(s, ss, r, true), true},
+                           {loop_var_name(s, ss, r, false), true},
+                           {"rfactor_bands", false}};
+                rf.factor = ss.loops[size_t(r)].tile;
+                rf.tail = Tail::GuardWithIf;
+                out.push_back(rf);
                 continue;
             }
             add_splits(dag, f, si, ss, out);

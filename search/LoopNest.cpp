@@ -172,17 +172,12 @@ bool rounds_up_own_buffer(const PipelineDag &dag, const FuncSched &fs, int func)
     return any;
 }
 
-namespace {
-
-/** The stage loop of the outermost RVar, -1 if none. */
 int outermost_rvar(const Stage &s) {
     int r = -1;
     for (int i = 0; i < int(s.loops.size()); i++)
         if (s.loops[size_t(i)].is_rvar) r = i;
     return r;
 }
-
-} // namespace
 
 std::string rfactor_problem(const PipelineDag &dag, int func, int stage, const StageSched &ss) {
     const Stage &s = dag.stage(func, stage);

@@ -110,6 +110,9 @@ Box64 rounded_up_region(const PipelineDag &dag, const Decisions &d, int func, Bo
  * (rounded_up_region): its allocation then depends on the tiling, not only the placement. */
 bool rounds_up_own_buffer(const PipelineDag &dag, const FuncSched &fs, int func);
 
+/** The stage loop of `s`'s outermost RVar, -1 if it has none. */
+int outermost_rvar(const Stage &s);
+
 /** Why stage `stage` of Func `func` cannot be factored as `ss` says (StageSched::rfactor):
  * the stage must be an update Halide can factor (Stage::can_rfactor) with no pure loop over
  * more than one point, its outermost RVar split into two or more bands, its other RVars
@@ -117,7 +120,7 @@ bool rounds_up_own_buffer(const PipelineDag &dag, const FuncSched &fs, int func)
 std::string rfactor_problem(const PipelineDag &dag, int func, int stage, const StageSched &ss);
 
 /** The factored tiling of stage `s` (rfactor_problem's shape) in `bands` bands of its
- * outermost RVar; nullopt-like empty loops if the stage cannot be factored. */
+ * outermost RVar; a StageSched without loops if `s` has no RVar or `bands` < 2. */
 StageSched rfactor_tiling(const Stage &s, int bands);
 
 /** Loop order of a stage under `sched` for a realization with loop box `loop_box`. */

@@ -114,13 +114,8 @@ void SearchSpace::add_vectorized(const Stage &s, const Box64 &box,
     // 14.0 at 32 and 13.7 at 16, and 18.9 at 32 unrolled twice against 17.5 at 64 (the cost
     // model prices the widened arithmetic per point, not the spills). Float stages are never
     // capped (16 lanes unrolled twice are four registers).
-    int widest = 1;
-    for (int k = 0; k < kNumOpKinds; k++)
-        for (int t = 0; t < kNumTypeClasses; t++)
-            if (s.ops.at(OpKind(k), TypeClass(t)) > 0)
-                widest = std::max(widest, type_class_bytes(TypeClass(t)));
-    const int64_t max_lanes =
-        std::max<int64_t>(V, 4 * std::max(1, dag_.machine.vector_bits / 8) / widest);
+    const int64_t max_lanes = std::max<int64_t>(V, 4 * std::max(1, dag_.machine.vector_bits / 8) /
+                                                       s.ops.widest_type_bytes());
     std::vector<int> widths = {1};
     if (il.func_dim == 0 && il.parallel_safe && inner.extent >= V) {
         widths = {V};

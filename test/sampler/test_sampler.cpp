@@ -1,13 +1,12 @@
 // sextant-sample end to end on tiny random pipelines: failures recorded as data, kill -9 at a
-// random moment then resume without re-measuring, and the training export. (The child process
-// runner itself is tested in test/measure.)
+// random moment then resume without re-measuring (the training export is
+// test_training_export.cpp; the child process runner itself is tested in test/measure).
+#include "SamplerTestHelpers.h"
 #include "costmodel/TrainingData.h"
-#include "featurizer/Schema.h"
 #include "random_pipelines/Planner.h"
 #include "sampler/ChildJobs.h"
 #include "sampler/RandomWorkload.h"
 #include "sampler/SampleStore.h"
-#include "sampler/TrainingExport.h"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -26,32 +25,9 @@
 #include <unistd.h>
 
 using namespace sextant;
+using namespace sextant::test;
 
 namespace {
-
-std::string temp_dir() {
-    char dir[] = "/tmp/sextant-sampler-test-XXXXXX";
-    REQUIRE(mkdtemp(dir) != nullptr);
-    return dir;
-}
-
-/** Tiny pipelines: a few stages, small images, so a JIT compile takes about a second. */
-const char *kTiny =
-    " --max-stages 3 --max-work 2e5 --max-extent 128 --repeats 2 --beam 4 --passes 1";
-
-/** Runs a shell command; returns its stdout, sets *status to its exit status. */
-std::string run(const std::string &cmd, int *status = nullptr) {
-    FILE *p = popen(cmd.c_str(), "r");
-    REQUIRE(p != nullptr);
-    std::string out;
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof buf, p)) > 0)
-        out.append(buf, n);
-    int st = pclose(p);
-    if (status) *status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    return out;
-}
 
 struct Summary {
     long measured = -1, failed = -1, skipped = -1;
@@ -67,10 +43,6 @@ Summary parse_summary(const std::string &out) {
         s.skipped = std::stol(m[3]);
     }
     return s;
-}
-
-std::string sampler() {
-    return std::string(SEXTANT_SAMPLE_EXE) + " --quiet";
 }
 
 } // namespace
@@ -191,156 +163,6 @@ TEST_CASE("records of an older generator version count as today's pipeline only 
     other.seed = same->seed + 1000;
     CHECK_FALSE(same_pipeline_as_recorded(*same, random_identity(other, 1)));
     CHECK_FALSE(same_pipeline_as_recorded(*same, random_identity(*same, 0)));
-}
-
-TEST_CASE("export-training re-featurizes every successful record", "[tool]") {
-    std::string dir = temp_dir();
-    std::string db = dir + "/s.db", train = dir + "/train.jsonl", dump = dir + "/dump.jsonl";
-    int status = 0;
-    std::string out =
-        run(sampler() + " --db " + db + " --from 40 --to 42 --per-pipeline 2" + kTiny +
-                " --inject error@1 --export-training " + train + " --export " + dump,
-            &status);
-    INFO(out);
-    REQUIRE(status == 0);
-    SampleStore store(db);
-    StoreCounts c = store.counts();
-    REQUIRE(c.records >= 3);
-    CHECK(c.failed == 1);
-    std::vector<TrainingSample> samples = read_samples_jsonl(train);
-    CHECK(int64_t(samples.size()) == c.records - c.failed);
-    std::set<std::string> identities;
-    for (const WorkloadInfo &w : store.workloads())
-        identities.insert(w.identity);
-    std::multiset<double> runtimes;
-    std::set<std::string> sources;
-    store.for_each_record([&](const WorkloadInfo &, const SampleRecord &r) {
-        if (r.ok()) runtimes.insert(*r.runtime_min_s);
-        sources.insert(r.source);
-    });
-    for (const TrainingSample &t : samples) {
-        CHECK(identities.count(t.pipeline) == 1);
-        CHECK(runtimes.count(t.runtime_seconds) >= 1);
-        CHECK(sources.count(t.source) == 1); // which search made it, for offline checks
-        CHECK(!t.schedule.empty());
-        CHECK(t.algorithm.size() == t.schedule.size());
-    }
-
-    // The store's own export re-imports into an empty store as the same records.
-    SampleStore copy(dir + "/copy.db");
-    CHECK(copy.import_jsonl(dump) == c.records);
-    CHECK(copy.import_jsonl(dump) == 0);
-    CHECK(copy.counts().records == c.records);
-    CHECK(copy.counts().failed == c.failed);
-}
-
-TEST_CASE("export-training rebuilds a user workload in its generator", "[tool]") {
-    // An autotuning run's records (kind "user") name the generator that builds their
-    // pipeline: the export runs it with the plugin, and each sample must carry exactly the
-    // features the plugin's own featurization of that schedule has.
-    std::string dir = temp_dir();
-    const std::string gen = SEXTANT_TEST_GENERATOR, target = SEXTANT_TEST_TARGET;
-    int status = 0;
-    std::string out = run("SEXTANT_BEAM_SIZE=2 SEXTANT_DUMP_SCHEDULE=" + dir + "/pick.txt " + gen +
-                              " -g reads_past_estimates -o " + dir +
-                              " -f pipeline -e schedule,featurization -p " + plugin_path() +
-                              " -s Sextant auto_schedule=true target=" + target +
-                              " machine_params=2,16777216,40 2>&1",
-                          &status);
-    INFO(out);
-    REQUIRE(status == 0);
-    std::ifstream pick_in(dir + "/pick.txt");
-    std::string pick((std::istreambuf_iterator<char>(pick_in)), std::istreambuf_iterator<char>());
-    REQUIRE(!pick.empty());
-
-    SampleStore store(dir + "/s.db");
-    WorkloadInfo w;
-    w.kind = "user";
-    w.identity = "user:test:reads_past_estimates()";
-    w.target = target;
-    w.machine = "machine_params=2,16777216,40";
-    w.options = nlohmann::json{{"generator", gen},
-                               {"generator_name", "reads_past_estimates"},
-                               {"generator_args", nlohmann::json::array()}}
-                    .dump();
-    w.sextant_version = "test";
-    w.featurizer_version = kFeatureSchemaVersion;
-    const int64_t wid = store.upsert_workload(w);
-    auto add = [&](const std::string &text, std::optional<double> runtime,
-                   std::optional<std::string> error) {
-        SampleRecord r;
-        r.workload_id = wid;
-        r.schedule_text = text;
-        r.source = "beam";
-        r.runtime_min_s = r.runtime_median_s = runtime;
-        r.repeats = 1;
-        r.error = error;
-        r.featurizer_version = kFeatureSchemaVersion;
-        store.add_record(r);
-    };
-    add(pick, 2e-3, std::nullopt);
-    add("sextant-schedule 1\nfunc no_such_func root\n", 3e-3, std::nullopt); // does not replay
-    add(pick + "\n", std::nullopt, std::string("timeout after 10 s"));       // censored: 2 x 3 ms
-    add(pick + "\n\n", std::nullopt, std::string("crashed: SIGSEGV"));       // left out
-
-    // Another user workload whose generator is gone: named, skipped, the rest exported.
-    WorkloadInfo gone = w;
-    gone.identity = "user:gone:x()";
-    gone.options =
-        nlohmann::json{{"generator", dir + "/no-such-generator"}, {"generator_name", "x"}}.dump();
-    SampleRecord lost;
-    lost.workload_id = store.upsert_workload(gone);
-    lost.schedule_text = pick;
-    lost.runtime_min_s = lost.runtime_median_s = 1e-3;
-    store.add_record(lost);
-
-    // One built elsewhere (another checkout): found by file name in --generators-dir.
-    WorkloadInfo moved = w;
-    moved.identity = "user:moved:reads_past_estimates()";
-    const std::string gen_name = gen.substr(gen.rfind('/') + 1);
-    moved.options = nlohmann::json{{"generator", "/elsewhere/build/" + gen_name},
-                                   {"generator_name", "reads_past_estimates"}}
-                        .dump();
-    SampleRecord there;
-    there.workload_id = store.upsert_workload(moved);
-    there.schedule_text = pick;
-    there.runtime_min_s = there.runtime_median_s = 5e-3;
-    store.add_record(there);
-
-    TrainingExportStats st =
-        export_training(store, dir + "/train.jsonl", gen.substr(0, gen.rfind('/')));
-    std::string warnings;
-    for (const std::string &m : st.warnings)
-        warnings += m + "\n";
-    INFO(warnings);
-    CHECK(st.samples == 3);
-    CHECK(st.censored_records == 1);
-    CHECK(st.failed_records == 1);
-    CHECK(st.skipped_records == 1);
-    CHECK(st.skipped_workloads == 1);
-    CHECK(warnings.find("no_such_func") != std::string::npos);
-    CHECK(warnings.find("no-such-generator") != std::string::npos);
-
-    std::vector<TrainingSample> samples = read_samples_jsonl(dir + "/train.jsonl");
-    REQUIRE(samples.size() == 3);
-    CHECK(samples[0].pipeline == w.identity);
-    CHECK(samples[2].pipeline == moved.identity);
-    CHECK(samples[2].schedule == samples[0].schedule);
-    CHECK(samples[0].runtime_seconds == 2e-3);
-    CHECK(samples[1].runtime_seconds == 6e-3);
-    std::ifstream fin(dir + "/pipeline.featurization");
-    nlohmann::json f = nlohmann::json::parse(fin);
-    const auto &names = schedule_schema();
-    REQUIRE(samples[0].schedule.size() == f.at("stages").size());
-    for (size_t i = 0; i < samples[0].schedule.size(); i++) {
-        const nlohmann::json &row = f["stages"][i];
-        CHECK(samples[0].algorithm[i] == row.at("algorithm").get<std::vector<float>>());
-        for (size_t k = 0; k < names.size(); k++) {
-            INFO("stage " << i << " feature " << names[k].name);
-            CHECK(samples[0].schedule[i][k] ==
-                  Approx(row.at("schedule").at(names[k].name).get<double>()));
-        }
-    }
 }
 
 TEST_CASE("two jobs measure the same schedules as one, and timeouts still apply", "[tool]") {

@@ -45,10 +45,6 @@ std::vector<json> read_json_lines(const fs::path &p) {
     return out;
 }
 
-bool autoscheduler_env(const std::string &name) {
-    return name.rfind("SEXTANT_", 0) == 0 || name.rfind("HL_", 0) == 0;
-}
-
 RunResult run_logged(const std::vector<std::string> &argv,
                      const std::map<std::string, std::string> &env, const std::string &log_path,
                      double timeout_s, bool drop_autoscheduler) {

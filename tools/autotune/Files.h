@@ -19,8 +19,6 @@ std::string read_text(const std::filesystem::path &p);
 void append_line(const std::filesystem::path &p, const std::string &line);
 /** Every parseable line; a line cut short by a kill (the last one) is skipped with a note. */
 std::vector<nlohmann::json> read_json_lines(const std::filesystem::path &p);
-/** True for the environment variables that steer autoschedulers (SEXTANT_*, HL_*). */
-bool autoscheduler_env(const std::string &name);
 std::string fmt_ms(double seconds);
 /** Runs argv (measure/Runner.h) with `env` added, stdout and stderr appended to log_path, and
  * a time limit; drops the autoscheduler variables of this process when drop_autoscheduler. */
