@@ -78,6 +78,7 @@ StatePtr write_candidates(const PipelineDag &dag, const SearchSpace &space, Cost
     for (const std::string &f : params.mutate_files)
         co.mutate_texts.push_back(read_file(f));
     co.mutations = params.num_mutations;
+    co.tweaks = params.num_tweaks;
     std::vector<SearchCandidate> cands = search_candidates(
         dag, space, [&] { return std::make_unique<ModelEvaluator>(dag, model); }, co, stats);
     std::string path = params.candidates_dir + "/candidates.jsonl";

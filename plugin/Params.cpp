@@ -103,6 +103,7 @@ Params Params::parse(const std::map<std::string, std::string> &env) {
         {"MUTATE", [&](auto &, auto &v) { p.mutate_files = split_list(v); }},
         {"NUM_MUTATIONS",
          [&](auto &k, auto &v) { p.num_mutations = int(parse_int(k, v, 0, 10000)); }},
+        {"NUM_TWEAKS", [&](auto &k, auto &v) { p.num_tweaks = int(parse_int(k, v, 0, 10000)); }},
     };
     // Adams2019's names with the same meaning.
     const std::map<std::string, std::string> adams = {

@@ -97,6 +97,9 @@ struct Params {
     std::vector<std::string> mutate_files;
     /** How many mutations, spread over the files. SEXTANT_NUM_MUTATIONS. */
     int num_mutations = 6;
+    /** How many tweaks of the first file (CandidateSearchOptions::tweaks).
+     * SEXTANT_NUM_TWEAKS. */
+    int num_tweaks = 6;
 
     /** Parses `env` (name -> value); throws UserError on unknown SEXTANT_* keys or bad values. */
     static Params parse(const std::map<std::string, std::string> &env);

@@ -54,6 +54,126 @@ std::vector<SearchCandidate> mutate_schedule(const PipelineDag &dag, const Searc
     return out;
 }
 
+namespace {
+
+/** How far two schedules of one Func are apart: 0 if equal, a field per differing loop tiling,
+ * vector width, unrolling, parallel loops, register tile or rfactor; -1 if they differ in
+ * where the Func is computed or stored (not a tweak). */
+int tweak_distance(const FuncSched &a, const FuncSched &b) {
+    if (a.placement != b.placement || a.at_func != b.at_func || a.at_level != b.at_level ||
+        a.at_stage != b.at_stage || a.store_level != b.store_level ||
+        a.stages.size() != b.stages.size())
+        return -1;
+    int d = 0;
+    for (size_t i = 0; i < a.stages.size(); i++) {
+        const StageSched &x = a.stages[i], &y = b.stages[i];
+        if (x.loops.size() != y.loops.size()) return -1;
+        for (size_t l = 0; l < x.loops.size(); l++)
+            d += !(x.loops[l] == y.loops[l]);
+        d += (x.vector_width != y.vector_width) + (x.unroll != y.unroll) +
+             (x.parallel != y.parallel) + (x.unroll_outer != y.unroll_outer) +
+             (x.rfactor != y.rfactor);
+    }
+    return d;
+}
+
+} // namespace
+
+std::vector<SearchCandidate> tweak_schedule(const PipelineDag &dag, const SearchSpace &space,
+                                            StateEvaluator &eval, const std::string &text,
+                                            int count, const SearchSpaceOptions &space_opt,
+                                            uint64_t seed, const std::string &source_prefix) {
+    const Decisions d = parse_schedule_text(dag, text);
+    const std::vector<int> &order = space.order();
+    std::vector<SearchCandidate> out;
+    if (order.empty() || count <= 0) return out;
+    std::set<std::string> seen = {to_schedule_text(dag, d)};
+    SearchSpaceOptions so = space_opt;
+    so.coarse = false;
+    Rng rng(seed);
+    // The Funcs with a tiling to tweak (computed at root or at a loop), in search order, drawn
+    // in proportion to their predicted share of the runtime (plus an even 10%): bench
+    // histogram_equalize's 1,024-entry lut is 1/8 of its Funcs and nothing of its time.
+    StatePtr whole = space.replay(text);
+    eval.evaluate({whole.get()});
+    std::vector<int> steps;
+    std::vector<double> weight;
+    double total = 0;
+    for (size_t k = 0; k < order.size(); k++)
+        if (!d[size_t(order[k])].stages.empty()) {
+            steps.push_back(int(k));
+            const size_t f = size_t(order[k]);
+            weight.push_back(f < whole->func_cost.size() ? std::max(0.0, whole->func_cost[f]) : 0);
+            total += weight.back();
+        }
+    if (steps.empty()) return out;
+    for (double &w : weight)
+        w += total > 0 ? 0.1 * total / double(weight.size()) : 1.0;
+    auto draw = [&] {
+        double sum = 0;
+        for (double w : weight)
+            sum += w;
+        double u = rng.unit() * sum;
+        for (size_t i = 0; i < weight.size(); i++)
+            if ((u -= weight[i]) < 0) return steps[i];
+        return steps.back();
+    };
+    for (int attempt = 0; attempt < 4 * count && int(out.size()) < count; attempt++) {
+        const int k = draw();
+        const int func = order[size_t(k)];
+        StatePtr cur = space.initial_state();
+        for (int i = 0; i < k; i++)
+            cur = space.make_child(*cur, d[size_t(order[size_t(i)])]);
+        // Its near tilings at the same place: one field changed, or two.
+        std::vector<StatePtr> near[2];
+        space.children(*cur, so, [&](StatePtr c) {
+            const int dist = tweak_distance(c->decisions[size_t(func)], d[size_t(func)]);
+            if (dist == 1 || dist == 2) near[dist - 1].push_back(std::move(c));
+        });
+        std::vector<StatePtr> &pool =
+            !near[0].empty() && (near[1].empty() || rng.below(2) == 0) ? near[0] : near[1];
+        if (pool.empty()) continue;
+        cur = pool[size_t(rng.below(pool.size()))];
+        // The Funcs after it as they were, where that is still legal (a producer computed at
+        // a loop the tweak removed is not): else the model's best choice there.
+        cur->dirty.clear();
+        for (int i = 0; i <= k; i++)
+            cur->dirty.push_back(order[size_t(i)]);
+        eval.evaluate({cur.get()});
+        for (size_t i = size_t(k) + 1; cur && i < order.size(); i++) {
+            const FuncSched &want = d[size_t(order[i])];
+            StatePtr same, best;
+            std::vector<StatePtr> kids;
+            space.children(*cur, so, [&](StatePtr c) {
+                if (!same && c->decisions[size_t(order[i])] == want) same = c;
+                kids.push_back(std::move(c));
+            });
+            if (same) {
+                eval.evaluate({same.get()});
+                cur = same;
+                continue;
+            }
+            if (kids.empty()) {
+                cur = nullptr;
+                break;
+            }
+            std::vector<State *> ptrs;
+            for (StatePtr &c : kids)
+                ptrs.push_back(c.get());
+            eval.evaluate(ptrs);
+            for (StatePtr &c : kids)
+                if (!best || c->cost < best->cost) best = c;
+            cur = best;
+        }
+        if (!cur) continue;
+        std::string t = to_schedule_text(dag, cur->decisions);
+        if (!seen.insert(t).second) continue;
+        out.push_back({source_prefix + std::to_string(k) + ":" + dag.funcs[size_t(func)].name, t,
+                       schedule_hash(t), cur});
+    }
+    return out;
+}
+
 std::vector<SearchCandidate>
 search_candidates(const PipelineDag &dag, const SearchSpace &space,
                   const std::function<std::unique_ptr<StateEvaluator>()> &make_evaluator,
@@ -80,7 +200,7 @@ search_candidates(const PipelineDag &dag, const SearchSpace &space,
     for (int a = 0; a < attempts && int(out.size()) < opt.count; a++) {
         BeamSearchOptions bo = opt.first;
         SearchCandidate c;
-        if (a == 2 && opt.mutations > 0 && !opt.mutate_texts.empty()) {
+        if (a == 2 && (opt.mutations > 0 || opt.tweaks > 0) && !opt.mutate_texts.empty()) {
             // Mutations of the best measured schedules, after the beam and greedy picks.
             const int texts = int(opt.mutate_texts.size());
             for (int k = 0; k < texts; k++) {
@@ -93,6 +213,13 @@ search_candidates(const PipelineDag &dag, const SearchSpace &space,
                                      opt.seed_offset + 7919 * uint64_t(k + 1),
                                      "mutate:" + std::to_string(k) + ":"))
                     add(std::move(m));
+            }
+            if (opt.tweaks > 0) {
+                std::unique_ptr<StateEvaluator> eval = make_evaluator();
+                for (SearchCandidate &t :
+                     tweak_schedule(dag, space, *eval, opt.mutate_texts[0], opt.tweaks,
+                                    opt.first.space, opt.seed_offset + 104729, "tweak:"))
+                    add(std::move(t));
             }
         }
         if (a == 0) {

@@ -38,6 +38,12 @@ struct CandidateSearchOptions {
      * the dropout searches, `mutations` of them in all, spread over the texts. */
     std::vector<std::string> mutate_texts;
     int mutations = 0;
+    /** Autotuning's tweaks: the first of mutate_texts (the fastest measured) with one Func's
+     * tiling moved to a near one at the same place (one or two of its loop splits, vector
+     * width, unrolling or parallel loops changed) and every other Func kept where that is
+     * still legal (sources "tweak:<step>:<func>"): the local steps of a hill climb, which a
+     * mutation's re-search of the rest by the model undoes. Offered after the mutations. */
+    int tweaks = 0;
     /** The sampler's make_candidates with a learned model (the regret judge's learned pick):
      * > 0 = instead of searching with it, the one schedule ranked_pick chooses among this many
      * analytical candidates (source "ranked:<its source>"), as the plugin's learned mode does
@@ -67,6 +73,13 @@ std::vector<SearchCandidate> mutate_schedule(const PipelineDag &dag, const Searc
                                              StateEvaluator &eval, const std::string &text,
                                              int count, const BeamSearchOptions &complete,
                                              uint64_t seed, const std::string &source_prefix);
+
+/** Up to `count` distinct tweaks of `text` (see CandidateSearchOptions::tweaks), from a
+ * generator seeded with `seed`; children are enumerated with `space_opt` (fine pass). */
+std::vector<SearchCandidate> tweak_schedule(const PipelineDag &dag, const SearchSpace &space,
+                                            StateEvaluator &eval, const std::string &text,
+                                            int count, const SearchSpaceOptions &space_opt,
+                                            uint64_t seed, const std::string &source_prefix);
 
 std::vector<SearchCandidate>
 search_candidates(const PipelineDag &dag, const SearchSpace &space,

@@ -92,3 +92,55 @@ TEST_CASE("a mutation changes one Func, keeps those before it and is a legal sch
         CHECK_NOTHROW(parse_schedule_text(dag, m.text));
     }
 }
+
+TEST_CASE("a tweak nudges one Func's tiling in place and keeps every other Func", "[search]") {
+    PipelineDag dag = test::transpose_reduce();
+    SearchSpace space(dag);
+    AnalyticalModel model(dag.machine.parallelism, double(dag.machine.last_level_cache_bytes));
+    ModelEvaluator eval(dag, model);
+    BeamSearchOptions opt;
+    opt.beam_size = 4;
+    opt.num_passes = 2;
+    StatePtr best = beam_search(space, eval, opt, nullptr);
+    REQUIRE(best);
+    const std::string text = to_schedule_text(dag, best->decisions);
+    std::vector<SearchCandidate> ts = tweak_schedule(dag, space, eval, text, 6, {}, 11, "tweak:");
+    REQUIRE(ts.size() >= 2);
+    std::set<std::string> texts;
+    for (const SearchCandidate &t : ts) {
+        INFO(t.source << "\n" << t.text);
+        CHECK(t.text != text);
+        CHECK(texts.insert(t.text).second);
+        REQUIRE(t.state);
+        CHECK(space.is_complete(*t.state));
+        CHECK(t.state->cost > 0);
+        CHECK_NOTHROW(space.replay(t.text));
+        // Only the named Func changed, and only in its tiling: where it is computed and
+        // stored is as before, and one or two of its stages' fields differ.
+        const int k = std::stoi(t.source.substr(std::string("tweak:").size()));
+        const int tweaked = space.order()[size_t(k)];
+        for (const FuncNode &f : dag.funcs) {
+            const FuncSched &a = t.state->decisions[size_t(f.id)];
+            const FuncSched &b = best->decisions[size_t(f.id)];
+            if (f.id != tweaked) {
+                CHECK(a == b);
+                continue;
+            }
+            CHECK(a.placement == b.placement);
+            CHECK(a.at_func == b.at_func);
+            CHECK(a.at_level == b.at_level);
+            REQUIRE(a.stages.size() == b.stages.size());
+            int fields = 0;
+            for (size_t s = 0; s < a.stages.size(); s++) {
+                for (size_t l = 0; l < a.stages[s].loops.size(); l++)
+                    fields += !(a.stages[s].loops[l] == b.stages[s].loops[l]);
+                fields += (a.stages[s].vector_width != b.stages[s].vector_width) +
+                          (a.stages[s].unroll != b.stages[s].unroll) +
+                          (a.stages[s].parallel != b.stages[s].parallel) +
+                          (a.stages[s].unroll_outer != b.stages[s].unroll_outer);
+            }
+            CHECK(fields >= 1);
+            CHECK(fields <= 2);
+        }
+    }
+}

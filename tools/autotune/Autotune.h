@@ -49,6 +49,10 @@ struct AutotuneOptions {
     /** From the second batch on, this many of each batch's proposals are mutations of the two
      * fastest schedules measured so far (SEXTANT_MUTATE); 0 = none. */
     int mutations = 6;
+    /** From the second batch on, this many are tweaks of the fastest one (SEXTANT_NUM_TWEAKS:
+     * one Func's tiling nudged, the rest kept), and one of each batch's measurements is the
+     * tweak the model ranks best; 0 = none. */
+    int tweaks = 6;
 
     /** Other autoschedulers whose schedules batch 0 measures as they are (`--also`): each
      * "adams2019", "li2018", "mullapudi2016" (Halide 14's plugins as Debian installs them) or

@@ -51,6 +51,10 @@ measurements.jsonl, samples.db.
   --mutations M          from batch 1 on, M proposals are mutations of the two fastest
                          measured schedules: one Func re-placed or re-tiled, the rest
                          completed by the model (default 6; 0 = none)
+  --tweaks T             from batch 1 on, T proposals are tweaks of the fastest measured
+                         schedule: one Func's tiling nudged (a split, the vector width, the
+                         unrolling or parallel loops), the rest kept; one measurement per
+                         batch is the best-ranked tweak (default 6; 0 = none)
   --also S1,S2,...       batch 0 also measures these autoschedulers' schedules as they make
                          them: adams2019, li2018, mullapudi2016 (Halide 14's, from Debian's
                          libhalide14-0-dev) or PLUGIN.so:NAME; the fastest schedule can be
@@ -149,6 +153,8 @@ CommandLine parse_args(int argc, char **argv) {
             opt.candidate_beam_size = args.integer(1);
         else if (a == "--mutations")
             opt.mutations = args.integer(0);
+        else if (a == "--tweaks")
+            opt.tweaks = args.integer(0);
         else if (a == "--also")
             opt.also = comma_list(args.value());
         else if (a == "--weights")
