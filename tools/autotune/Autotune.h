@@ -50,8 +50,8 @@ struct AutotuneOptions {
      * fastest schedules measured so far (SEXTANT_MUTATE); 0 = none. */
     int mutations = 6;
     /** From the second batch on, this many are tweaks of the fastest one (SEXTANT_NUM_TWEAKS:
-     * one Func's tiling nudged, the rest kept), and one of each batch's measurements is the
-     * tweak the model ranks best; 0 = none. */
+     * one Func's tiling nudged, the rest kept), and one of each batch's measurements is a
+     * tweak (the model's best-ranked in even batches, a random one in odd); 0 = none. */
     int tweaks = 6;
 
     /** Other autoschedulers whose schedules batch 0 measures as they are (`--also`): each
@@ -70,6 +70,11 @@ struct AutotuneOptions {
      * (0 = skip). */
     int final_top = 3;
     int final_rounds = 5;
+    /** When the fastest two of that re-timing are within 5% of each other, `final_rounds`
+     * more at a time, up to this many rounds in all: bench max_filter's runs are bimodal (the
+     * allocator's cliff: one schedule's five rounds read 58-94 ms, its next ten 44-75), and
+     * five rounds chose Mullapudi2016's schedule over one that re-timed 0.82x it. */
+    int final_max_rounds = 15;
 
     std::string time_exe; ///< sextant-time, the pipeline driver every timing goes through
     std::string cxx = "c++";

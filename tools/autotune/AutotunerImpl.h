@@ -58,9 +58,12 @@ public:
     std::vector<RemeasuredSchedule> remeasure(const std::vector<std::string> &files, int rounds);
 
 private:
+    /** Builds `props` and times them interleaved for `rounds` rounds; with `max_rounds` >
+     * rounds, `rounds` more at a time (up to max_rounds) while the two fastest minima are
+     * within kCloseCall of each other. */
     std::vector<RemeasuredSchedule> interleaved(const std::vector<Proposal> &props,
                                                 const std::vector<std::string> &names, int rounds,
-                                                const fs::path &where);
+                                                const fs::path &where, int max_rounds = 0);
     void verify_best();
     void log(const std::string &msg) const {
         if (!opt_.quiet) std::fprintf(stderr, "%s\n", msg.c_str());

@@ -54,7 +54,8 @@ measurements.jsonl, samples.db.
   --tweaks T             from batch 1 on, T proposals are tweaks of the fastest measured
                          schedule: one Func's tiling nudged (a split, the vector width, the
                          unrolling or parallel loops), the rest kept; one measurement per
-                         batch is the best-ranked tweak (default 6; 0 = none)
+                         batch is a tweak, the best-ranked or (odd batches) a random one
+                         (default 6; 0 = none)
   --also S1,S2,...       batch 0 also measures these autoschedulers' schedules as they make
                          them: adams2019, li2018, mullapudi2016 (Halide 14's, from Debian's
                          libhalide14-0-dev) or PLUGIN.so:NAME; the fastest schedule can be
@@ -69,6 +70,8 @@ measurements.jsonl, samples.db.
   --final-top K          at the end, re-time the K fastest measured schedules and the untuned
                          one interleaved; the winner is best.schedule.h (default 3; 0 = off)
   --final-rounds R       rounds of that re-timing (default 5)
+  --final-max-rounds M   while its two fastest are within 5% of each other, R more rounds
+                         at a time, up to M in all (default 15)
   --quiet
 
   --remeasure A.txt,B.txt,...  instead of autotuning: build these ScheduleText files (e.g.
@@ -177,6 +180,8 @@ CommandLine parse_args(int argc, char **argv) {
             opt.final_top = args.integer(0);
         else if (a == "--final-rounds")
             opt.final_rounds = args.integer(1);
+        else if (a == "--final-max-rounds")
+            opt.final_max_rounds = args.integer(1);
         else if (a.rfind("-", 0) != 0 && a.find('=') != std::string::npos)
             opt.generator_args.push_back(a);
         else
