@@ -64,7 +64,8 @@ const char *kUsage =
     "                         random pipeline generator options (random_pipelines/Options.h);\n"
     "                         docs/SAMPLING.md has the sizes the faithful corpus uses\n"
     "  --export FILE          write the whole store as JSON lines (after sampling)\n"
-    "  --import FILE          add the records of an exported file (before sampling)\n"
+    "  --import FILE          add the records of an exported file (before sampling);\n"
+    "                         repeat it for several files\n"
     "  --export-training FILE re-featurize every successful record into trainer JSON lines\n"
     "                         (random pipelines are rebuilt from their seed, autotuning runs'\n"
     "                         pipelines by their generator with this build's plugin)\n"
@@ -103,9 +104,10 @@ struct Options {
     RemeasureOptions remeasure_opt;
     bool have_range = false;
     SamplerOptions sampler;
-    std::string export_path, import_path, export_training_path, generators_dir;
-    RegretOptions regret; ///< judged when regret.weights is set
-    int rounds = 0;       ///< --rounds, if given
+    std::string export_path, export_training_path, generators_dir;
+    std::vector<std::string> import_paths; ///< --import, repeatable, in order
+    RegretOptions regret;                  ///< judged when regret.weights is set
+    int rounds = 0;                        ///< --rounds, if given
 };
 
 /** --inject KIND@N,...: the N-th measurement of the run is made to fail as KIND. */
@@ -224,7 +226,7 @@ Options parse_args(int argc, char **argv) {
         else if (a == "--export")
             o.export_path = args.value();
         else if (a == "--import")
-            o.import_path = args.value();
+            o.import_paths.push_back(args.value());
         else if (a == "--export-training")
             o.export_training_path = args.value();
         else if (a == "--generators-dir")
@@ -329,9 +331,9 @@ void run(const Options &o) {
     check_weights(o.sampler.weights);
     check_weights(o.regret.weights);
     SampleStore store(o.db);
-    if (!o.import_path.empty()) {
-        int64_t n = store.import_jsonl(o.import_path);
-        std::printf("imported %lld new records from %s\n", (long long)n, o.import_path.c_str());
+    for (const std::string &path : o.import_paths) {
+        int64_t n = store.import_jsonl(path);
+        std::printf("imported %lld new records from %s\n", (long long)n, path.c_str());
     }
     if (!o.regret.weights.empty()) {
         const double busy = cpu_busy_fraction(2.0);

@@ -117,6 +117,18 @@ cp "$db" "$work/mixed.db"
 msg=$("$build/sampler/sextant-sample" --db "$work/mixed.db" --export-training "$work/mixed.jsonl" 2>&1) &&
     fail "a store of two machine kinds was exported for training"
 grep -q "holds samples of 2 machine kinds" <<<"$msg" || fail "mixed kinds: $msg"
+# --import repeats: both files' records land in one store, in one command.
+"$build/sampler/sextant-sample" --db "$db" --export "$work/merged.jsonl" >/dev/null
+msg=$("$build/sampler/sextant-sample" --db "$work/two.db" --import "$work/merged.jsonl" \
+      --import "$work/other.jsonl")
+[[ $(grep -c "^imported [0-9]* new records" <<<"$msg") == 2 ]] || fail "two imports: $msg"
+python3 - "$work/two.db" "$db" <<'PY' || fail "two imports: the store misses records"
+import sqlite3, sys
+def count(path):
+    return sqlite3.connect(path).execute("SELECT count(*) FROM records").fetchone()[0]
+# The other file is shard 0 of the same seeds, re-labelled another machine: a workload of its own.
+sys.exit(0 if count(sys.argv[1]) > count(sys.argv[2]) else 1)
+PY
 # Autotuning on the cluster: each build and each timing an srun step (timings --exclusive).
 ctl_log=$(dirname "$SLURM_CONF")/log/slurmctld.log
 before=$(grep -c "_slurm_rpc_allocate_resources" "$ctl_log" 2>/dev/null || echo 0)
