@@ -62,7 +62,8 @@ for p in "${list[@]}"; do
     a=$(field analytical "$log" pairwise_accuracy)
     tl=$(field validation "$log" top1_regret_geomean)
     ta=$(field analytical "$log" top1_regret_geomean)
-    printf '%-28s %8s %8s %8s %8s %8s\n' "$p" "$samples" "$l" "$a" "$tl" "$ta"
+    printf '%-28s %8s %8.3f %8.3f %8.3f %8.3f\n' "$p" "$samples" "${l:-0}" "${a:-0}" "${tl:-0}" \
+        "${ta:-0}"
     sum_l=$(echo "$sum_l + ${l:-0}" | bc -l)
     sum_a=$(echo "$sum_a + ${a:-0}" | bc -l)
     n=$((n + 1))

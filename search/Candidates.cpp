@@ -8,53 +8,23 @@
 
 namespace sextant {
 
-std::vector<SearchCandidate> mutate_schedule(const PipelineDag &dag, const SearchSpace &space,
-                                             StateEvaluator &eval, const std::string &text,
-                                             int count, const BeamSearchOptions &complete,
-                                             uint64_t seed, const std::string &source_prefix) {
-    const Decisions d = parse_schedule_text(dag, text);
-    const std::vector<int> &order = space.order();
-    std::vector<SearchCandidate> out;
-    if (order.empty() || count <= 0) return out;
-    std::set<std::string> seen = {to_schedule_text(dag, d)};
-    Rng rng(seed);
-    for (int attempt = 0; attempt < 4 * count && int(out.size()) < count; attempt++) {
-        // The Funcs before step k as they are, Func order[k] changed.
-        const int k = int(rng.below(order.size()));
-        const int func = order[size_t(k)];
-        StatePtr prefix = space.initial_state();
-        for (int i = 0; i < k; i++)
-            prefix = space.make_child(*prefix, d[size_t(order[size_t(i)])]);
-        SearchSpaceOptions so = complete.space;
-        so.coarse = false;
-        std::vector<StatePtr> others;
-        space.children(*prefix, so, [&](StatePtr c) {
-            if (!(c->decisions[size_t(func)] == d[size_t(func)])) others.push_back(std::move(c));
-        });
-        if (others.empty()) continue;
-        StatePtr start = others[size_t(rng.below(others.size()))];
-        // Scored whole (its prefix was never scored), then completed by the model.
-        start->dirty.clear();
-        for (int i = 0; i <= k; i++)
-            start->dirty.push_back(order[size_t(i)]);
-        eval.evaluate({start.get()});
-        BeamSearchOptions bo = complete;
-        bo.start = start;
-        bo.num_passes = 1;
-        bo.random_dropout = 100;
-        StatePtr done = bo.start->num_decided == int(order.size())
-                            ? start
-                            : beam_search(space, eval, bo, nullptr);
-        if (!done) continue;
-        std::string t = to_schedule_text(dag, done->decisions);
-        if (!seen.insert(t).second) continue;
-        out.push_back({source_prefix + std::to_string(k) + ":" + dag.funcs[size_t(func)].name, t,
-                       schedule_hash(t), done});
-    }
-    return out;
+namespace {
+
+/** The state with the first `k` Funcs of the search order decided as in `d`. */
+StatePtr prefix_of(const SearchSpace &space, const Decisions &d, int k) {
+    StatePtr s = space.initial_state();
+    for (int i = 0; i < k; i++)
+        s = space.make_child(*s, d[size_t(space.order()[size_t(i)])]);
+    return s;
 }
 
-namespace {
+/** Scores `s` whole through step k (its prefix was never scored). */
+void score_through(StateEvaluator &eval, State &s, const std::vector<int> &order, int k) {
+    s.dirty.clear();
+    for (int i = 0; i <= k; i++)
+        s.dirty.push_back(order[size_t(i)]);
+    eval.evaluate({&s});
+}
 
 /** How far two schedules of one Func are apart: 0 if equal, a field per differing loop tiling,
  * vector width, unrolling, parallel loops, register tile or rfactor; -1 if they differ in
@@ -78,6 +48,47 @@ int tweak_distance(const FuncSched &a, const FuncSched &b) {
 }
 
 } // namespace
+
+std::vector<SearchCandidate> mutate_schedule(const PipelineDag &dag, const SearchSpace &space,
+                                             StateEvaluator &eval, const std::string &text,
+                                             int count, const BeamSearchOptions &complete,
+                                             uint64_t seed, const std::string &source_prefix) {
+    const Decisions d = parse_schedule_text(dag, text);
+    const std::vector<int> &order = space.order();
+    std::vector<SearchCandidate> out;
+    if (order.empty() || count <= 0) return out;
+    std::set<std::string> seen = {to_schedule_text(dag, d)};
+    Rng rng(seed);
+    for (int attempt = 0; attempt < 4 * count && int(out.size()) < count; attempt++) {
+        // The Funcs before step k as they are, Func order[k] changed.
+        const int k = int(rng.below(order.size()));
+        const int func = order[size_t(k)];
+        StatePtr prefix = prefix_of(space, d, k);
+        SearchSpaceOptions so = complete.space;
+        so.coarse = false;
+        std::vector<StatePtr> others;
+        space.children(*prefix, so, [&](StatePtr c) {
+            if (!(c->decisions[size_t(func)] == d[size_t(func)])) others.push_back(std::move(c));
+        });
+        if (others.empty()) continue;
+        StatePtr start = others[size_t(rng.below(others.size()))];
+        // Scored whole, then completed by the model.
+        score_through(eval, *start, order, k);
+        BeamSearchOptions bo = complete;
+        bo.start = start;
+        bo.num_passes = 1;
+        bo.random_dropout = 100;
+        StatePtr done = bo.start->num_decided == int(order.size())
+                            ? start
+                            : beam_search(space, eval, bo, nullptr);
+        if (!done) continue;
+        std::string t = to_schedule_text(dag, done->decisions);
+        if (!seen.insert(t).second) continue;
+        out.push_back({source_prefix + std::to_string(k) + ":" + dag.funcs[size_t(func)].name, t,
+                       schedule_hash(t), done});
+    }
+    return out;
+}
 
 std::vector<SearchCandidate> tweak_schedule(const PipelineDag &dag, const SearchSpace &space,
                                             StateEvaluator &eval, const std::string &text,
@@ -121,9 +132,7 @@ std::vector<SearchCandidate> tweak_schedule(const PipelineDag &dag, const Search
     for (int attempt = 0; attempt < 4 * count && int(out.size()) < count; attempt++) {
         const int k = draw();
         const int func = order[size_t(k)];
-        StatePtr cur = space.initial_state();
-        for (int i = 0; i < k; i++)
-            cur = space.make_child(*cur, d[size_t(order[size_t(i)])]);
+        StatePtr cur = prefix_of(space, d, k);
         // Its near tilings at the same place: one field changed, or two.
         std::vector<StatePtr> near[2];
         space.children(*cur, so, [&](StatePtr c) {
@@ -136,10 +145,7 @@ std::vector<SearchCandidate> tweak_schedule(const PipelineDag &dag, const Search
         cur = pool[size_t(rng.below(pool.size()))];
         // The Funcs after it as they were, where that is still legal (a producer computed at
         // a loop the tweak removed is not): else the model's best choice there.
-        cur->dirty.clear();
-        for (int i = 0; i <= k; i++)
-            cur->dirty.push_back(order[size_t(i)]);
-        eval.evaluate({cur.get()});
+        score_through(eval, *cur, order, k);
         for (size_t i = size_t(k) + 1; cur && i < order.size(); i++) {
             const FuncSched &want = d[size_t(order[i])];
             StatePtr same, best;

@@ -58,18 +58,38 @@ TEST_CASE("no buffer over the target's size limit is offered while another sched
     CHECK(over->largest_buffer_func == 0);
 }
 
+namespace {
+
+/** transpose_reduce searched with the analytical model (beam 4, two passes): the schedule
+ * autotuning's mutations and tweaks start from. */
+struct Searched {
+    PipelineDag dag = test::transpose_reduce();
+    SearchSpace space{dag};
+    AnalyticalModel model{dag.machine.parallelism, double(dag.machine.last_level_cache_bytes)};
+    ModelEvaluator eval{dag, model};
+    BeamSearchOptions opt;
+    StatePtr best;
+    std::string text;
+    Searched() {
+        opt.beam_size = 4;
+        opt.num_passes = 2;
+        best = beam_search(space, eval, opt, nullptr);
+        if (best) text = to_schedule_text(dag, best->decisions);
+    }
+};
+
+} // namespace
+
 TEST_CASE("a mutation changes one Func, keeps those before it and is a legal schedule",
           "[search]") {
-    PipelineDag dag = test::transpose_reduce();
-    SearchSpace space(dag);
-    AnalyticalModel model(dag.machine.parallelism, double(dag.machine.last_level_cache_bytes));
-    ModelEvaluator eval(dag, model);
-    BeamSearchOptions opt;
-    opt.beam_size = 4;
-    opt.num_passes = 2;
-    StatePtr best = beam_search(space, eval, opt, nullptr);
-    REQUIRE(best);
-    const std::string text = to_schedule_text(dag, best->decisions);
+    Searched t;
+    REQUIRE(t.best);
+    const PipelineDag &dag = t.dag;
+    const SearchSpace &space = t.space;
+    ModelEvaluator &eval = t.eval;
+    const BeamSearchOptions &opt = t.opt;
+    const StatePtr &best = t.best;
+    const std::string &text = t.text;
     BeamSearchOptions complete = opt;
     complete.beam_size = 2;
     std::vector<SearchCandidate> ms =
@@ -94,34 +114,27 @@ TEST_CASE("a mutation changes one Func, keeps those before it and is a legal sch
 }
 
 TEST_CASE("a tweak nudges one Func's tiling in place and keeps every other Func", "[search]") {
-    PipelineDag dag = test::transpose_reduce();
-    SearchSpace space(dag);
-    AnalyticalModel model(dag.machine.parallelism, double(dag.machine.last_level_cache_bytes));
-    ModelEvaluator eval(dag, model);
-    BeamSearchOptions opt;
-    opt.beam_size = 4;
-    opt.num_passes = 2;
-    StatePtr best = beam_search(space, eval, opt, nullptr);
-    REQUIRE(best);
-    const std::string text = to_schedule_text(dag, best->decisions);
-    std::vector<SearchCandidate> ts = tweak_schedule(dag, space, eval, text, 6, {}, 11, "tweak:");
+    Searched t;
+    REQUIRE(t.best);
+    std::vector<SearchCandidate> ts =
+        tweak_schedule(t.dag, t.space, t.eval, t.text, 6, {}, 11, "tweak:");
     REQUIRE(ts.size() >= 2);
     std::set<std::string> texts;
-    for (const SearchCandidate &t : ts) {
-        INFO(t.source << "\n" << t.text);
-        CHECK(t.text != text);
-        CHECK(texts.insert(t.text).second);
-        REQUIRE(t.state);
-        CHECK(space.is_complete(*t.state));
-        CHECK(t.state->cost > 0);
-        CHECK_NOTHROW(space.replay(t.text));
+    for (const SearchCandidate &c : ts) {
+        INFO(c.source << "\n" << c.text);
+        CHECK(c.text != t.text);
+        CHECK(texts.insert(c.text).second);
+        REQUIRE(c.state);
+        CHECK(t.space.is_complete(*c.state));
+        CHECK(c.state->cost > 0);
+        CHECK_NOTHROW(t.space.replay(c.text));
         // Only the named Func changed, and only in its tiling: where it is computed and
         // stored is as before, and one or two of its stages' fields differ.
-        const int k = std::stoi(t.source.substr(std::string("tweak:").size()));
-        const int tweaked = space.order()[size_t(k)];
-        for (const FuncNode &f : dag.funcs) {
-            const FuncSched &a = t.state->decisions[size_t(f.id)];
-            const FuncSched &b = best->decisions[size_t(f.id)];
+        const int k = std::stoi(c.source.substr(std::string("tweak:").size()));
+        const int tweaked = t.space.order()[size_t(k)];
+        for (const FuncNode &f : t.dag.funcs) {
+            const FuncSched &a = c.state->decisions[size_t(f.id)];
+            const FuncSched &b = t.best->decisions[size_t(f.id)];
             if (f.id != tweaked) {
                 CHECK(a == b);
                 continue;
