@@ -196,7 +196,7 @@ AllocatorEstimate estimate_allocator(const PipelineDag &dag, const Decisions &d,
     // The search calls this for every candidate: its arrays are kept per thread, not allocated.
     struct Scratch {
         std::vector<double> bytes, allocs, group;
-        std::vector<int> anchor, anchors, members;
+        std::vector<int> anchor, anchors, members, slot, start, by_anchor;
         std::vector<std::pair<int, int>> life;
     };
     thread_local Scratch scratch;
@@ -227,26 +227,44 @@ AllocatorEstimate estimate_allocator(const PipelineDag &dag, const Decisions &d,
     e.trim_threshold_bytes = std::max(kTrimThresholdBytes, 2 * largest_mmapped);
     std::vector<int> &anchor = scratch.anchor;
     std::vector<int> &anchors = scratch.anchors; // Root Funcs whose nests hold heap buffers
+    std::vector<int> &slot = scratch.slot;       // an anchor's index in `anchors`, or -1
     anchor.assign(n, -1);
     anchors.clear();
+    slot.assign(n, -1);
     for (size_t g = 0; g < n; g++) {
         if (bytes[g] == 0 || bytes[g] > kMmapMaxBytes) continue;
         if (d[g].placement == Placement::Root) {
             e.root_heap_bytes += bytes[g];
         } else {
             anchor[g] = root_anchor(d, int(g));
-            if (std::find(anchors.begin(), anchors.end(), anchor[g]) == anchors.end())
+            if (slot[size_t(anchor[g])] < 0) {
+                slot[size_t(anchor[g])] = int(anchors.size());
                 anchors.push_back(anchor[g]);
+            }
         }
+    }
+    // Each anchor's heap buffers in id order, grouped in one pass (a search state of bench
+    // local_laplacian's 86 Funcs scanned every Func once per anchor: 13% of its search).
+    std::vector<int> &start = scratch.start, &by_anchor = scratch.by_anchor;
+    start.assign(anchors.size() + 1, 0);
+    for (size_t g = 0; g < n; g++)
+        if (anchor[g] >= 0) start[size_t(slot[size_t(anchor[g])]) + 1]++;
+    for (size_t i = 0; i < anchors.size(); i++)
+        start[i + 1] += start[i];
+    by_anchor.resize(size_t(start.back()));
+    {
+        std::vector<int> &next = scratch.members; // fill positions, reused below
+        next.assign(start.begin(), start.end() - 1);
+        for (size_t g = 0; g < n; g++)
+            if (anchor[g] >= 0) by_anchor[size_t(next[size_t(slot[size_t(anchor[g])])]++)] = int(g);
     }
     std::vector<double> &group = scratch.group; // the most of that heap live at once
     group.assign(n, 0.0);
-    for (int a : anchors) {
+    for (size_t i = 0; i < anchors.size(); i++) {
         std::vector<int> &members = scratch.members; // its heap buffers, in id order
-        members.clear();
-        for (size_t g = 0; g < n; g++)
-            if (anchor[g] == a) members.push_back(int(g));
-        group[size_t(a)] = arena_reach_bytes(dag, d, members, bytes, a, scratch.life);
+        members.assign(by_anchor.begin() + start[i], by_anchor.begin() + start[i + 1]);
+        group[size_t(anchors[i])] =
+            arena_reach_bytes(dag, d, members, bytes, anchors[i], scratch.life);
     }
     // The main thread runs parallel tasks too, so the main arena holds the Root buffers plus
     // one iteration's buffers of some nest; it grows by each request plus the top pad (128
