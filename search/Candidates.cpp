@@ -101,6 +101,12 @@ std::vector<SearchCandidate> tweak_schedule(const PipelineDag &dag, const Search
     std::set<std::string> seen = {to_schedule_text(dag, d)};
     SearchSpaceOptions so = space_opt;
     so.coarse = false;
+    // The tweaked Func's own tilings unthinned (the search keeps 128 a stage, evenly spread,
+    // and may drop the neighbour that differs in one split); the Funcs after it as the
+    // search offers them.
+    SearchSpaceOptions all = so;
+    all.tilings_per_stage = std::max(all.tilings_per_stage, 4096);
+    all.combos_per_placement = std::max(all.combos_per_placement, 4096);
     Rng rng(seed);
     // The Funcs with a tiling to tweak (computed at root or at a loop), in search order, drawn
     // in proportion to their predicted share of the runtime (plus an even 10%): bench
@@ -135,7 +141,7 @@ std::vector<SearchCandidate> tweak_schedule(const PipelineDag &dag, const Search
         StatePtr cur = prefix_of(space, d, k);
         // Its near tilings at the same place: one field changed, or two.
         std::vector<StatePtr> near[2];
-        space.children(*cur, so, [&](StatePtr c) {
+        space.children(*cur, all, [&](StatePtr c) {
             const int dist = tweak_distance(c->decisions[size_t(func)], d[size_t(func)]);
             if (dist == 1 || dist == 2) near[dist - 1].push_back(std::move(c));
         });
