@@ -129,10 +129,10 @@ double MachineSpeed::slowdown() {
 std::shared_ptr<MachineSpeed> default_machine_speed() {
     // Off where timings are not meant to mean anything (the test suite runs tests side by side,
     // and would wait on itself).
+    static const char *check = std::getenv("SX_SPEED_CHECK");
     static std::shared_ptr<MachineSpeed> s =
-        std::getenv("SX_SPEED_CHECK") && std::string(std::getenv("SX_SPEED_CHECK")) == "0"
-            ? nullptr
-            : std::make_shared<MachineSpeed>(probe_machine_speed);
+        check && std::string(check) == "0" ? nullptr
+                                           : std::make_shared<MachineSpeed>(probe_machine_speed);
     return s;
 }
 

@@ -124,12 +124,12 @@ std::vector<SearchCandidate> tweak_schedule(const PipelineDag &dag, const Search
             total += weight.back();
         }
     if (steps.empty()) return out;
-    for (double &w : weight)
+    double sum = 0;
+    for (double &w : weight) {
         w += total > 0 ? 0.1 * total / double(weight.size()) : 1.0;
+        sum += w;
+    }
     auto draw = [&] {
-        double sum = 0;
-        for (double w : weight)
-            sum += w;
         double u = rng.unit() * sum;
         for (size_t i = 0; i < weight.size(); i++)
             if ((u -= weight[i]) < 0) return steps[i];

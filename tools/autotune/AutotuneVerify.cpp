@@ -143,7 +143,13 @@ std::vector<RemeasuredSchedule> Autotuner::interleaved(const std::vector<Proposa
             "% of each other: " + std::to_string(rounds) + " more rounds");
         std::vector<SubjectResult> more = measure_interleaved(subjects, protocol(rounds));
         for (size_t k = 0; k < rs.size(); k++) {
-            if (!rs[k].ok() || !more[k].ok()) continue;
+            if (!rs[k].ok()) continue;
+            if (!more[k].ok()) {
+                // A schedule that fails in a later round (a crash) must not win the re-timing.
+                rs[k].kind = more[k].kind;
+                rs[k].error = more[k].error;
+                continue;
+            }
             rs[k].rounds.insert(rs[k].rounds.end(), more[k].rounds.begin(), more[k].rounds.end());
         }
         done += rounds;
