@@ -1,5 +1,6 @@
 #include "Candidates.h"
 
+#include "search/LoopNest.h"
 #include "search/ScheduleText.h"
 #include "support/Rng.h"
 
@@ -16,6 +17,17 @@ StatePtr prefix_of(const SearchSpace &space, const Decisions &d, int k) {
     for (int i = 0; i < k; i++)
         s = space.make_child(*s, d[size_t(space.order()[size_t(i)])]);
     return s;
+}
+
+/** No stage's loop unrolled inside its vectors (StageSched::unrolled_inside) has a Func
+ * computed or stored in it. */
+bool unrolled_inside_legal(const PipelineDag &dag, const Decisions &d) {
+    for (size_t f = 0; f < d.size(); f++)
+        for (size_t s = 0; s < d[f].stages.size(); s++) {
+            const int l = d[f].stages[s].unrolled_inside;
+            if (l >= 0 && !unrolled_inside_problem(dag, d, int(f), int(s), l).empty()) return false;
+        }
+    return true;
 }
 
 /** Scores `s` whole through step k (its prefix was never scored). */
@@ -42,7 +54,7 @@ int tweak_distance(const FuncSched &a, const FuncSched &b) {
             d += !(x.loops[l] == y.loops[l]);
         d += (x.vector_width != y.vector_width) + (x.unroll != y.unroll) +
              (x.parallel != y.parallel) + (x.unroll_outer != y.unroll_outer) +
-             (x.rfactor != y.rfactor);
+             (x.rfactor != y.rfactor) + (x.unrolled_inside != y.unrolled_inside);
     }
     return d;
 }
@@ -107,6 +119,7 @@ std::vector<SearchCandidate> tweak_schedule(const PipelineDag &dag, const Search
     SearchSpaceOptions all = so;
     all.tilings_per_stage = std::max(all.tilings_per_stage, 4096);
     all.combos_per_placement = std::max(all.combos_per_placement, 4096);
+    all.autotune_tilings = true;
     Rng rng(seed);
     // The Funcs with a tiling to tweak (computed at root or at a loop), in search order, drawn
     // in proportion to their predicted share of the runtime (plus an even 10%): bench
@@ -180,6 +193,8 @@ std::vector<SearchCandidate> tweak_schedule(const PipelineDag &dag, const Search
         if (!cur) continue;
         std::string t = to_schedule_text(dag, cur->decisions);
         if (!seen.insert(t).second) continue;
+        // A loop unrolled inside the vectors must still have no Func computed in it.
+        if (!unrolled_inside_legal(dag, cur->decisions)) continue;
         out.push_back({source_prefix + std::to_string(k) + ":" + dag.funcs[size_t(func)].name, t,
                        schedule_hash(t), cur});
     }

@@ -217,12 +217,28 @@ std::vector<Directive> make_directives(const PipelineDag &dag, const Decisions &
             add_splits(dag, f, si, ss, out);
             StageNest n = make_stage_nest(s, ss, s.full_loop_box());
             Directive re{Directive::Kind::Reorder, f.id, int(si), {}};
+            // A loop unrolled inside the vectors: its first K points (K its estimated extent,
+            // guarded) become the innermost loop; the rest, if the real extent is larger, run
+            // where the loop was.
+            LoopVar inside;
+            if (ss.unrolled_inside >= 0) {
+                const LoopDim &l = s.loops[size_t(ss.unrolled_inside)];
+                inside = {l.name + "_ui", false};
+                Directive sp{Directive::Kind::Split, f.id, int(si), {}};
+                sp.vars = {{l.name, false}, {l.name, false}, inside};
+                sp.factor = l.range.extent();
+                sp.tail = Tail::GuardWithIf;
+                out.push_back(sp);
+                re.vars.push_back(inside);
+            }
             for (auto it = n.order.rbegin(); it != n.order.rend(); ++it)
                 re.vars.push_back({var_of(s, ss, *it), s.loops[it->stage_loop].is_rvar});
             // A one-loop reorder is a no-op, but marks the stage as scheduled for Halide.
             if (!re.vars.empty()) out.push_back(re);
             if (n.order.empty()) continue;
             add_vectors_and_unrolls(dag, f, si, ss, n, out);
+            if (ss.unrolled_inside >= 0)
+                out.push_back({Directive::Kind::Unroll, f.id, int(si), {inside}});
             add_parallel(dag, d, f, si, ss, n, out);
         }
     }

@@ -202,6 +202,57 @@ std::string rfactor_problem(const PipelineDag &dag, int func, int stage, const S
     return "";
 }
 
+namespace {
+
+/** Why loop `loop` of `s` cannot be unrolled inside the vectors of `ss`, ignoring other Funcs;
+ * its position in the nest's order in *pos. */
+std::string unrolled_inside_own_problem(const Stage &s, const StageSched &ss, int loop, int *pos) {
+    if (loop < 0 || loop >= int(s.loops.size())) return "no such loop";
+    const LoopDim &l = s.loops[size_t(loop)];
+    if (l.is_rvar) return "'" + l.name + "' is an RVar";
+    if (ss.loops[size_t(loop)].mode != LoopMode::Inner)
+        return "'" + l.name + "' must be whole in the inner group (inner)";
+    const int64_t e = l.range.extent();
+    if (e < 2 || e > kMaxUnrolledInside)
+        return "'" + l.name + "' runs " + std::to_string(e) + " points; 2 to " +
+               std::to_string(kMaxUnrolledInside) + " can be unrolled inside the vectors";
+    if (ss.vector_width < 2) return "the stage is not vectorized";
+    if (ss.unroll_outer > 0 || ss.rfactor) return "the stage has a register tile or rfactor";
+    const StageNest n = make_stage_nest(s, ss, s.full_loop_box());
+    *pos = -1;
+    for (size_t i = 0; i < n.order.size(); i++)
+        if (n.order[i].stage_loop == loop) *pos = int(i);
+    if (*pos < 0 || *pos + 1 >= int(n.order.size())) return "'" + l.name + "' is the vector loop";
+    if (*pos < ss.parallel) return "'" + l.name + "' is parallel";
+    return "";
+}
+
+} // namespace
+
+int unrolled_inside_loop(const Stage &s, const StageSched &ss) {
+    int pos = -1;
+    for (int i = int(s.loops.size()) - 1; i >= 0; i--)
+        if (unrolled_inside_own_problem(s, ss, i, &pos).empty()) return i;
+    return -1;
+}
+
+std::string unrolled_inside_problem(const PipelineDag &dag, const Decisions &d, int func, int stage,
+                                    int loop) {
+    const Stage &s = dag.stage(func, stage);
+    int pos = -1;
+    const std::string why =
+        unrolled_inside_own_problem(s, d[size_t(func)].stages[size_t(stage)], loop, &pos);
+    if (!why.empty()) return why;
+    for (size_t g = 0; g < d.size(); g++) {
+        const FuncSched &gs = d[g];
+        if (gs.placement != Placement::At || gs.at_func != func || gs.at_stage != stage) continue;
+        if (gs.at_level >= pos || gs.storage_level() >= pos)
+            return "Func '" + dag.funcs[g].name + "' is computed or stored inside '" +
+                   s.loops[size_t(loop)].name + "'";
+    }
+    return "";
+}
+
 StageSched rfactor_tiling(const Stage &s, int bands) {
     StageSched ss;
     const int r = outermost_rvar(s);

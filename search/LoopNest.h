@@ -123,6 +123,19 @@ std::string rfactor_problem(const PipelineDag &dag, int func, int stage, const S
  * outermost RVar; a StageSched without loops if `s` has no RVar or `bands` < 2. */
 StageSched rfactor_tiling(const Stage &s, int bands);
 
+/** The loop of `s` that StageSched::unrolled_inside may move inside the vectors of `ss`
+ * (unrolled_inside_problem's conditions but those on other Funcs), the outermost if several;
+ * -1 if none. */
+int unrolled_inside_loop(const Stage &s, const StageSched &ss);
+
+/** Why stage `stage` of Func `func` cannot have loop `loop` moved inside its vector loop and
+ * unrolled (StageSched::unrolled_inside) under decisions `d`: the loop must be pure, whole in
+ * the inner group outside the vector loop, over 2 to kMaxUnrolledInside points, not parallel,
+ * and no Func may be computed or stored at it or inside it; the stage vectorized, without a
+ * register tile or rfactor. "" if it can. */
+std::string unrolled_inside_problem(const PipelineDag &dag, const Decisions &d, int func, int stage,
+                                    int loop);
+
 /** Loop order of a stage under `sched` for a realization with loop box `loop_box`. */
 StageNest make_stage_nest(const Stage &s, const StageSched &sched, const Box64 &loop_box);
 

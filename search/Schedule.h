@@ -70,6 +70,9 @@ private:
 constexpr double kMaxStackBufferBytes = 512 * 1024;
 constexpr double kMaxStackBytesPerNest = 2 * 1024 * 1024;
 
+/** Most iterations of a loop moved inside the vector loop (StageSched::unrolled_inside). */
+constexpr int64_t kMaxUnrolledInside = 4;
+
 /** Most loops a stage may have (pure dimensions plus RVars). */
 constexpr size_t kMaxStageLoops = 16;
 
@@ -114,9 +117,18 @@ struct StageSched {
      * root, their update parallel over u). The stage's loops are then the outermost RVar
      * split with the other RVars middle, parallel 1: the nest the copies run. */
     bool rfactor = false;
+    /** -1, or the stage loop (a pure loop kept whole in the inner group, of at most
+     * kMaxUnrolledInside iterations, outside the vector loop) that is moved inside the vector
+     * loop and fully unrolled: an expert's `reorder(c, x, y).unroll(c).vectorize(x, 16)`. Each
+     * vector of x then computes every c, so what does not depend on c (a lookup table read at
+     * the pixel's luma, the alpha channel that divides the colours) is computed once for all
+     * of them (LLVM merges the repeated pure loads and arithmetic). Only the autotuner proposes
+     * it (a tweak); the featurizer prices it as the same schedule without it. */
+    int unrolled_inside = -1;
     bool operator==(const StageSched &o) const {
         return loops == o.loops && vector_width == o.vector_width && unroll == o.unroll &&
-               parallel == o.parallel && unroll_outer == o.unroll_outer && rfactor == o.rfactor;
+               parallel == o.parallel && unroll_outer == o.unroll_outer && rfactor == o.rfactor &&
+               unrolled_inside == o.unrolled_inside;
     }
 };
 

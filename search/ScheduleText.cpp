@@ -65,6 +65,8 @@ std::string to_schedule_text(const PipelineDag &dag, const Decisions &d) {
               << ss.parallel;
             if (ss.unroll_outer == 1) o << " unroll_outer";
             if (ss.unroll_outer > 1) o << " unroll_outer " << ss.unroll_outer;
+            if (ss.unrolled_inside >= 0)
+                o << " unroll_inside " << fn.stages[s].loops[size_t(ss.unrolled_inside)].name;
             if (ss.rfactor) o << " rfactor";
             o << "\n";
         }
@@ -246,7 +248,8 @@ void check_rvar_split(const std::vector<LoopDim> &sl, const StageSched &ss, cons
     if (rvar_split && rvar_elsewhere) bad("a split RVar needs the stage's other RVars 'middle'");
 }
 
-/** "stage S loops L:MODE... vector N unroll N parallel N [unroll_outer [K]] [rfactor]" of Func
+/** "stage S loops L:MODE... vector N unroll N parallel N [unroll_outer [K]] [unroll_inside L]
+ * [rfactor]" of Func
  * `cur`. */
 void parse_stage_line(std::istringstream &ls, const PipelineDag &dag, int cur, Decisions &d,
                       const LineError &bad) {
@@ -279,6 +282,15 @@ void parse_stage_line(std::istringstream &ls, const PipelineDag &dag, int cur, D
             ss.unroll_outer = loops;
         }
         ls.clear(); // a failed read of the count consumed nothing
+        extra.clear();
+        ls >> extra;
+    }
+    if (extra == "unroll_inside") {
+        std::string name;
+        ls >> name;
+        for (size_t i = 0; i < fn.stages[s].loops.size(); i++)
+            if (fn.stages[s].loops[i].name == name) ss.unrolled_inside = int(i);
+        if (ss.unrolled_inside < 0) bad("unroll_inside: no loop '" + name + "' in this stage");
         extra.clear();
         ls >> extra;
     }
@@ -377,6 +389,12 @@ void check_decisions(const PipelineDag &dag, const Decisions &d, const Lines &at
             if (fs.stages[s].rfactor && fs.placement != Placement::Root)
                 at.fail(at.stage[size_t(f.id)][s],
                         "rfactor: Func '" + f.name + "' must be computed at root");
+        }
+        for (size_t s = 0; s < fs.stages.size(); s++) {
+            if (fs.stages[s].unrolled_inside < 0) continue;
+            const std::string why =
+                unrolled_inside_problem(dag, d, f.id, int(s), fs.stages[s].unrolled_inside);
+            if (!why.empty()) at.fail(at.stage[size_t(f.id)][s], "unroll_inside: " + why);
         }
         if (fs.placement != Placement::At) continue;
         const FuncNode &host = dag.funcs[size_t(fs.at_func)];

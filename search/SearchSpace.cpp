@@ -19,7 +19,8 @@ uint64_t hash_sched(const FuncSched &fs) {
         for (const LoopTiling &t : s.loops)
             h = hash_mix(hash_mix(h, uint64_t(t.mode) * 1000003 + t.tile), uint64_t(t.band));
         h = hash_mix(h, uint64_t(s.vector_width) * 7919 + s.unroll * 31 + s.parallel +
-                            uint64_t(s.unroll_outer) * 1000003 + uint64_t(s.rfactor) * 65537);
+                            uint64_t(s.unroll_outer) * 1000003 + uint64_t(s.rfactor) * 65537 +
+                            uint64_t(s.unrolled_inside + 1) * 9176);
     }
     return h;
 }

@@ -54,6 +54,13 @@ struct SearchSpaceOptions {
      * nests grows faster than the nodes (bench synthetic_200, 201 Funcs: 8,187 unrolled nodes
      * made the generator take 124 s, 90 of them in Halide after the search; 4,094: 39 s). */
     double max_unrolled_nodes = 8192;
+    /** Autotuning's extra tilings (tweaks only, never the one-shot search, whose cost model
+     * cannot tell them from their twins): a stage whose widest arithmetic at the natural width
+     * fills more than two registers is also offered half that width (bench
+     * histogram_equalize's uint8 output computes in int32: 16 lanes ran 15.4 ms against 16.2
+     * at 32), and a vectorized stage with a short pure loop outside its vectors also has that
+     * loop unrolled inside them (StageSched::unrolled_inside). */
+    bool autotune_tilings = false;
     /** Tilings kept per stage (evenly thinned from all legal ones), in the fine and coarse
      * passes. */
     int tilings_per_stage = 128;
@@ -242,7 +249,8 @@ private:
     /** Appends the schedules of one combination of loop tilings: each vector width with and
      * without unrolling, parallel (if allowed) and serial, and register-blocked. */
     void add_vectorized(const Stage &s, const Box64 &box, const std::vector<LoopTiling> &loops,
-                        bool may_par, bool coarse, std::vector<StageSched> &out) const;
+                        bool may_par, bool coarse, bool autotune_tilings,
+                        std::vector<StageSched> &out) const;
     /** tilings() memoized: sibling states mostly ask for the same stage and region. */
     std::vector<StageSched> cached_tilings(const Stage &s, const Box64 &box, bool may_parallelize,
                                            const SearchSpaceOptions &opt) const;

@@ -97,7 +97,7 @@ SearchSpace::loop_options(const Stage &s, const Box64 &box, const SearchSpaceOpt
 
 void SearchSpace::add_vectorized(const Stage &s, const Box64 &box,
                                  const std::vector<LoopTiling> &loops, bool may_par, bool coarse,
-                                 std::vector<StageSched> &out) const {
+                                 bool autotune_tilings, std::vector<StageSched> &out) const {
     const int V = vector_lanes(s.func);
     StageSched base;
     base.loops = loops;
@@ -120,6 +120,9 @@ void SearchSpace::add_vectorized(const Stage &s, const Box64 &box,
     if (il.func_dim == 0 && il.parallel_safe && inner.extent >= V) {
         widths = {V};
         if (!coarse && inner.extent >= 2 * V && 2 * V <= max_lanes) widths.push_back(2 * V);
+        const int64_t two_registers = 2 * std::max(1, dag_.machine.vector_bits / 8);
+        if (autotune_tilings && V >= 4 && int64_t(V) * s.ops.widest_type_bytes() > two_registers)
+            widths.push_back(V / 2);
     }
     // Vectorizing the inner part of a GuardWithIf split (an output's update, an RVar, or a Func
     // whose growth would read inputs outside their region; see Tails.h) when that is more than
@@ -148,6 +151,14 @@ void SearchSpace::add_vectorized(const Stage &s, const Box64 &box,
             sc.unroll = u;
             if (may_par) sc.parallel = parallel_loops(s, n, w);
             out.push_back(sc);
+            if (autotune_tilings) {
+                const int l = unrolled_inside_loop(s, sc);
+                if (l >= 0) {
+                    StageSched twin = sc;
+                    twin.unrolled_inside = l;
+                    out.push_back(twin);
+                }
+            }
             if (sc.parallel > 0) {
                 // Small stages may not be worth waking the thread pool for.
                 StageSched serial = sc;
@@ -198,7 +209,7 @@ std::vector<StageSched> SearchSpace::tilings(const Stage &s, const Box64 &box, b
     std::vector<LoopTiling> cur(k);
     std::function<void(int)> rec = [&](int i) {
         if (i < 0) {
-            add_vectorized(s, box, cur, may_par, opt.coarse, out);
+            add_vectorized(s, box, cur, may_par, opt.coarse, opt.autotune_tilings, out);
             return;
         }
         for (const LoopTiling &t : opts[i]) {
@@ -271,7 +282,7 @@ std::vector<StageSched> SearchSpace::cached_tilings(const Stage &s, const Box64 
                   opt.coarse,
                   opt.coarse ? opt.tilings_per_stage_coarse : opt.tilings_per_stage,
                   opt.max_loop_option_product,
-                  {}};
+                  {opt.autotune_tilings ? -2 : -3}};
     // Everything else tilings() reads from `opt`: the split sizes in use.
     const bool big = large(opt);
     for (const SizeList *l : {big ? &opt.vector_splits_large : &opt.vector_splits,
