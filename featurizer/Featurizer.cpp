@@ -184,9 +184,20 @@ void point_and_vector_features(const StageView &v, ScheduleRow &r) {
     set(r, ScheduleFeature::vector_width, vw);
     set(r, ScheduleFeature::vector_points, vector_points);
     set(r, ScheduleFeature::scalar_points, v.total - vector_points);
-    set(r, ScheduleFeature::num_vectors,
-        vw > 1 ? v.total / vw * std::ceil(double(vw) / v.dag.machine.natural_vector_lanes(v.f))
-               : 0);
+    // A vector narrower than one register of the Func's type still costs a register per
+    // operation, unless the stage computes in a wider type: ops_per_point already counts an
+    // operation on a type w times wider w times, which at vw lanes is vw * w / natural
+    // registers, so the vector counts as its fill of a register, down to 1/w (a uint8 output
+    // computing in int32 at 16 AVX2 lanes: two registers an op, half of 32 lanes' four).
+    double per_vector = 1;
+    if (vw > 1) {
+        const double natural = v.dag.machine.natural_vector_lanes(v.f);
+        const double widening = std::max(1.0, double(v.s.ops.widest_type_bytes()) /
+                                                  double(std::max(1, v.f.bytes_per_point)));
+        per_vector = vw >= natural ? std::ceil(double(vw) / natural)
+                                   : std::max(double(vw) / natural, 1.0 / widening);
+    }
+    set(r, ScheduleFeature::num_vectors, vw > 1 ? v.total / vw * per_vector : 0);
     double waste = 0;
     if (vw > 1) {
         int64_t padded = (v.inner_extent + vw - 1) / vw * vw;

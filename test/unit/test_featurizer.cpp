@@ -483,3 +483,29 @@ TEST_CASE("an update's register tile is one body inside the loop outside its unr
     Nests nc = build_all_nests(cube, c);
     CHECK(at(fc.schedule_features(c, nc, 0, 0), F::inner_loop_iterations) == 12);
 }
+
+TEST_CASE("a vector narrower than a register costs its fill where the stage computes wider",
+          "[features]") {
+    // F(x, y, c) as a uint8 Func over 64 x 32 x 3 (32 natural AVX2 lanes).
+    auto vectors = [](TypeClass arithmetic, int vw) {
+        PipelineDag dag = test::scale_3d(64, 32, 3);
+        FuncNode &f = dag.funcs[0];
+        f.value_types = {TypeClass::U8};
+        f.bytes_per_point = 1;
+        f.stages[0].ops = OpHistogram{};
+        f.stages[0].ops.at(OpKind::Mul, arithmetic) = 1;
+        Decisions d(1);
+        d.mut(0).placement = Placement::Root;
+        d.mut(0).stages = {sched({{LoopMode::Inner}, {LoopMode::Inner}, {LoopMode::Inner}}, vw, 0)};
+        Nests n = build_all_nests(dag, d);
+        Featurizer fz(dag);
+        return at(fz.schedule_features(d, n, 0, 0), F::num_vectors);
+    };
+    // In int32 a 16-lane vector is two registers an op, half of 32 lanes' four: the same count.
+    CHECK(vectors(TypeClass::I32, 32) == Approx(6144.0 / 32));
+    CHECK(vectors(TypeClass::I32, 16) == Approx(6144.0 / 32));
+    // In int16, 16 lanes fill one register: the same again; in 8 bits half a register costs one.
+    CHECK(vectors(TypeClass::I16, 16) == Approx(6144.0 / 32));
+    CHECK(vectors(TypeClass::U8, 16) == Approx(6144.0 / 16));
+    CHECK(vectors(TypeClass::U8, 32) == Approx(6144.0 / 32));
+}
