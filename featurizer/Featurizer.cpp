@@ -435,7 +435,6 @@ void memory_features(const StageView &v, const std::vector<EffLoad> &loads,
                      ScheduleRow &r) {
     const PipelineDag &dag = v.dag;
     const MachineInfo &m = dag.machine;
-    const StageNest &sn = v.sn;
     const int P = std::max(1, m.parallelism);
     // Every stage writes the Func's one buffer; only the pure stage allocates it.
     const double alloc_bytes = v.fn.alloc_points * v.f.bytes_per_point;
