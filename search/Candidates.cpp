@@ -19,17 +19,6 @@ StatePtr prefix_of(const SearchSpace &space, const Decisions &d, int k) {
     return s;
 }
 
-/** No stage's loop unrolled inside its vectors (StageSched::unrolled_inside) has a Func
- * computed or stored in it. */
-bool unrolled_inside_legal(const PipelineDag &dag, const Decisions &d) {
-    for (size_t f = 0; f < d.size(); f++)
-        for (size_t s = 0; s < d[f].stages.size(); s++) {
-            const int l = d[f].stages[s].unrolled_inside;
-            if (l >= 0 && !unrolled_inside_problem(dag, d, int(f), int(s), l).empty()) return false;
-        }
-    return true;
-}
-
 /** Scores `s` whole through step k (its prefix was never scored). */
 void score_through(StateEvaluator &eval, State &s, const std::vector<int> &order, int k) {
     s.dirty.clear();
@@ -194,7 +183,7 @@ std::vector<SearchCandidate> tweak_schedule(const PipelineDag &dag, const Search
         std::string t = to_schedule_text(dag, cur->decisions);
         if (!seen.insert(t).second) continue;
         // A loop unrolled inside the vectors must still have no Func computed in it.
-        if (!unrolled_inside_legal(dag, cur->decisions)) continue;
+        if (first_unrolled_inside_problem(dag, cur->decisions).func >= 0) continue;
         out.push_back({source_prefix + std::to_string(k) + ":" + dag.funcs[size_t(func)].name, t,
                        schedule_hash(t), cur});
     }

@@ -128,6 +128,16 @@ StageSched rfactor_tiling(const Stage &s, int bands);
  * -1 if none. */
 int unrolled_inside_loop(const Stage &s, const StageSched &ss);
 
+/** A stage whose schedule breaks a rule, and why; func -1 if none does. */
+struct StageProblem {
+    int func = -1, stage = -1;
+    std::string why;
+};
+
+/** The first stage of `d` (by Func id) whose StageSched::unrolled_inside breaks
+ * unrolled_inside_problem's rules. */
+StageProblem first_unrolled_inside_problem(const PipelineDag &dag, const Decisions &d);
+
 /** Why stage `stage` of Func `func` cannot have loop `loop` moved inside its vector loop and
  * unrolled (StageSched::unrolled_inside) under decisions `d`: the loop must be pure, whole in
  * the inner group outside the vector loop, over 2 to kMaxUnrolledInside points, not parallel,

@@ -390,12 +390,6 @@ void check_decisions(const PipelineDag &dag, const Decisions &d, const Lines &at
                 at.fail(at.stage[size_t(f.id)][s],
                         "rfactor: Func '" + f.name + "' must be computed at root");
         }
-        for (size_t s = 0; s < fs.stages.size(); s++) {
-            if (fs.stages[s].unrolled_inside < 0) continue;
-            const std::string why =
-                unrolled_inside_problem(dag, d, f.id, int(s), fs.stages[s].unrolled_inside);
-            if (!why.empty()) at.fail(at.stage[size_t(f.id)][s], "unroll_inside: " + why);
-        }
         if (fs.placement != Placement::At) continue;
         const FuncNode &host = dag.funcs[size_t(fs.at_func)];
         const FuncSched &hs = d[size_t(fs.at_func)];
@@ -434,6 +428,10 @@ void check_decisions(const PipelineDag &dag, const Decisions &d, const Lines &at
                                   " of '" + host.name + "'");
         }
     }
+    const StageProblem inside = first_unrolled_inside_problem(dag, d);
+    if (inside.func >= 0)
+        at.fail(at.stage[size_t(inside.func)][size_t(inside.stage)],
+                "unroll_inside: " + inside.why);
 }
 
 } // namespace
