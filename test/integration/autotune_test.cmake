@@ -5,7 +5,8 @@ cmake_minimum_required(VERSION 3.16)
 file(REMOVE_RECURSE ${WORK})
 set(common --generator ${GEN} --dir ${WORK}/run --target ${TARGET} --machine-params 2,16777216,40
            --candidates 4 --measure 2 --explore 1 --epochs 2 --repeats 1 --min-time 0.01
-           --beam 4 --passes 2 --final-top 2 --final-rounds 1 --final-max-rounds 3 --quiet)
+           --beam 4 --passes 2 --final-top 2 --final-rounds 1 --final-max-rounds 3
+           --confirm-rounds 1 --quiet)
 
 function(run_autotune expect_rc out_var)
     execute_process(COMMAND ${AUTOTUNE} ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out
@@ -26,6 +27,29 @@ endif()
 if(NOT m MATCHES "\"baseline\":true" OR NOT m MATCHES "\"runtime_seconds\":")
     message(FATAL_ERROR "no measured baseline in:\n${m}")
 endif()
+# A measurement faster than the best so far is re-timed against it (--confirm-rounds 1 here)
+# and becomes the best only if it wins that duel; every line logs the best after it.
+set(prev_best "")
+foreach(line IN LISTS m)
+    string(JSON rt ERROR_VARIABLE no_rt GET "${line}" runtime_seconds)
+    string(JSON bh GET "${line}" best_hash)
+    string(JSON h GET "${line}" hash)
+    string(JSON won ERROR_VARIABLE no_duel GET "${line}" duel won)
+    if(NOT no_duel)
+        if(prev_best STREQUAL "" OR no_rt OR NOT rt LESS prev_best)
+            message(FATAL_ERROR "a duel for a measurement that was not faster than the best (${prev_best}): ${line}")
+        endif()
+        if((won AND NOT bh STREQUAL h) OR (NOT won AND bh STREQUAL h))
+            message(FATAL_ERROR "the duel's winner is not the best logged: ${line}")
+        endif()
+    elseif(NOT no_rt AND NOT prev_best STREQUAL "" AND rt LESS prev_best)
+        message(FATAL_ERROR "faster than the best (${prev_best}) without a duel: ${line}")
+    endif()
+    string(JSON b GET "${line}" best_seconds)
+    if(NOT b STREQUAL "null")
+        set(prev_best ${b})
+    endif()
+endforeach()
 # With learned weights proposing, batch 0's baseline is the analytical model's pick (the
 # plugin's default), proposed by a second generator run.
 if(NOT EXISTS ${WORK}/run/batch-0/analytical/candidates.jsonl)

@@ -130,6 +130,9 @@ std::vector<SampleRecord> Autotuner::fastest_measured() const {
     std::sort(ok.begin(), ok.end(), [](const SampleRecord &a, const SampleRecord &b) {
         return *a.runtime_min_s < *b.runtime_min_s;
     });
+    // The best so far may have measured slower than a schedule that lost its duel.
+    std::stable_partition(ok.begin(), ok.end(),
+                          [&](const SampleRecord &r) { return r.schedule_hash == best_hash_; });
     return ok;
 }
 
@@ -347,7 +350,59 @@ void Autotuner::benchmark(const fs::path &bdir, Measured &m) {
     m.minflt_per_run = r.minflt_per_run();
 }
 
-void Autotuner::record(int batch, const Proposal &p, const Measured &m, const fs::path &bdir) {
+Proposal Autotuner::champion_proposal() const {
+    Proposal c;
+    c.hash = best_hash_;
+    const fs::path text = dir_ / "schedules" / (best_hash_ + ".txt");
+    if (fs::exists(text)) {
+        c.text = read_text(text);
+        return c;
+    }
+    for (const json &m : read_json_lines(dir_ / "measurements.jsonl"))
+        if (m.value("hash", "") == best_hash_ && m.contains("scheduler_name")) {
+            c.scheduler_plugin = m.value("scheduler_plugin", "");
+            c.scheduler_name = m.value("scheduler_name", "");
+        }
+    return c;
+}
+
+Duel Autotuner::duel(const fs::path &bdir) {
+    Duel d;
+    // The best so far stays built in champion/ (its hash in champion/hash); a resumed run, or
+    // one whose best came before duels, rebuilds it once.
+    const fs::path cdir = dir_ / "champion";
+    const bool built = fs::exists(cdir / "pipeline.so") && fs::exists(cdir / "hash") &&
+                       read_text(cdir / "hash") == best_hash_;
+    if (!built) {
+        const Proposal c = champion_proposal();
+        if (c.text.empty() && !c.foreign()) return d;
+        const Measured b = build(c, cdir);
+        if (!b.ok) {
+            log("note: the best so far did not rebuild (" + b.error +
+                "); a faster measurement becomes the best without a re-timing");
+            return d;
+        }
+        write_file_atomically(cdir / "hash", best_hash_);
+    }
+    std::vector<SubjectResult> rs = measure_interleaved(
+        {timing_subject(bdir), timing_subject(cdir)}, protocol(opt_.confirm_rounds));
+    d.held = true;
+    // A schedule that fails in the re-timing (a crash) loses; one that beats a failing best
+    // wins.
+    d.challenger_s = rs[0].ok() ? rs[0].best_s() : 0;
+    d.champion_s = rs[1].ok() ? rs[1].best_s() : 0;
+    d.won = rs[0].ok() && (!rs[1].ok() || d.challenger_s < d.champion_s);
+    char b[200];
+    std::snprintf(b, sizeof(b), "  re-timed against the best so far, %d rounds: %s vs %s: %s",
+                  opt_.confirm_rounds, rs[0].ok() ? fmt_ms(d.challenger_s).c_str() : "failed",
+                  rs[1].ok() ? fmt_ms(d.champion_s).c_str() : "failed",
+                  d.won ? "it wins" : "the best stays");
+    log(b);
+    return d;
+}
+
+void Autotuner::record(int batch, const Proposal &p, const Measured &m, const fs::path &bdir,
+                       const Duel &d) {
     if (m.ok) {
         // What retraining and the user need outlives the build directory.
         if (!p.foreign())
@@ -363,7 +418,16 @@ void Autotuner::record(int batch, const Proposal &p, const Measured &m, const fs
         add_sample(batch, p, m);
     else if (!m.ok)
         failures_++;
-    after_measurement(batch, p, m);
+    const std::string before = best_hash_;
+    after_measurement(batch, p, m, d);
+    if (best_hash_ != before && opt_.confirm_rounds > 0) {
+        // The new best stays built for the next duel.
+        const fs::path cdir = dir_ / "champion";
+        fs::remove_all(cdir);
+        fs::create_directories(cdir);
+        fs::copy_file(bdir / "pipeline.so", cdir / "pipeline.so");
+        write_file_atomically(cdir / "hash", best_hash_);
+    }
 }
 
 void Autotuner::add_sample(int batch, const Proposal &p, const Measured &m) {
@@ -385,23 +449,33 @@ void Autotuner::add_sample(int batch, const Proposal &p, const Measured &m) {
     if (!m.ok) failures_++;
 }
 
-void Autotuner::after_measurement(int batch, const Proposal &p, const Measured &m) {
+void Autotuner::after_measurement(int batch, const Proposal &p, const Measured &m, const Duel &d) {
     bool baseline = batch == 0 && p.index == 0 && !p.foreign();
     measurements_++;
     bool improved = false;
-    if (m.ok && (best_s_ == 0 || m.min_s < best_s_)) {
+    if (d.held) {
+        // The duel's rounds are fresh draws for both: the best's figure is the last of them.
+        improved = d.won;
+        best_s_ = d.won ? d.challenger_s : d.champion_s;
+        if (d.won) best_hash_ = p.hash;
+    } else if (m.ok && (best_s_ == 0 || m.min_s < best_s_)) {
         best_s_ = m.min_s;
         best_hash_ = p.hash;
         improved = true;
-        write_best(p.hash);
     }
+    if (improved) write_best(p.hash);
     if (baseline && m.ok) baseline_s_ = m.min_s;
     json line = {
-        {"n", measurements_},    {"batch", batch},
-        {"index", p.index},      {"hash", p.hash},
-        {"source", p.source},    {"predicted_seconds", p.predicted_seconds},
-        {"baseline", baseline},  {"best_seconds", best_s_ > 0 ? json(best_s_) : json(nullptr)},
-        {"elapsed_s", elapsed()}};
+        {"n", measurements_},      {"batch", batch},
+        {"index", p.index},        {"hash", p.hash},
+        {"source", p.source},      {"predicted_seconds", p.predicted_seconds},
+        {"baseline", baseline},    {"best_seconds", best_s_ > 0 ? json(best_s_) : json(nullptr)},
+        {"best_hash", best_hash_}, {"elapsed_s", elapsed()}};
+    if (d.held)
+        line["duel"] = {{"rounds", opt_.confirm_rounds},
+                        {"seconds", d.challenger_s > 0 ? json(d.challenger_s) : json(nullptr)},
+                        {"best_seconds", d.champion_s > 0 ? json(d.champion_s) : json(nullptr)},
+                        {"won", d.won}};
     if (p.foreign()) {
         line["scheduler_plugin"] = p.scheduler_plugin;
         line["scheduler_name"] = p.scheduler_name;
@@ -534,7 +608,9 @@ AutotuneSummary Autotuner::run() {
             for (size_t i = c0; i < c1; i++) {
                 Measured &m = results[i - c0];
                 if (m.ok) benchmark(dirs[i - c0], m);
-                record(batch, picked[i], m, dirs[i - c0]);
+                Duel d;
+                if (opt_.confirm_rounds > 0 && challenges(m)) d = duel(dirs[i - c0]);
+                record(batch, picked[i], m, dirs[i - c0], d);
                 fs::remove_all(dirs[i - c0]);
             }
         }

@@ -139,7 +139,11 @@ void Autotuner::resume_from_logs() {
         elapsed_base_ = std::max(elapsed_base_, m.value("elapsed_s", 0.0));
         if (m.contains("runtime_seconds") && m["runtime_seconds"].is_number()) {
             double r = m["runtime_seconds"];
-            if (best_s_ == 0 || r < best_s_) {
+            if (m.contains("best_hash") && m["best_seconds"].is_number()) {
+                // Logged after any duel: the best so far as the run had it.
+                best_s_ = m["best_seconds"];
+                best_hash_ = m["best_hash"];
+            } else if (best_s_ == 0 || r < best_s_) {
                 best_s_ = r;
                 best_hash_ = m.value("hash", "");
             }

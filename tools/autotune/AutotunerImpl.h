@@ -50,6 +50,13 @@ struct Measured {
     std::string error;
 };
 
+/** A challenger's re-timing against the best so far (AutotuneOptions::confirm_rounds). */
+struct Duel {
+    bool held = false; ///< false: no re-timing (off, or the best could not be rebuilt)
+    bool won = false;
+    double challenger_s = 0, champion_s = 0; ///< minima over the duel's rounds
+};
+
 class Autotuner {
 public:
     explicit Autotuner(const AutotuneOptions &opt) : opt_(opt), dir_(opt.work_dir) {}
@@ -95,7 +102,8 @@ private:
                                                const std::string &scheduler_name = "") const;
     std::map<std::string, std::string> model_env() const;
     std::vector<Proposal> propose(int batch);
-    /** The successful measurements whose schedule is kept in schedules/, fastest first. */
+    /** The successful measurements whose schedule is kept in schedules/: the best so far
+     * (best_hash_, when it is one of them) first, then the others by their minimum. */
     std::vector<SampleRecord> fastest_measured() const;
     /** The ScheduleText files of the n fastest schedules measured so far, comma-separated. */
     std::string fastest_measured_files(int n) const;
@@ -112,11 +120,20 @@ private:
     ProtocolOptions protocol(int rounds) const;
     /** opt_.repeats rounds of the timing protocol for the schedule built in bdir. */
     void benchmark(const fs::path &bdir, Measured &m);
-    void record(int batch, const Proposal &p, const Measured &m, const fs::path &bdir);
+    /** Whether measurement `m` is fast enough to challenge the best so far. */
+    bool challenges(const Measured &m) const { return m.ok && best_s_ > 0 && m.min_s < best_s_; }
+    /** Times the schedule built in bdir against the best so far (kept built in champion/),
+     * interleaved, opt_.confirm_rounds rounds. */
+    Duel duel(const fs::path &bdir);
+    /** The proposal that rebuilds the best so far (best_hash_); empty text and scheduler when
+     * it cannot be found. */
+    Proposal champion_proposal() const;
+    void record(int batch, const Proposal &p, const Measured &m, const fs::path &bdir,
+                const Duel &d = {});
     /** The measurement as a sample of the store (Sextant's schedules only). */
     void add_sample(int batch, const Proposal &p, const Measured &m);
     /** Counts, best, baseline, measurements.jsonl and the log line. */
-    void after_measurement(int batch, const Proposal &p, const Measured &m);
+    void after_measurement(int batch, const Proposal &p, const Measured &m, const Duel &d);
     /** best.schedule.h (and best.txt, for a Sextant schedule) from the schedule `hash`. */
     void write_best(const std::string &hash);
     void fine_tune(int batch);
@@ -134,6 +151,8 @@ private:
     std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
     int measurements_ = 0;
     int failures_ = 0;
+    /** The best so far: its hash and figure (the minimum of its last fresh rounds: the duel
+     * that made or kept it the best, else its measurement). */
     double best_s_ = 0;
     std::string best_hash_;
     double baseline_s_ = 0;

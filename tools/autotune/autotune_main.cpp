@@ -62,6 +62,9 @@ measurements.jsonl, samples.db.
                          theirs (best.schedule.h; then no best.txt). Not fine-tuned on.
                          With --minutes, each gets a quarter of the budget (at least 30 s)
                          to schedule and build
+  --confirm-rounds R     a schedule measured faster than the best so far is re-timed against
+                         it, interleaved, R rounds each, and becomes the best (the base of
+                         the tweaks) only if it wins there too (default 3; 0 = off)
   --weights FILE         weights to start from (default: the shipped ones, if any)
   --epochs N             fine-tuning epochs per batch (default 20; 0 = no fine-tuning)
   --plugin FILE          libautoschedule_sextant.so (default: this build's)
@@ -176,6 +179,8 @@ CommandLine parse_args(int argc, char **argv) {
             cl.remeasure = comma_list(args.value());
         else if (a == "--rounds")
             cl.rounds = args.integer(1);
+        else if (a == "--confirm-rounds")
+            opt.confirm_rounds = args.integer(0);
         else if (a == "--final-top")
             opt.final_top = args.integer(0);
         else if (a == "--final-rounds")
