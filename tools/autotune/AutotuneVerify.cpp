@@ -62,6 +62,15 @@ void Autotuner::write_report() {
         }
     }
     rep["measurements_to_within_5pct"] = within;
+    // Duels (AutotuneOptions::confirm_rounds): re-timings of a challenger beside the best.
+    int duels = 0, duels_won = 0;
+    for (const json &m : ms)
+        if (m.contains("duel")) {
+            duels++;
+            duels_won += m["duel"].value("won", false);
+        }
+    rep["duels"] = duels;
+    rep["duels_won"] = duels_won;
     if (verified_best_s_ > 0) {
         rep["verified_best_seconds"] = verified_best_s_;
         rep["verified_baseline_seconds"] =
@@ -80,6 +89,9 @@ void Autotuner::write_report() {
         if (baseline_s_ > 0)
             md << ", " << std::to_string(baseline_s_ / best_s_).substr(0, 4) << "x faster";
         md << "\n- measurements to come within 5% of the best: " << within << "\n";
+        if (duels > 0)
+            md << "- " << duels << " measurements challenged the best so far in a re-timing beside "
+               << "it; " << duels_won << " won and became the best\n";
     }
     if (verified_best_s_ > 0) {
         md << "- re-timed interleaved (verified.json): best " << fmt_ms(verified_best_s_);
