@@ -350,57 +350,6 @@ void Autotuner::benchmark(const fs::path &bdir, Measured &m) {
     m.minflt_per_run = r.minflt_per_run();
 }
 
-Proposal Autotuner::champion_proposal() const {
-    Proposal c;
-    c.hash = best_hash_;
-    const fs::path text = dir_ / "schedules" / (best_hash_ + ".txt");
-    if (fs::exists(text)) {
-        c.text = read_text(text);
-        return c;
-    }
-    for (const json &m : read_json_lines(dir_ / "measurements.jsonl"))
-        if (m.value("hash", "") == best_hash_ && m.contains("scheduler_name")) {
-            c.scheduler_plugin = m.value("scheduler_plugin", "");
-            c.scheduler_name = m.value("scheduler_name", "");
-        }
-    return c;
-}
-
-Duel Autotuner::duel(const fs::path &bdir) {
-    Duel d;
-    // The best so far stays built in champion/ (its hash in champion/hash); a resumed run, or
-    // one whose best came before duels, rebuilds it once.
-    const fs::path cdir = dir_ / "champion";
-    const bool built = fs::exists(cdir / "pipeline.so") && fs::exists(cdir / "hash") &&
-                       read_text(cdir / "hash") == best_hash_;
-    if (!built) {
-        const Proposal c = champion_proposal();
-        if (c.text.empty() && !c.foreign()) return d;
-        const Measured b = build(c, cdir);
-        if (!b.ok) {
-            log("note: the best so far did not rebuild (" + b.error +
-                "); a faster measurement becomes the best without a re-timing");
-            return d;
-        }
-        write_file_atomically(cdir / "hash", best_hash_);
-    }
-    std::vector<SubjectResult> rs = measure_interleaved(
-        {timing_subject(bdir), timing_subject(cdir)}, protocol(opt_.confirm_rounds));
-    d.held = true;
-    // A schedule that fails in the re-timing (a crash) loses; one that beats a failing best
-    // wins.
-    d.challenger_s = rs[0].ok() ? rs[0].best_s() : 0;
-    d.champion_s = rs[1].ok() ? rs[1].best_s() : 0;
-    d.won = rs[0].ok() && (!rs[1].ok() || d.challenger_s < d.champion_s);
-    char b[200];
-    std::snprintf(b, sizeof(b), "  re-timed against the best so far, %d rounds: %s vs %s: %s",
-                  opt_.confirm_rounds, rs[0].ok() ? fmt_ms(d.challenger_s).c_str() : "failed",
-                  rs[1].ok() ? fmt_ms(d.champion_s).c_str() : "failed",
-                  d.won ? "it wins" : "the best stays");
-    log(b);
-    return d;
-}
-
 void Autotuner::record(int batch, const Proposal &p, const Measured &m, const fs::path &bdir,
                        const Duel &d) {
     if (m.ok) {
@@ -420,14 +369,7 @@ void Autotuner::record(int batch, const Proposal &p, const Measured &m, const fs
         failures_++;
     const std::string before = best_hash_;
     after_measurement(batch, p, m, d);
-    if (best_hash_ != before && opt_.confirm_rounds > 0) {
-        // The new best stays built for the next duel.
-        const fs::path cdir = dir_ / "champion";
-        fs::remove_all(cdir);
-        fs::create_directories(cdir);
-        fs::copy_file(bdir / "pipeline.so", cdir / "pipeline.so");
-        write_file_atomically(cdir / "hash", best_hash_);
-    }
+    if (best_hash_ != before) keep_champion(bdir);
 }
 
 void Autotuner::add_sample(int batch, const Proposal &p, const Measured &m) {

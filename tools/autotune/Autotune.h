@@ -39,12 +39,13 @@ struct AutotuneOptions {
     /** Fresh timed processes (rounds of the timing protocol, measure/Protocol.h) per schedule;
      * its runtime is the best over them. */
     int repeats = 3;
-    /** A schedule measured faster than the best so far is timed again against it, interleaved
-     * (`confirm_rounds` fresh processes each), and becomes the best, the base of the next
-     * tweaks and mutations, only if it is faster there too (0 = any faster measurement is the
-     * new best). A measurement's figure is the minimum of its rounds, and the fastest of many
-     * such minima is mostly luck: bench histogram_equalize's fastest measured schedules (15.0-
-     * 15.9 ms) re-timed at 17.0-18.0 against the expert's 14.7-15.1 (session 36). */
+    /** A schedule measured faster than the best so far, or within 5% of it, is timed again
+     * against it, interleaved (`confirm_rounds` fresh processes each), and becomes the best,
+     * the base of the next tweaks and mutations, only if it is faster there (0 = any faster
+     * measurement is the new best). A measurement's figure is the minimum of its rounds, and the
+     * fastest of many such minima is mostly luck: bench histogram_equalize's fastest measured
+     * schedules (15.0- 15.9 ms) re-timed at 17.0-18.0 against the expert's 14.7-15.1 (session 36).
+     */
     int confirm_rounds = 3;
     /** Per timed process: repetitions stop when best and third-best agree within 3%, or after
      * `max_runs` runs or `run_budget_s` seconds of them. */

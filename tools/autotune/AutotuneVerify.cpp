@@ -222,10 +222,7 @@ void Autotuner::verify_best() {
         // Another autoscheduler's schedule (--also) that measured: rebuilt by it again.
         if (m.contains("scheduler_name") && m.contains("runtime_seconds") &&
             std::find(names.begin(), names.end(), m.value("hash", "")) == names.end()) {
-            Proposal p;
-            p.hash = m.value("hash", "");
-            p.scheduler_plugin = m.value("scheduler_plugin", "");
-            p.scheduler_name = m.value("scheduler_name", "");
+            Proposal p = foreign_proposal(m);
             props.push_back(p);
             names.push_back(p.hash);
         }

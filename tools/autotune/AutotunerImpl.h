@@ -38,6 +38,9 @@ struct Proposal {
 /** The plugin and -s name of an --also entry ("adams2019", ..., or "PLUGIN.so:NAME"); throws
  * UserError for an unknown name or a missing plugin. */
 std::pair<std::string, std::string> also_scheduler(const std::string &entry);
+/** The proposal that rebuilds another autoscheduler's schedule logged in measurements.jsonl
+ * line `m` (its hash, plugin and scheduler name). */
+Proposal foreign_proposal(const json &m);
 /** The batch-0 proposal that measures --also entry `entry` as it schedules. */
 Proposal also_proposal(const std::string &entry);
 
@@ -135,6 +138,9 @@ private:
     /** The proposal that rebuilds the best so far (best_hash_); empty text and scheduler when
      * it cannot be found. */
     Proposal champion_proposal() const;
+    fs::path champion_dir() const { return dir_ / "champion"; }
+    /** After a new best: its shared object (built in bdir) moves to champion_dir(). */
+    void keep_champion(const fs::path &bdir);
     void record(int batch, const Proposal &p, const Measured &m, const fs::path &bdir,
                 const Duel &d = {});
     /** The measurement as a sample of the store (Sextant's schedules only). */

@@ -62,9 +62,9 @@ measurements.jsonl, samples.db.
                          theirs (best.schedule.h; then no best.txt). Not fine-tuned on.
                          With --minutes, each gets a quarter of the budget (at least 30 s)
                          to schedule and build
-  --confirm-rounds R     a schedule measured faster than the best so far is re-timed against
-                         it, interleaved, R rounds each, and becomes the best (the base of
-                         the tweaks) only if it wins there too (default 3; 0 = off)
+  --confirm-rounds R     a schedule measured faster than the best so far, or within 5% of
+                         it, is re-timed against it, interleaved, R rounds each, and becomes
+                         the best (the base of the tweaks) only if it wins (default 3; 0 = off)
   --weights FILE         weights to start from (default: the shipped ones, if any)
   --epochs N             fine-tuning epochs per batch (default 20; 0 = no fine-tuning)
   --plugin FILE          libautoschedule_sextant.so (default: this build's)
