@@ -5,6 +5,7 @@
 #include "Halide.h"
 
 #include "camera_pipe.schedule.h"
+#include "camera_pipe_planar.schedule.h"
 #include "depthwise_separable_conv.schedule.h"
 #include "harris.schedule.h"
 #include "histogram_equalize.schedule.h"
@@ -25,6 +26,7 @@ using namespace Halide;
 const std::map<std::string, std::function<void(const expert::Funcs &)>> &expert_schedules() {
     static const std::map<std::string, std::function<void(const expert::Funcs &)>> schedules = {
         {"camera_pipe", schedule_camera_pipe},
+        {"camera_pipe_planar", schedule_camera_pipe_planar},
         {"depthwise_separable_conv", schedule_depthwise_separable_conv},
         {"harris", schedule_harris},
         {"histogram_equalize", schedule_histogram_equalize},
