@@ -77,13 +77,13 @@ public:
         Func g_r("g_r"), g_b("g_b");
         {
             Expr gh = absd(g_gr(x, y), g_gr(x + 1, y)), gv = absd(g_gb(x, y - 1), g_gb(x, y));
-            g_r(x, y) = select(gh < gv, avg(g_gr(x, y), g_gr(x + 1, y)),
-                               avg(g_gb(x, y - 1), g_gb(x, y)));
+            g_r(x, y) =
+                select(gh < gv, avg(g_gr(x, y), g_gr(x + 1, y)), avg(g_gb(x, y - 1), g_gb(x, y)));
         }
         {
             Expr gh = absd(g_gb(x - 1, y), g_gb(x, y)), gv = absd(g_gr(x, y), g_gr(x, y + 1));
-            g_b(x, y) = select(gh < gv, avg(g_gb(x - 1, y), g_gb(x, y)),
-                               avg(g_gr(x, y), g_gr(x, y + 1)));
+            g_b(x, y) =
+                select(gh < gv, avg(g_gb(x - 1, y), g_gb(x, y)), avg(g_gr(x, y), g_gr(x, y + 1)));
         }
 
         // Colour differences to green where red and blue were sampled.
@@ -152,10 +152,12 @@ public:
 
         // Unsharp mask: a [1 2 1] / 4 blur each way, the difference added back.
         Func blur_y("blur_y"), blur_x("blur_x");
-        blur_y(x, y, c) = (curved(x, y - 1, c) + 2 * curved(x, y, c) + curved(x, y + 1, c) + 2) >> 2;
+        blur_y(x, y, c) =
+            (curved(x, y - 1, c) + 2 * curved(x, y, c) + curved(x, y + 1, c) + 2) >> 2;
         blur_x(x, y, c) =
             (blur_y(x - 1, y, c) + 2 * blur_y(x, y, c) + blur_y(x + 1, y, c) + 2) >> 2;
-        Expr sharp = curved(x, y, c) + ((sharpen_strength * (curved(x, y, c) - blur_x(x, y, c))) >> 2);
+        Expr sharp =
+            curved(x, y, c) + ((sharpen_strength * (curved(x, y, c) - blur_x(x, y, c))) >> 2);
         output(x, y, c) = cast<uint8_t>(clamp(sharp, 0, 255));
 
         color_temp.set_estimate(3700.0f);
