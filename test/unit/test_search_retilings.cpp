@@ -103,3 +103,60 @@ TEST_CASE("a producer slides down parallel strips of its root consumer", "[searc
     opt.slide_strips = false;
     CHECK(strips(downsample_2d(64, 1, 256), opt).empty());
 }
+
+TEST_CASE("a short loop kept outside its consumer's tiles is brought inside them for a producer",
+          "[search]") {
+    // in -> P(x, y, c) -> C(x, y, c) = P(x, y, c) * 2, C over 64 x 32 x `channels`, at root
+    // with its channels outside its 4-row bands (x vector 8, y split 4, c outer): P computed
+    // at C's band loop would run once per channel. The search also offers C with c inside
+    // the bands and P per band, for a loop of at most 4 points (colour channels).
+    auto offered = [](int64_t channels) {
+        PipelineDag dag;
+        dag.machine = test::avx2_machine(2);
+        const Box64 b = {{0, 63}, {0, 31}, {0, channels - 1}};
+        dag.inputs.push_back(test::input(b));
+        std::vector<JacobianEntry> identity;
+        for (int d = 0; d < 3; d++)
+            for (int l = 0; l < 3; l++)
+                identity.push_back({d == l ? 1 : 0, 1, true});
+        for (int id = 0; id < 2; id++) {
+            FuncNode f = test::func(id, id == 0 ? "P" : "C", b);
+            f.can_inline = id == 0;
+            f.is_output = id == 1;
+            Stage s;
+            s.func = id;
+            s.name = f.name;
+            s.loops = {test::pure_loop("x", 0, 0, 63), test::pure_loop("y", 1, 0, 31),
+                       test::pure_loop("c", 2, 0, channels - 1)};
+            s.ops.at(OpKind::Mul, TypeClass::F32) = 1;
+            s.loads = {test::simple_load(id == 0 ? ProducerKind::Input : ProducerKind::Func, 0, 1,
+                                         3, identity)};
+            f.stages.push_back(s);
+            dag.funcs.push_back(f);
+            dag.edges.push_back(
+                test::offset_edge(id, 0, id == 0 ? ProducerKind::Input : ProducerKind::Func, 0,
+                                  {0, 0, 0}, {0, 0, 0}, 1));
+        }
+        dag.outputs = {1};
+        dag.link();
+        SearchSpace space(dag);
+        const FuncSched c =
+            root_c({{LoopMode::Inner, 0}, {LoopMode::Split, 4}, {LoopMode::Outer, 0}});
+        int found = 0;
+        for (const StatePtr &k : children_after(space, {c})) {
+            const FuncSched &kc = k->decisions[1];
+            if (kc.stages[0].loops[2].mode != LoopMode::Inner) continue;
+            // Only c moved; P at the outer part of y, the outermost loop now.
+            CHECK(kc.stages[0].loops[1] == (LoopTiling{LoopMode::Split, 4}));
+            REQUIRE(k->decisions[0].placement == Placement::At);
+            CHECK(k->decisions[0].at_func == 1);
+            const ConcreteLoop &at = k->nests[1]->stages[0].order[size_t(k->decisions[0].at_level)];
+            CHECK(at.outer_part);
+            CHECK(at.stage_loop == 1);
+            found++;
+        }
+        return found;
+    };
+    CHECK(offered(3) > 0); // one placement, with each of P's tilings
+    CHECK(offered(8) == 0);
+}
