@@ -59,22 +59,21 @@ public:
         }
     }
 
-    /** A short pure loop (at most kShortLoop points: colour channels) the consumer keeps
-     * outside its tiles (LoopMode::Outer) brought inside them, with the Func computed at the
-     * outer parts of the consumer's split loops: once per tile for every point of that loop
-     * instead of once per point of it. Bench camera_pipe_planar:
-     * `curved` ran its 3 channels outside its 2-row bands, so `linear` (which `curved` reads at
-     * all three channels of a pixel through the colour matrix) computed there would have been
-     * computed three times, and stayed inlined; with the channels inside the bands and `linear`
-     * per band the schedule ran 37.0 ms against 66.5 (predicted 107.8 against 116.8 ms: the
-     * model saw it, the consumer's tiling had been chosen before `linear` was placed). */
-    static constexpr int64_t kShortLoop = 4;
+    /** A short pure loop (SearchSpaceOptions::retile_inside_max_points: colour channels) the
+     * consumer keeps outside its tiles (LoopMode::Outer) brought inside them, with the Func
+     * computed at the outer parts of the consumer's split loops: once per tile for every point
+     * of that loop instead of once per point of it. Bench camera_pipe_planar: `curved` ran its
+     * 3 channels outside its 2-row bands, so `linear` (which `curved` reads at all three
+     * channels of a pixel through the colour matrix) computed there would have been computed
+     * three times, and stayed inlined; with the channels inside the bands and `linear` per band
+     * the schedule ran 37.0 ms against 66.5 (predicted 107.8 against 116.8 ms: the model saw
+     * it, the consumer's tiling had been chosen before `linear` was placed). */
     void outer_loops_inside() {
         for (size_t i = 0; i < st_.loops.size(); i++) {
             const LoopDim &l = st_.loops[i];
             const int64_t E = cn_.loop_box[i].extent();
             if (old_.loops[i].mode != LoopMode::Outer || l.is_rvar || l.func_dim < 0 || E <= 1 ||
-                E > kShortLoop)
+                E > opt_.retile_inside_max_points)
                 continue;
             StageSched sched = old_;
             sched.loops[i] = {LoopMode::Inner, 0};

@@ -85,6 +85,14 @@ struct SearchSpaceOptions {
      * iir_blur's column scan `down` can be computed per strip of columns only if `up`'s copy
      * stage splits x. */
     bool retile_consumers = true;
+    /** With retile_consumers: a pure loop of at most this many points (colour channels) that
+     * the consumer keeps outside its tiles is also offered inside them, the Func computed at
+     * the outer parts of its split loops, once per tile for all those points (0: never).
+     * Bench camera_pipe_planar: `linear` per 2-row band of `curved` for its three channels ran
+     * 37.0 ms against 66.5 with the channels outside the bands and `linear` inlined; with no
+     * limit the move changed four more bench picks, depthwise_separable_conv's 3.61 -> 5.39 ms
+     * (a loop of its boundary wrapper, not a channel loop, brought inside). */
+    int retile_inside_max_points = 4;
     /** Register blocks: a Func with a reduction (an update with RVars) whose uses are all in
      * one stage of one consumer with nothing inside it is also offered that consumer re-tiled
      * into blocks of one vector by up to 8 x 8 points (as many accumulator vectors as three

@@ -109,6 +109,7 @@ std::string parse_search_space_options(const std::string &text, SearchSpaceOptio
         {"max_fallback_children", integer(&o.max_fallback_children, 1)},
         {"max_unrolled_nodes", real(&o.max_unrolled_nodes)},
         {"retile_consumers", flag(&o.retile_consumers)},
+        {"retile_inside_max_points", integer(&o.retile_inside_max_points, 0)},
         {"register_blocks", flag(&o.register_blocks)},
         {"register_tiles", flag(&o.register_tiles)},
         {"reduction_outside", flag(&o.reduction_outside)},

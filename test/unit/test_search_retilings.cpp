@@ -110,7 +110,7 @@ TEST_CASE("a short loop kept outside its consumer's tiles is brought inside them
     // with its channels outside its 4-row bands (x vector 8, y split 4, c outer): P computed
     // at C's band loop would run once per channel. The search also offers C with c inside
     // the bands and P per band, for a loop of at most 4 points (colour channels).
-    auto offered = [](int64_t channels) {
+    auto offered = [](int64_t channels, SearchSpaceOptions opt = {}) {
         PipelineDag dag;
         dag.machine = test::avx2_machine(2);
         const Box64 b = {{0, 63}, {0, 31}, {0, channels - 1}};
@@ -143,7 +143,7 @@ TEST_CASE("a short loop kept outside its consumer's tiles is brought inside them
         const FuncSched c =
             root_c({{LoopMode::Inner, 0}, {LoopMode::Split, 4}, {LoopMode::Outer, 0}});
         int found = 0;
-        for (const StatePtr &k : children_after(space, {c})) {
+        for (const StatePtr &k : children_after(space, {c}, opt)) {
             const FuncSched &kc = k->decisions[1];
             if (kc.stages[0].loops[2].mode != LoopMode::Inner) continue;
             // Only c moved; P at the outer part of y, the outermost loop now.
@@ -159,4 +159,8 @@ TEST_CASE("a short loop kept outside its consumer's tiles is brought inside them
     };
     CHECK(offered(3) > 0); // one placement, with each of P's tilings
     CHECK(offered(8) == 0);
+    // The limit is SearchSpaceOptions::retile_inside_max_points.
+    SearchSpaceOptions two;
+    two.retile_inside_max_points = 2;
+    CHECK(offered(3, two) == 0);
 }
