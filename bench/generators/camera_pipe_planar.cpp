@@ -8,6 +8,7 @@
 // RGB. About thirty Funcs, most of them cheap, which is what makes it hard to schedule: the
 // bench's camera_pipe demosaics with one select per pixel and has a third as many. Integer
 // arithmetic to the table, so every schedule gives bit-identical output. No schedule.
+#include "CameraFrontEnd.h"
 #include "Halide.h"
 
 namespace {
@@ -48,15 +49,8 @@ public:
     void generate() {
         // Mirroring about the edge pixel keeps the Bayer parity.
         Func mirrored = BoundaryConditions::mirror_interior(raw);
-        Func sensor("sensor");
-        sensor(x, y) = min(cast<int32_t>(mirrored(x, y)), 1023);
-
-        // Hot pixels: clamp each sample to the range of its four same-colour neighbours.
-        Func denoised("denoised");
-        Expr n0 = sensor(x - 2, y), n1 = sensor(x + 2, y), n2 = sensor(x, y - 2),
-             n3 = sensor(x, y + 2);
-        denoised(x, y) =
-            clamp(sensor(x, y), min(min(n0, n1), min(n2, n3)), max(max(n0, n1), max(n2, n3)));
+        // Hot pixels: each sample clamped to the range of its four same-colour neighbours.
+        Func denoised = bench::hot_pixels_suppressed(mirrored, x, y);
 
         // The four planes, half resolution. GRBG: (even, even) G, (odd, even) R,
         // (even, odd) B, (odd, odd) G.
