@@ -27,7 +27,8 @@ double heap_bytes(const PipelineDag &dag, const Decisions &d, const FuncNest &n)
  * freed before `maximum` is allocated (a malloc log's frees). */
 double arena_reach_bytes(const PipelineDag &dag, const Decisions &d,
                          const std::vector<int> &members, const std::vector<double> &bytes,
-                         int anchor, std::vector<std::pair<int, int>> &life) {
+                         int anchor, const std::vector<int> &root_anchor_of,
+                         std::vector<std::pair<int, int>> &life) {
     const int never = int(dag.funcs.size());
     // The member of the Root Func's own nest that each member is, or is computed inside.
     auto top = [&](int g) {
@@ -42,7 +43,7 @@ double arena_reach_bytes(const PipelineDag &dag, const Decisions &d,
         for (const StageRef &c : effective_consumers(dag, d, g)) {
             const int f = c.first;
             if (f == anchor || d[size_t(f)].placement != Placement::At ||
-                root_anchor(d, f) != anchor) {
+                root_anchor_of[size_t(f)] != anchor) {
                 freed = never;
                 break;
             }
@@ -149,10 +150,10 @@ double heap_group_bytes(const PipelineDag &dag, const Decisions &d, const Nests 
     return total;
 }
 
-HeapGroups::HeapGroups(const PipelineDag &dag, const Decisions &d, const Nests &nests)
-    : anchor_(d.size()), group_bytes_(d.size(), 0.0) {
+void HeapGroups::reset(const PipelineDag &dag, const Decisions &d, const Nests &nests) {
+    root_anchors(d, anchor_);
+    group_bytes_.assign(d.size(), 0.0);
     for (size_t g = 0; g < d.size(); g++) {
-        anchor_[g] = root_anchor(d, int(g));
         if (nests[g] && d[g].placement == Placement::At)
             group_bytes_[size_t(anchor_[g])] += heap_bytes(dag, d, *nests[g]);
     }
@@ -196,7 +197,7 @@ AllocatorEstimate estimate_allocator(const PipelineDag &dag, const Decisions &d,
     // The search calls this for every candidate: its arrays are kept per thread, not allocated.
     struct Scratch {
         std::vector<double> bytes, allocs, group;
-        std::vector<int> anchor, anchors, members, slot, start, by_anchor;
+        std::vector<int> root, anchor, anchors, members, slot, start, by_anchor;
         std::vector<std::pair<int, int>> life;
     };
     thread_local Scratch scratch;
@@ -228,6 +229,8 @@ AllocatorEstimate estimate_allocator(const PipelineDag &dag, const Decisions &d,
     std::vector<int> &anchor = scratch.anchor;
     std::vector<int> &anchors = scratch.anchors; // Root Funcs whose nests hold heap buffers
     std::vector<int> &slot = scratch.slot;       // an anchor's index in `anchors`, or -1
+    std::vector<int> &root = scratch.root;
+    root_anchors(d, root);
     anchor.assign(n, -1);
     anchors.clear();
     slot.assign(n, -1);
@@ -236,7 +239,7 @@ AllocatorEstimate estimate_allocator(const PipelineDag &dag, const Decisions &d,
         if (d[g].placement == Placement::Root) {
             e.root_heap_bytes += bytes[g];
         } else {
-            anchor[g] = root_anchor(d, int(g));
+            anchor[g] = root[g];
             if (slot[size_t(anchor[g])] < 0) {
                 slot[size_t(anchor[g])] = int(anchors.size());
                 anchors.push_back(anchor[g]);
@@ -264,7 +267,7 @@ AllocatorEstimate estimate_allocator(const PipelineDag &dag, const Decisions &d,
         std::vector<int> &members = scratch.members; // its heap buffers, in id order
         members.assign(by_anchor.begin() + start[i], by_anchor.begin() + start[i + 1]);
         group[size_t(anchors[i])] =
-            arena_reach_bytes(dag, d, members, bytes, anchors[i], scratch.life);
+            arena_reach_bytes(dag, d, members, bytes, anchors[i], root, scratch.life);
     }
     // The main thread runs parallel tasks too, so the main arena holds the Root buffers plus
     // one iteration's buffers of some nest; it grows by each request plus the top pad (128

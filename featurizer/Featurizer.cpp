@@ -28,6 +28,8 @@ Featurizer::Featurizer(const PipelineDag &dag) : dag_(dag) {
     for (const FuncNode &f : dag.funcs) {
         stage_base_.push_back(n);
         n += int(f.stages.size());
+        for (const Stage &s : f.stages)
+            widest_type_bytes_.push_back(s.ops.widest_type_bytes());
     }
     int num_algo = num_algorithm_features();
     for (const FuncNode &f : dag.funcs) {
@@ -102,6 +104,8 @@ struct StageView {
      * fraction of the nest's points that are computed. */
     double slide = 1.0;
     int vw;
+    /** Bytes of the widest type the stage's own operations use (OpHistogram, per stage). */
+    int widest_type_bytes;
     int64_t inner_extent;
     /** A vector loop no longer than width x unroll is no loop at all but one block of
      * vectors, which accesses hoist past. */
@@ -116,10 +120,10 @@ struct StageView {
     bool accumulates_in_registers;
 
     StageView(const PipelineDag &dag_, const Decisions &d_, const Nests &nests_, int func_,
-              int stage_)
+              int stage_, int widest_type_bytes_)
         : dag(dag_), d(d_), nests(nests_), func(func_), stage(stage_), f(dag.funcs[func]),
           s(f.stages[stage]), fn(*nests[func]), sn(fn.stages[stage]), K(int(s.loops.size())),
-          nl(int(sn.order.size())) {
+          nl(int(sn.order.size())), widest_type_bytes(widest_type_bytes_) {
         realizations = fn.realizations;
         points = double(box_volume(sn.loop_box));
         total = realizations * points;
@@ -192,8 +196,8 @@ void point_and_vector_features(const StageView &v, ScheduleRow &r) {
     double per_vector = 1;
     if (vw > 1) {
         const double natural = v.dag.machine.natural_vector_lanes(v.f);
-        const double widening = std::max(1.0, double(v.s.ops.widest_type_bytes()) /
-                                                  double(std::max(1, v.f.bytes_per_point)));
+        const double widening =
+            std::max(1.0, double(v.widest_type_bytes) / double(std::max(1, v.f.bytes_per_point)));
         per_vector = vw >= natural ? std::ceil(double(vw) / natural)
                                    : std::max(double(vw) / natural, 1.0 / widening);
     }
@@ -561,7 +565,7 @@ std::shared_ptr<const std::vector<ProducerRegion>> Featurizer::footprints(std::v
 
 ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests, int func,
                                           int stage, const HeapGroups *groups) const {
-    const StageView v(dag_, d, nests, func, stage);
+    const StageView v(dag_, d, nests, func, stage, widest_type_bytes_[stage_id(func, stage)]);
     ScheduleRow r{};
     point_and_vector_features(v, r);
     parallel_features(v, r);

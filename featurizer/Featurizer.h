@@ -38,7 +38,12 @@ struct StageLoads;
 /** heap_group_bytes of every Func of one schedule, each group summed once. */
 class HeapGroups {
 public:
-    HeapGroups(const PipelineDag &dag, const Decisions &d, const Nests &nests);
+    HeapGroups() = default;
+    HeapGroups(const PipelineDag &dag, const Decisions &d, const Nests &nests) {
+        reset(dag, d, nests);
+    }
+    /** The groups of another schedule, reusing the arrays. */
+    void reset(const PipelineDag &dag, const Decisions &d, const Nests &nests);
     double of(int func) const { return group_bytes_[size_t(anchor_[size_t(func)])]; }
 
 private:
@@ -84,6 +89,7 @@ private:
 
     const PipelineDag &dag_;
     std::vector<int> stage_base_;
+    std::vector<int> widest_type_bytes_; // per stage_id: OpHistogram::widest_type_bytes
     std::vector<std::vector<float>> algorithm_;
     mutable std::mutex cache_mutex_;
     mutable std::unordered_map<std::vector<int64_t>, std::shared_ptr<const StageLoads>, KeyHash>

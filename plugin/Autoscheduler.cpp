@@ -281,7 +281,7 @@ AutoscheduleResult autoschedule_impl(const std::vector<Halide::Internal::Functio
     progress.phase = "loading the cost model";
     std::unique_ptr<CostModel> model =
         make_cost_model(params.cost_model, params.weights, dag.machine);
-    ModelEvaluator eval(dag, *model);
+    ModelEvaluator eval(dag, *model, params.check_siblings);
     SearchSpace space(dag);
     AutoscheduleResult r;
     r.cost_model = model->name();

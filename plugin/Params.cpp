@@ -87,6 +87,8 @@ Params Params::parse(const std::map<std::string, std::string> &env) {
         {"SCHEDULE_FILE", [&](auto &, auto &v) { p.schedule_file = v; }},
         {"EXPORT_TRAINING", [&](auto &, auto &v) { p.export_training_dir = v; }},
         {"TRACE_SCHEDULE", [&](auto &, auto &v) { p.trace_file = v; }},
+        {"CHECK_SIBLINGS",
+         [&](auto &k, auto &v) { p.check_siblings = parse_int(k, v, 0, 1) != 0; }},
         {"CANDIDATES", [&](auto &, auto &v) { p.candidates_dir = v; }},
         {"SEARCH_SPACE",
          [&](auto &k, auto &v) {

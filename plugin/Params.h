@@ -76,6 +76,10 @@ struct Params {
     /** A ScheduleText the search follows and reports on at every step (BeamSearchOptions::
      * trace): why the search misses a schedule. SEXTANT_TRACE_SCHEDULE. */
     std::string trace_file;
+    /** Score every child whole and count the siblings (State::siblings) whose other Funcs'
+     * scores differ from the sibling the search takes them from: the check behind that
+     * shortcut (docs/SEARCH.md). SEXTANT_CHECK_SIBLINGS=1. */
+    bool check_siblings = false;
     /** If set, search several distinct candidate schedules (the beam-search best first, then a
      * greedy one and dropout searches) and write them with their predicted runtimes to
      * DIR/candidates.jsonl; the first is applied as usual. Autotuning uses this to propose

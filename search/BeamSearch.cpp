@@ -65,45 +65,71 @@ double child_bytes(const State &c, int func) {
 }
 
 /** The best `keep` distinct states of a stream of children, selected in batches of at most
- * `batch`: holds at most keep + batch states. Children are scored in groups as they come, on
- * the queue's thread while this one makes the next children; states are made, selected and
- * dropped on this thread alone (the queue's thread only reads them and sets their costs). The
- * states kept are those of scoring each batch whole: a state's cost depends on it alone. */
+ * `batch`. Children are scored in groups as they come, on the queue's thread while this one
+ * makes the next children; states are made, selected and dropped on this thread alone (the
+ * queue's thread only reads them and sets their costs). The states kept are those of scoring
+ * each batch whole and merging the batches in order: a state's cost depends on it alone.
+ * With `overlap`, a full batch is merged only once the next one is full (or at the end), so
+ * that this thread makes children while the last batch is still being scored: it then holds
+ * at most keep + 2 x batch states, else keep + batch. */
 class BestChildren {
 public:
     BestChildren(StateEvaluator &eval, JobQueue &queue, SearchStats *stats, size_t keep,
-                 size_t batch, size_t per_structure, size_t per_cost)
+                 size_t batch, size_t per_structure, size_t per_cost, bool overlap)
         : eval_(eval), queue_(queue), stats_(stats), keep_(std::max<size_t>(1, keep)),
           batch_(std::max<size_t>(1, batch)), score_group_(std::min(batch_, kScoreGroup)),
           per_structure_(std::max<size_t>(1, per_structure)),
-          per_cost_(std::max<size_t>(1, per_cost)) {}
-    ~BestChildren() { queue_.abandon(); } // queued scoring reads pending_
+          per_cost_(std::max<size_t>(1, per_cost)), overlap_(overlap && queue.threaded()) {}
+    ~BestChildren() { queue_.abandon(); } // queued scoring reads waiting_ and pending_
     BestChildren(const BestChildren &) = delete;
     BestChildren &operator=(const BestChildren &) = delete;
 
     void add(StatePtr c) {
         pending_.push_back(std::move(c));
         if (pending_.size() - scored_ >= score_group_) score();
-        if (pending_.size() >= batch_) flush();
+        if (pending_.size() >= batch_) next_batch();
     }
 
     /** Scores what is pending and keeps the best `keep` distinct states. */
     void flush() {
         score();
         queue_.drain();
+        merge_waiting();
         scored_ = 0;
         if (pending_.empty()) return;
-        merge();
+        merge(pending_);
     }
 
-    size_t held() const { return best_.size() + pending_.size(); }
-    bool empty() const { return best_.empty() && pending_.empty(); }
+    size_t held() const { return best_.size() + waiting_.size() + pending_.size(); }
+    bool empty() const { return best_.empty() && waiting_.empty() && pending_.empty(); }
     std::vector<StatePtr> take() {
         flush();
         return std::move(best_);
     }
 
 private:
+    /** The pending batch is full: merges the one before it (overlapping) or itself. */
+    void next_batch() {
+        score();
+        scored_ = 0;
+        if (!overlap_) {
+            queue_.wait(ticket_);
+            merge(pending_);
+            return;
+        }
+        merge_waiting();
+        waiting_ = std::move(pending_);
+        waiting_ticket_ = ticket_;
+        pending_.clear();
+    }
+
+    /** Merges the batch waiting for its scores, once they are in. */
+    void merge_waiting() {
+        if (waiting_.empty()) return;
+        queue_.wait(waiting_ticket_);
+        merge(waiting_);
+    }
+
     /** Queues the scoring of the pending children not yet queued. */
     void score() {
         if (scored_ == pending_.size()) return;
@@ -112,7 +138,7 @@ private:
         for (size_t i = scored_; i < pending_.size(); i++)
             group.push_back(pending_[i].get());
         scored_ = pending_.size();
-        queue_.push([this, group = std::move(group)] {
+        ticket_ = queue_.push([this, group = std::move(group)] {
             auto t0 = Clock::now();
             eval_.evaluate(group);
             if (stats_) {
@@ -122,11 +148,11 @@ private:
         });
     }
 
-    /** Keeps the best `keep` distinct states of best_ and pending_ (scored). */
-    void merge() {
-        for (StatePtr &c : pending_)
+    /** Keeps the best `keep` distinct states of best_ and `batch` (scored; emptied). */
+    void merge(std::vector<StatePtr> &batch) {
+        for (StatePtr &c : batch)
             best_.push_back(std::move(c));
-        pending_.clear();
+        batch.clear();
         std::sort(best_.begin(), best_.end(), better);
         // At most per_structure_ states of one placement structure, while others are left:
         // siblings that differ only in tilings score alike, and a beam full of them loses the
@@ -175,8 +201,12 @@ private:
     JobQueue &queue_;
     SearchStats *stats_;
     const size_t keep_, batch_, score_group_, per_structure_, per_cost_;
-    std::vector<StatePtr> best_, pending_;
-    size_t scored_ = 0; // pending_[0, scored_) are queued for scoring
+    const bool overlap_;
+    /** The kept states; a full batch whose scoring may still run; the batch being filled. */
+    std::vector<StatePtr> best_, waiting_, pending_;
+    size_t scored_ = 0;           // pending_[0, scored_) are queued for scoring
+    uint64_t ticket_ = 0;         // of the last scoring queued
+    uint64_t waiting_ticket_ = 0; // of waiting_'s last scoring
 };
 
 std::string mib(double bytes) {
@@ -198,7 +228,7 @@ struct PassBounds {
  * no pace yet). */
 void bound_step(const BeamSearchOptions &opt, double budget, double cache_bytes, size_t parents,
                 double per_child, bool finishing, double seconds_left, double seconds_per_parent,
-                int steps_left, int &keep, int &batch, PassBounds &b) {
+                int steps_left, int &keep, int &batch, bool &two_batches, PassBounds &b) {
     // This step's children are a little larger than the last step's (one more Func
     // decided): plan with some room.
     const double per = per_child * 1.05 + 1024;
@@ -215,6 +245,7 @@ void bound_step(const BeamSearchOptions &opt, double budget, double cache_bytes,
         b.min_keep = std::min(b.min_keep, keep);
         b.min_batch = std::min(b.min_batch, batch);
     }
+    two_batches = double(keep + 2 * batch) * per <= avail;
     if (opt.time_limit_s > 0 && !finishing && seconds_per_parent >= 0) {
         double affordable = seconds_left / (seconds_per_parent * double(steps_left));
         if (affordable < keep) {
@@ -307,6 +338,7 @@ private:
     /** One pass; false when the search ends with it. */
     bool run_pass(int pass) {
         st_.pass = pass + 1;
+        const auto pass_start = Clock::now();
         Pass p;
         p.index = pass;
         p.so = opt_.space;
@@ -343,7 +375,8 @@ private:
         if (log_) {
             std::ostringstream o;
             o << "pass " << pass + 1 << "/" << passes_ << (p.so.coarse ? " (coarse)" : "")
-              << ": best predicted " << p.beam[0]->cost * 1e3 << " ms";
+              << ": best predicted " << p.beam[0]->cost * 1e3 << " ms (" << since(pass_start)
+              << " s)";
             log_(o.str());
         }
         if (finishing_) return false; // the time is up: no further passes
@@ -377,10 +410,11 @@ private:
             st_.cache_drops++;
         }
         int keep = 0, batch = 0;
+        bool two_batches = false;
         bound_step(opt_, budget_, space_.cache_bytes(), p.beam.size(), p.per_child, finishing_,
                    p.pass_end - since(start_),
                    p.parents_done > 0 ? p.parent_seconds / double(p.parents_done) : -1,
-                   steps_ - step, keep, batch, p.bounds);
+                   steps_ - step, keep, batch, two_batches, p.bounds);
         const double parents = double(p.beam.size()) * (p.per_child * 1.05 + 1024);
         auto step_start = Clock::now();
         const bool filter = p.index > opt_.free_passes && !allowed_[step + 1].empty();
@@ -390,8 +424,8 @@ private:
         const size_t per_cost = opt_.equal_cost_share > 0
                                     ? size_t(std::ceil(keep * opt_.equal_cost_share))
                                     : size_t(keep);
-        BestChildren kept(eval_, queue_, &st_, size_t(keep), size_t(batch), per_structure,
-                          per_cost);
+        BestChildren kept(eval_, queue_, &st_, size_t(keep), size_t(batch), per_structure, per_cost,
+                          two_batches);
         StatePtr dropped_pick; // one child that dropout dropped, uniformly (reservoir)
         int64_t dropped = 0, matching = 0;
         bool measured = false;
@@ -410,7 +444,10 @@ private:
                 kept.add(std::move(c));
             };
             for (size_t i = 0; i < p.beam.size(); i++) {
-                space_.children(*p.beam[i], p.so, emit);
+                // Filtered, only the allowed placements' children are made; when none of them
+                // is under the limits, all are made and filtered as they come.
+                if (!use_filter || !space_.children(*p.beam[i], p.so, emit, allowed_[step + 1]))
+                    space_.children(*p.beam[i], p.so, emit);
                 double held = parents + double(kept.held()) * p.per_child + space_.cache_bytes();
                 st_.peak_held_bytes = std::max(st_.peak_held_bytes, held);
                 // Out of time in the first pass: the children made so far must do.

@@ -454,6 +454,21 @@ int root_anchor(const Decisions &d, int func) {
     return func;
 }
 
+void root_anchors(const Decisions &d, std::vector<int> &out) {
+    out.assign(d.size(), -1);
+    for (size_t f = 0; f < d.size(); f++) {
+        if (out[f] >= 0) continue;
+        int g = int(f);
+        while (out[size_t(g)] < 0 && d[size_t(g)].placement == Placement::At)
+            g = d[size_t(g)].at_func;
+        const int anchor = out[size_t(g)] >= 0 ? out[size_t(g)] : g;
+        for (int h = int(f); out[size_t(h)] < 0; h = d[size_t(h)].at_func) {
+            out[size_t(h)] = anchor;
+            if (d[size_t(h)].placement != Placement::At) break;
+        }
+    }
+}
+
 std::vector<std::string> schedule_constructs(const PipelineDag &dag, const Decisions &d) {
     std::vector<std::string> out;
     auto add = [&](const char *k) {

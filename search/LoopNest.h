@@ -72,6 +72,8 @@ inline bool is_inlined(const PipelineDag &dag, const Decisions &d, int func) {
 /** The Func whose loops hold `func` at the outermost: `func` itself unless it is computed at
  * a consumer, else that consumer's root anchor. */
 int root_anchor(const Decisions &d, int func);
+/** root_anchor of every Func, into `out` (one walk per chain, not per Func). */
+void root_anchors(const Decisions &d, std::vector<int> &out);
 
 /** The non-inlined stages that read `func`, directly or through inlined Funcs. */
 std::vector<StageRef> effective_consumers(const PipelineDag &dag, const Decisions &d, int func);

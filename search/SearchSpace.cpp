@@ -323,6 +323,8 @@ StatePtr SearchSpace::make_child(const State &parent, const FuncSched &fs,
     auto c = std::make_shared<State>(parent);
     c->decisions.set(func, fs);
     c->num_decided++;
+    c->decided = func;
+    c->siblings = 0;
     c->dirty.clear();
     c->recheck.clear();
     c->hash = hash_mix(parent.hash, detail::hash_sched(fs));
@@ -486,6 +488,11 @@ void SearchSpace::placement_children(const State &parent, FuncSched p, int combo
                                ? uint64_t(total)
                                : uint64_t(std::max(1, combo_cap));
     const double step = double(total) / double(picks); // as thin() computes it
+    const uint64_t siblings = next_siblings_id_.fetch_add(1) + 1;
+    auto offer_sibling = [&](StatePtr c) {
+        if (!rounds_up_own_buffer(dag_, p, func)) c->siblings = siblings;
+        offer(std::move(c));
+    };
     for (uint64_t k = 0; k < picks; k++) {
         unsigned __int128 index =
             picks == uint64_t(total) ? k : (unsigned __int128)(double(k) * step);
@@ -497,7 +504,7 @@ void SearchSpace::placement_children(const State &parent, FuncSched p, int combo
             p.stages[i] = per_stage[i][picked[i]];
             index /= n;
         }
-        offer(make_child(parent, p, &placed));
+        offer_sibling(make_child(parent, p, &placed));
         if (!tiles) continue;
         // Update stages only: the accumulators are what a tile keeps in registers. Random
         // pipeline 762 (dropout seed 1 of reliability 1000) had a matmul's pure stage tiled too
@@ -510,13 +517,28 @@ void SearchSpace::placement_children(const State &parent, FuncSched p, int combo
             p.stages[i].unroll_outer = loops;
             tiled = true;
         }
-        if (tiled) offer(make_child(parent, p, &placed));
+        if (tiled) offer_sibling(make_child(parent, p, &placed));
     }
 }
 
 void SearchSpace::children(const State &s, const SearchSpaceOptions &opt,
                            const std::function<void(StatePtr)> &emit) const {
-    if (is_complete(s)) return;
+    children_of(s, opt, emit, nullptr);
+}
+
+bool SearchSpace::children(const State &s, const SearchSpaceOptions &opt,
+                           const std::function<void(StatePtr)> &emit,
+                           const std::set<uint64_t> &allowed) const {
+    return children_of(s, opt, emit, &allowed);
+}
+
+bool SearchSpace::children_of(const State &s, const SearchSpaceOptions &opt,
+                              const std::function<void(StatePtr)> &emit,
+                              const std::set<uint64_t> *allowed) const {
+    if (is_complete(s)) return true;
+    auto wanted = [&](const State &parent, const FuncSched &p) {
+        return !allowed || allowed->count(hash_mix(parent.placement_hash, placement_key(p)));
+    };
     const int func = order_[s.num_decided];
     // Children over a limit wait here until it is clear that no child is under them; of
     // those, the ones over only the memory limit come first, then over only the unroll
@@ -548,12 +570,14 @@ void SearchSpace::children(const State &s, const SearchSpaceOptions &opt,
     };
     const int combo_cap = opt.coarse ? opt.combos_per_placement_coarse : opt.combos_per_placement;
     for (const FuncSched &p : placements(s, func, opt))
-        placement_children(s, p, combo_cap, opt, offer_child);
+        if (wanted(s, p)) placement_children(s, p, combo_cap, opt, offer_child);
     // The Func inside its consumer re-tiled for it: the consumer's tiling was chosen before its
     // producers were, when no split of a loop it could leave whole paid off.
     const int retile_cap = std::max(1, combo_cap / std::max(1, opt.retile_combos_divisor));
     for (const Retiling &r : retilings(s, func, opt))
-        placement_children(*r.parent, r.placement, retile_cap, opt, offer_child);
+        if (wanted(*r.parent, r.placement))
+            placement_children(*r.parent, r.placement, retile_cap, opt, offer_child);
+    if (allowed && !any_ok) return false; // the limits' fallback needs every child
     if (!any_ok) {
         for (auto &v : over) {
             if (v.empty()) continue;
@@ -562,6 +586,7 @@ void SearchSpace::children(const State &s, const SearchSpaceOptions &opt,
             break;
         }
     }
+    return true;
 }
 
 } // namespace sextant

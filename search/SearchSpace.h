@@ -9,8 +9,10 @@
 #include "search/State.h"
 #include "search/Tails.h"
 
+#include <atomic>
 #include <functional>
 #include <mutex>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -214,6 +216,14 @@ public:
      * only if no child of `s` is under them (at most max_fallback_children of them). */
     void children(const State &s, const SearchSpaceOptions &opt,
                   const std::function<void(StatePtr)> &emit) const;
+    /** The children whose State::placement_hash is in `allowed` (a later pass continuing the
+     * structures of the passes before), the others never made: every tiling of a placement
+     * shares its hash. Which children the limits let through depends on all of them, so when
+     * no allowed child is under the limits this emits nothing and returns false; the caller
+     * then takes the unfiltered children and filters them itself. */
+    bool children(const State &s, const SearchSpaceOptions &opt,
+                  const std::function<void(StatePtr)> &emit,
+                  const std::set<uint64_t> &allowed) const;
 
     /** Loops of `sc` just outside its vector loop that a register tile unrolls (0: none):
      * pure, serial, not an outer or band part, at least 2 iterations over `box`, their
@@ -281,6 +291,8 @@ private:
     mutable std::unordered_map<TilingKey, std::vector<StageSched>, TilingKeyHash> tiling_cache_;
     mutable size_t tiling_cache_entries_ = 0; // StageScheds held by tiling_cache_
     mutable std::mutex tiling_cache_mutex_;
+    mutable std::atomic<uint64_t> next_siblings_id_{0}; // State::siblings
+
     std::vector<FuncSched> placements(const State &s, int func,
                                       const SearchSpaceOptions &opt) const;
     /** The children of `parent` placing its next Func as `p`: every tiling combination of the
@@ -289,6 +301,11 @@ private:
     void placement_children(const State &parent, FuncSched p, int combo_cap,
                             const SearchSpaceOptions &opt,
                             const std::function<void(StatePtr)> &offer) const;
+    /** children() with an optional placement filter (null: none); false as the filtered
+     * overload says. */
+    bool children_of(const State &s, const SearchSpaceOptions &opt,
+                     const std::function<void(StatePtr)> &emit,
+                     const std::set<uint64_t> *allowed) const;
     /** Appends `func` computed at each loop 0..last of stage `stage` of `anchor` (outermost
      * first, down to the vector loop), each followed by its sliding-window variants. */
     void offer_site(const State &s, int func, int anchor, int stage, int last,

@@ -34,6 +34,14 @@ struct State {
     /** IR nodes that unrolling adds to the generated code: per stage, (copies - 1) x its body
      * with inlined producers substituted (SearchSpaceOptions::max_unrolled_nodes). */
     double unrolled_nodes = 0;
+    /** The Func the last decision placed (-1: none yet). */
+    int decided = -1;
+    /** Children of one parent that place `decided` alike and differ only in its tilings share
+     * a non-zero id (SearchSpace::placement_children): every other Func's score, the heap
+     * groups and the allocator estimate are the same for all of them (the placement fixes
+     * `decided`'s buffer unless its update splits round the buffer up: those get 0), so an
+     * evaluator may score one of them whole and the others by `decided`'s own rows. */
+    uint64_t siblings = 0;
     uint64_t hash = 0;           // of all decisions so far
     uint64_t placement_hash = 0; // of the placements only (the coarse structure)
 };

@@ -558,3 +558,61 @@ TEST_CASE("scoring beside the search keeps the states scoring in place keeps", "
         CHECK_THROWS_AS(beam_search(space, failing, opt, nullptr), std::bad_alloc);
     }
 }
+
+TEST_CASE("siblings are scored by their own rows as if scored whole", "[search]") {
+    // Children that differ only in the tiling of the Func just placed take every other score
+    // from the first of them (State::siblings); the check mode scores each whole.
+    PipelineDag dag = test::stencil_chain(4);
+    SearchSpace space(dag);
+    AnalyticalModel model(dag.machine.parallelism, double(dag.machine.last_level_cache_bytes));
+    ModelEvaluator shortcut(dag, model), whole(dag, model, true);
+    BeamSearchOptions opt;
+    opt.beam_size = 8;
+    opt.max_batch = 300;
+    SearchStats a_stats, b_stats;
+    StatePtr a = beam_search(space, shortcut, opt, &a_stats);
+    StatePtr b = beam_search(space, whole, opt, &b_stats);
+    REQUIRE(a);
+    REQUIRE(b);
+    CHECK(to_schedule_text(dag, a->decisions) == to_schedule_text(dag, b->decisions));
+    CHECK(a->cost == b->cost);
+    REQUIRE(a_stats.final_beam.size() == b_stats.final_beam.size());
+    for (size_t i = 0; i < a_stats.final_beam.size(); i++) {
+        CHECK(a_stats.final_beam[i]->hash == b_stats.final_beam[i]->hash);
+        CHECK(a_stats.final_beam[i]->cost == b_stats.final_beam[i]->cost);
+    }
+    CHECK(shortcut.timing().states == whole.timing().states);
+    CHECK(shortcut.timing().rows < whole.timing().rows * 3 / 4);
+    CHECK(whole.sibling_mismatches() == 0);
+    CHECK(whole.sibling_checks() > 1000);
+}
+
+TEST_CASE("a filtered pass makes only the children of the structures it continues", "[search]") {
+    PipelineDag dag = test::stencil_chain(3);
+    SearchSpace space(dag);
+    StatePtr s = space.initial_state();
+    std::vector<StatePtr> first;
+    space.children(*s, SearchSpaceOptions{}, &first);
+    REQUIRE(!first.empty());
+    s = first[0];
+    std::vector<StatePtr> all;
+    space.children(*s, SearchSpaceOptions{}, &all);
+    std::set<uint64_t> structures;
+    for (const StatePtr &c : all)
+        structures.insert(c->placement_hash);
+    REQUIRE(structures.size() >= 3);
+    const std::set<uint64_t> allowed{*structures.begin(), *structures.rbegin()};
+    std::vector<uint64_t> want, got;
+    for (const StatePtr &c : all)
+        if (allowed.count(c->placement_hash)) want.push_back(c->hash);
+    CHECK(space.children(
+        *s, SearchSpaceOptions{}, [&](StatePtr c) { got.push_back(c->hash); }, allowed));
+    CHECK(got == want);
+    CHECK(got.size() < all.size());
+    // No allowed structure: nothing is made, and the caller is told to filter all children.
+    got.clear();
+    CHECK_FALSE(space.children(
+        *s, SearchSpaceOptions{}, [&](StatePtr c) { got.push_back(c->hash); },
+        std::set<uint64_t>{12345}));
+    CHECK(got.empty());
+}
