@@ -178,6 +178,13 @@ StageNest make_stage_nest(const Stage &s, const StageSched &sched, const Box64 &
     n.stage = s.index;
     n.loop_box = loop_box;
     int k = int(s.loops.size());
+    // One allocation for the whole order (the search builds one per stage of every child).
+    size_t loops = 0;
+    for (int i = 0; i < k; i++) {
+        const LoopTiling &t = sched.loops[i];
+        loops += t.mode != LoopMode::Split ? 1 : t.band > 0 ? 3 : 2;
+    }
+    n.order.reserve(loops);
     for (int i = k - 1; i >= 0; i--) {
         const LoopTiling &t = sched.loops[i];
         int64_t e = loop_box[i].extent();
@@ -333,6 +340,7 @@ NestPtr build_func_nest(const PipelineDag &dag, const Decisions &d, const Nests 
     } else {
         place_func_nest(dag, d, nests, func, n.get());
     }
+    n->stages.reserve(f.stages.size());
     for (size_t s = 0; s < f.stages.size(); s++) {
         n->stages.push_back(
             make_stage_nest(f.stages[s], fs.stages[s], stage_loop_box(f.stages[s], n->region)));
