@@ -37,6 +37,11 @@ struct BeamSearchOptions {
      * `down` per strip of it (63 ms predicted; 47 ms vs 158 in fresh processes, docs/SEARCH.md)
      * was only found at beam 128. */
     double structure_share = 0.25;
+    /** The share above is of at most this many states: a wider beam keeps more structures,
+     * not more states of each (0: of the whole beam). At beam 128 a quarter of the beam let
+     * four structures fill it on bench nl_means, and the pick ran 100 ms against beam 32's 29;
+     * with the share of 32 states it runs 27 ms (docs/BENCHMARKS.md, session 40). */
+    int structure_cap_beam = 32;
     /** At most this share of the beam (at least one state) may hold one predicted cost while
      * states of other costs are left. Children with exactly the same cost are nearly always
      * the same schedule for the model (a level or a split of a loop of one iteration, a tiling

@@ -442,6 +442,20 @@ TEST_CASE("the beam keeps several placement structures and costs", "[search]") {
     REQUIRE(best);
     CHECK(best->decisions[1].placement == Placement::At);
     CHECK(best->cost == 2.0);
+    // The share is of at most structure_cap_beam states, so that a wider beam holds more
+    // structures rather than more tilings of each: all of a beam of 4 lets P1 at root fill it,
+    // all of 1 state does not.
+    opt.equal_cost_share = 0;
+    opt.structure_share = 1.0;
+    opt.structure_cap_beam = 0; // of the whole beam
+    best = beam_search(space, eval, opt, nullptr);
+    REQUIRE(best);
+    CHECK(best->decisions[1].placement == Placement::Root);
+    opt.structure_cap_beam = 1;
+    best = beam_search(space, eval, opt, nullptr);
+    REQUIRE(best);
+    CHECK(best->decisions[1].placement == Placement::At);
+    CHECK(best->cost == 2.0);
 }
 
 namespace {
