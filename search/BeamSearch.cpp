@@ -418,13 +418,12 @@ private:
         const double parents = double(p.beam.size()) * (p.per_child * 1.05 + 1024);
         auto step_start = Clock::now();
         const bool filter = p.index > opt_.free_passes && !allowed_[step + 1].empty();
-        const size_t per_structure =
-            opt_.structure_share > 0
-                ? size_t(std::ceil((opt_.structure_cap_beam > 0
-                                        ? std::min(keep, opt_.structure_cap_beam)
-                                        : keep) *
-                                   opt_.structure_share))
-                : size_t(keep);
+        // The structure share is of at most structure_cap_beam states.
+        const int share_of =
+            opt_.structure_cap_beam > 0 ? std::min(keep, opt_.structure_cap_beam) : keep;
+        const size_t per_structure = opt_.structure_share > 0
+                                         ? size_t(std::ceil(share_of * opt_.structure_share))
+                                         : size_t(keep);
         const size_t per_cost = opt_.equal_cost_share > 0
                                     ? size_t(std::ceil(keep * opt_.equal_cost_share))
                                     : size_t(keep);

@@ -1,0 +1,242 @@
+// The beam's selection and scoring: varied structures and costs, de-duplication, scoring
+// beside the search on a JobQueue, sibling scoring and filtered passes.
+#include "TinyDags.h"
+#include "costmodel/CostModel.h"
+#include "costmodel/ModelEvaluator.h"
+#include "search/BeamSearch.h"
+#include "search/JobQueue.h"
+#include "search/ScheduleText.h"
+
+#include <catch2/catch.hpp>
+
+#include <set>
+
+using namespace sextant;
+
+namespace {
+
+/** P1 at root looks cheapest when it is decided, but makes its producer P0 cost 10 more:
+ * the trap a beam full of one structure falls into. */
+double root_trap(const State &s) {
+    const FuncSched &p1 = s.decisions[1], &p0 = s.decisions[0];
+    double cost = p1.placement == Placement::Root ? 1.0 : p1.placement == Placement::At ? 2.0 : 3.0;
+    if (p0.placement != Placement::Undecided && p1.placement == Placement::Root) cost += 10;
+    return cost;
+}
+
+} // namespace
+
+TEST_CASE("the beam keeps several placement structures and costs", "[search]") {
+    PipelineDag dag = test::stencil_chain(2); // P0 -> P1 -> C; decided C, P1, P0
+    SearchSpace space(dag);
+    test::CostOf eval(root_trap);
+    BeamSearchOptions opt;
+    opt.beam_size = 4;
+    opt.num_passes = 1;
+    opt.structure_share = 0; // no cap: four tilings of P1 at root fill the beam
+    opt.equal_cost_share = 0;
+    StatePtr trapped = beam_search(space, eval, opt, nullptr);
+    REQUIRE(trapped);
+    CHECK(trapped->decisions[1].placement == Placement::Root);
+    CHECK(trapped->cost == 11.0);
+    opt.structure_share = 0.25; // one state per structure while others are left
+    StatePtr best = beam_search(space, eval, opt, nullptr);
+    REQUIRE(best);
+    CHECK(best->decisions[1].placement == Placement::At);
+    CHECK(best->cost == 2.0);
+    // The four tilings of P1 at root all cost 1: one state per cost while others are left
+    // keeps P1 inside C as well, without the structure cap.
+    opt.structure_share = 0;
+    opt.equal_cost_share = 0.25;
+    best = beam_search(space, eval, opt, nullptr);
+    REQUIRE(best);
+    CHECK(best->decisions[1].placement == Placement::At);
+    CHECK(best->cost == 2.0);
+    // The share is of at most structure_cap_beam states, so that a wider beam holds more
+    // structures rather than more tilings of each: all of a beam of 4 lets P1 at root fill it,
+    // all of 1 state does not.
+    opt.equal_cost_share = 0;
+    opt.structure_share = 1.0;
+    opt.structure_cap_beam = 0; // of the whole beam
+    best = beam_search(space, eval, opt, nullptr);
+    REQUIRE(best);
+    CHECK(best->decisions[1].placement == Placement::Root);
+    opt.structure_cap_beam = 1;
+    best = beam_search(space, eval, opt, nullptr);
+    REQUIRE(best);
+    CHECK(best->decisions[1].placement == Placement::At);
+    CHECK(best->cost == 2.0);
+}
+
+namespace {
+
+/** root_trap, and every state gets the same hash: only a key comparison tells them apart. */
+class CollidingRootTrap : public test::CostOf {
+public:
+    CollidingRootTrap() : CostOf(root_trap) {}
+    void evaluate(const std::vector<State *> &states) override {
+        CostOf::evaluate(states);
+        for (State *x : states)
+            x->hash = 42;
+    }
+};
+
+} // namespace
+
+TEST_CASE("beam de-duplication compares decisions as well as hashes", "[search]") {
+    PipelineDag dag = test::stencil_chain(2);
+    SearchSpace space(dag);
+    CollidingRootTrap eval;
+    BeamSearchOptions opt;
+    opt.beam_size = 4;
+    opt.num_passes = 1;
+    // Were states with equal hashes duplicates, one state would survive each step: P1 at
+    // root (cost 1), then 11 in all.
+    StatePtr best = beam_search(space, eval, opt, nullptr);
+    REQUIRE(best);
+    CHECK(best->cost == 2.0);
+}
+
+TEST_CASE("a job queue runs its jobs in order and hands back what one threw", "[search]") {
+    for (bool threaded : {false, true}) {
+        JobQueue q(threaded);
+        CHECK(q.threaded() == threaded);
+        std::vector<int> ran;
+        for (int i = 0; i < 100; i++)
+            q.push([&ran, i] { ran.push_back(i); });
+        q.drain();
+        REQUIRE(ran.size() == 100);
+        for (int i = 0; i < 100; i++)
+            CHECK(ran[size_t(i)] == i);
+        // A job that throws: the ones after it never run, and the error comes back once.
+        int after = 0;
+        bool thrown = false;
+        try {
+            q.push([] { throw std::runtime_error("job failed"); });
+            q.push([&after] { after++; });
+            q.drain();
+        } catch (const std::runtime_error &e) {
+            thrown = std::string(e.what()) == "job failed";
+        }
+        CHECK(thrown);
+        CHECK(after == 0);
+        q.push([&after] { after++; }); // the queue goes on
+        q.drain();
+        CHECK(after == 1);
+    }
+}
+
+namespace {
+
+/** Throws from its `fail_at`-th call: what an evaluator on the scoring thread may do. */
+class FailingEvaluator : public StateEvaluator {
+public:
+    FailingEvaluator(StateEvaluator &inner, int fail_at) : inner_(inner), fail_at_(fail_at) {}
+    void evaluate(const std::vector<State *> &states) override {
+        if (++calls_ == fail_at_) throw std::bad_alloc();
+        inner_.evaluate(states);
+    }
+
+private:
+    StateEvaluator &inner_;
+    int fail_at_, calls_ = 0;
+};
+
+} // namespace
+
+TEST_CASE("scoring beside the search keeps the states scoring in place keeps", "[search]") {
+    PipelineDag dag = test::stencil_chain(4);
+    SearchSpace space(dag);
+    AnalyticalModel model(dag.machine.parallelism, double(dag.machine.last_level_cache_bytes));
+    ModelEvaluator eval(dag, model);
+    for (int dropout : {100, 50}) {
+        BeamSearchOptions opt;
+        opt.beam_size = 8;
+        opt.num_passes = 2;
+        opt.random_dropout = dropout;
+        opt.seed = 3;
+        opt.max_batch = 300; // several selections per step, each scored in groups
+        opt.score_beside = false;
+        SearchStats alone_stats;
+        StatePtr alone = beam_search(space, eval, opt, &alone_stats);
+        opt.score_beside = true;
+        SearchStats beside_stats;
+        StatePtr beside = beam_search(space, eval, opt, &beside_stats);
+        REQUIRE(alone);
+        REQUIRE(beside);
+        CHECK(alone_stats.states_evaluated > 2 * 300);
+        CHECK(beside_stats.states_evaluated == alone_stats.states_evaluated);
+        CHECK(to_schedule_text(dag, beside->decisions) == to_schedule_text(dag, alone->decisions));
+        CHECK(beside->cost == alone->cost);
+        REQUIRE(beside_stats.final_beam.size() == alone_stats.final_beam.size());
+        for (size_t i = 0; i < alone_stats.final_beam.size(); i++)
+            CHECK(beside_stats.final_beam[i]->hash == alone_stats.final_beam[i]->hash);
+    }
+    // An evaluator's exception reaches the caller, wherever it was thrown.
+    for (bool beside : {false, true}) {
+        FailingEvaluator failing(eval, 5);
+        BeamSearchOptions opt;
+        opt.beam_size = 8;
+        opt.max_batch = 300;
+        opt.score_beside = beside;
+        CHECK_THROWS_AS(beam_search(space, failing, opt, nullptr), std::bad_alloc);
+    }
+}
+
+TEST_CASE("siblings are scored by their own rows as if scored whole", "[search]") {
+    // Children that differ only in the tiling of the Func just placed take every other score
+    // from the first of them (State::siblings); the check mode scores each whole.
+    PipelineDag dag = test::stencil_chain(4);
+    SearchSpace space(dag);
+    AnalyticalModel model(dag.machine.parallelism, double(dag.machine.last_level_cache_bytes));
+    ModelEvaluator shortcut(dag, model), whole(dag, model, true);
+    BeamSearchOptions opt;
+    opt.beam_size = 8;
+    opt.max_batch = 300;
+    SearchStats a_stats, b_stats;
+    StatePtr a = beam_search(space, shortcut, opt, &a_stats);
+    StatePtr b = beam_search(space, whole, opt, &b_stats);
+    REQUIRE(a);
+    REQUIRE(b);
+    CHECK(to_schedule_text(dag, a->decisions) == to_schedule_text(dag, b->decisions));
+    CHECK(a->cost == b->cost);
+    REQUIRE(a_stats.final_beam.size() == b_stats.final_beam.size());
+    for (size_t i = 0; i < a_stats.final_beam.size(); i++) {
+        CHECK(a_stats.final_beam[i]->hash == b_stats.final_beam[i]->hash);
+        CHECK(a_stats.final_beam[i]->cost == b_stats.final_beam[i]->cost);
+    }
+    CHECK(shortcut.timing().states == whole.timing().states);
+    CHECK(shortcut.timing().rows < whole.timing().rows * 3 / 4);
+    CHECK(whole.sibling_mismatches() == 0);
+    CHECK(whole.sibling_checks() > 1000);
+}
+
+TEST_CASE("a filtered pass makes only the children of the structures it continues", "[search]") {
+    PipelineDag dag = test::stencil_chain(3);
+    SearchSpace space(dag);
+    StatePtr s = space.initial_state();
+    std::vector<StatePtr> first;
+    space.children(*s, SearchSpaceOptions{}, &first);
+    REQUIRE(!first.empty());
+    s = first[0];
+    std::vector<StatePtr> all;
+    space.children(*s, SearchSpaceOptions{}, &all);
+    std::set<uint64_t> structures;
+    for (const StatePtr &c : all)
+        structures.insert(c->placement_hash);
+    REQUIRE(structures.size() >= 3);
+    const std::set<uint64_t> allowed{*structures.begin(), *structures.rbegin()};
+    std::vector<uint64_t> want, got;
+    for (const StatePtr &c : all)
+        if (allowed.count(c->placement_hash)) want.push_back(c->hash);
+    CHECK(space.children(
+        *s, SearchSpaceOptions{}, [&](StatePtr c) { got.push_back(c->hash); }, allowed));
+    CHECK(got == want);
+    CHECK(got.size() < all.size());
+    // No allowed structure: nothing is made, and the caller is told to filter all children.
+    got.clear();
+    CHECK_FALSE(space.children(
+        *s, SearchSpaceOptions{}, [&](StatePtr c) { got.push_back(c->hash); },
+        std::set<uint64_t>{12345}));
+    CHECK(got.empty());
+}
