@@ -103,6 +103,16 @@ struct TorchModelConfig {
     int num_threads = 1;
     /** Seed of the parameter initialisation (a local generator; no global RNG). */
     uint64_t seed = 1;
+    /** Learn global prices only: the output layer's weights stay 0, so every stage of every
+     * pipeline gets the same multiplier per term (R^tanh(output.bias)), and only those K
+     * multipliers and the allocator's two fault prices are trained. The analytical model's
+     * structure with prices fitted to measurements: nothing per stage for the search to
+     * exploit. */
+    bool global_prices = false;
+    /** The multipliers read the schedule features only: the algorithm embedding's weights
+     * start at softplus(-40) ~ 0 and stay there (not trained), so a stage's operations and
+     * access patterns reach the net only through its cost terms. */
+    bool schedule_only = false;
 };
 
 /** A fresh, untrained net: predictions start near AnalyticalModel's. */

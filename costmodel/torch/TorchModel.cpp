@@ -72,14 +72,16 @@ struct TorchCostModel::Impl {
         };
         const int Ea = cfg.algorithm_embedding, Es = cfg.schedule_embedding, H = cfg.hidden;
         // softplus(-4) ~ 0.018: a stage's dozen non-zero log counts sum to O(1).
-        alg_w_raw = normal({A, Ea}, -4.0, 0.5);
+        alg_w_raw = cfg.schedule_only ? torch::full({A, Ea}, -40.0, torch::kDouble)
+                                      : normal({A, Ea}, -4.0, 0.5);
         alg_b = normal({Ea}, 0.0, 0.5);
         sched_w = normal({S, Es}, 0.0, 1.0 / std::sqrt(double(S)));
         sched_b = torch::zeros({Es}, torch::kDouble);
         hid_w = normal({Ea + Es, H}, 0.0, std::sqrt(2.0 / double(Ea + Es)));
         hid_b = torch::zeros({H}, torch::kDouble);
         // Small output weights, zero bias: every multiplier softplus(~0)/ln2 ~ 1 at the start.
-        out_w = normal({H, K}, 0.0, 0.01);
+        out_w =
+            cfg.global_prices ? torch::zeros({H, K}, torch::kDouble) : normal({H, K}, 0.0, 0.01);
         out_b = torch::zeros({K}, torch::kDouble);
         alloc_log_price = torch::zeros({2}, torch::kDouble);
         for (torch::Tensor *p : trained())
@@ -122,6 +124,9 @@ struct TorchCostModel::Impl {
     }
 
     std::vector<torch::Tensor *> trained() {
+        if (cfg.global_prices) return {&out_b, &alloc_log_price};
+        if (cfg.schedule_only)
+            return {&alg_b, &sched_w, &sched_b, &hid_w, &hid_b, &out_w, &out_b, &alloc_log_price};
         return {&alg_w_raw, &alg_b, &sched_w, &sched_b,        &hid_w,
                 &hid_b,     &out_w, &out_b,   &alloc_log_price};
     }
@@ -237,6 +242,8 @@ struct TorchCostModel::Impl {
         m["schedule_embedding"] = cfg.schedule_embedding;
         m["hidden"] = cfg.hidden;
         m["multiplier_range"] = cfg.multiplier_range;
+        m["global_prices"] = cfg.global_prices;
+        m["schedule_only"] = cfg.schedule_only;
         m["cost_term_machine"] = {{"parallelism", cfg.parallelism}, {"llc_bytes", cfg.llc_bytes}};
         m["normalization"] = "schedule features: (log1p(max(0,x)) - schedule_mean) / schedule_std";
         return m;
@@ -441,6 +448,8 @@ void TorchCostModel::load(const std::string &path) {
         cfg.hidden = manifest.at("hidden").get<int>();
         // Files written before the bound existed used the unbounded multiplier.
         cfg.multiplier_range = manifest.value("multiplier_range", 0.0);
+        cfg.global_prices = manifest.value("global_prices", false);
+        cfg.schedule_only = manifest.value("schedule_only", false);
     } catch (const nlohmann::json::exception &e) {
         throw UserError("weights file '" + path +
                         "' is truncated or corrupt: the layer sizes are "
@@ -481,11 +490,26 @@ void TorchCostModel::load(const std::string &path) {
         torch::NoGradGuard no_grad;
         dst.copy_(torch::tensor(t.values, torch::kDouble).reshape(want));
     }
-    for (const char *k :
-         {"model", "feature_schema_version", "num_algorithm_features", "num_schedule_features",
-          "num_cost_terms", "schedule_features", "cost_terms", "algorithm_embedding",
-          "schedule_embedding", "hidden", "multiplier_range", "cost_term_machine", "normalization",
-          "format_version", "dtype", "tensors", "payload_bytes", "payload_fnv1a64"})
+    for (const char *k : {"model",
+                          "feature_schema_version",
+                          "num_algorithm_features",
+                          "num_schedule_features",
+                          "num_cost_terms",
+                          "schedule_features",
+                          "cost_terms",
+                          "algorithm_embedding",
+                          "schedule_embedding",
+                          "hidden",
+                          "multiplier_range",
+                          "global_prices",
+                          "schedule_only",
+                          "cost_term_machine",
+                          "normalization",
+                          "format_version",
+                          "dtype",
+                          "tensors",
+                          "payload_bytes",
+                          "payload_fnv1a64"})
         manifest.erase(k);
     fresh->extra = manifest;
     impl_ = std::move(fresh);

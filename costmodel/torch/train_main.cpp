@@ -37,10 +37,15 @@ accuracy), DIR/report.json, DIR/scatter.csv, DIR/scatter.png and DIR/checkpoint/
                       (a few real pipelines among many random ones, e.g. user::4)
   --seed N            initialisation and shuffling seed (default 1)
   --resume            continue from DIR/checkpoint
-  --init FILE         fine-tune from these weights instead of a fresh net
+  --init FILE         fine-tune from these weights instead of a fresh net (the file's sizes
+                      and kind: --hidden, --global-prices etc. are then ignored)
   --parallelism N     cores of the target machine (default: this machine's)
   --llc-bytes N       last-level cache bytes of the target machine (default 32 MiB)
   --hidden N          hidden width (default 32); --embedding N: embedding widths (default 16)
+  --global-prices     learn one multiplier per cost term for all stages (the output layer's
+                      bias) and the allocator's fault prices, nothing per stage
+  --schedule-only     the multipliers read the schedule features only (no algorithm
+                      embedding): what carries over between pipelines
   --pair-temperature T   logistic pair loss temperature in log-seconds (default 0.1)
   --weight-pairs-by-gap  weight each pair by its measured log-ratio (capped at 3)
   --loss pairwise|throughput   ranking term: logistic loss on pairs (default), or squared
@@ -143,6 +148,10 @@ CommandLine parse_args(int argc, char **argv) {
             cfg.multiplier_range = args.number();
         else if (a == "--hidden")
             cfg.hidden = args.integer();
+        else if (a == "--global-prices")
+            cfg.global_prices = true;
+        else if (a == "--schedule-only")
+            cfg.schedule_only = true;
         else if (a == "--embedding")
             cfg.algorithm_embedding = cfg.schedule_embedding = args.integer();
         else if (a == "--threads")

@@ -2,6 +2,7 @@
 #include "costmodel/CostTerms.h"
 #include "costmodel/Metrics.h"
 #include "costmodel/SyntheticData.h"
+#include "costmodel/TrainingData.h"
 #include "costmodel/torch/TorchModel.h"
 #include "costmodel/torch/Trainer.h"
 #include "support/Errors.h"
@@ -278,4 +279,76 @@ TEST_CASE("training learns what a fault costs") {
     INFO("learned main-arena price: " << price << " x the hand-set one");
     CHECK(price > 3);
     CHECK(model->allocator_cost(e) == Approx(price * allocator_seconds(e)));
+}
+
+TEST_CASE("restricted nets train only their own parameters and keep their kind when saved") {
+    SyntheticOptions so;
+    so.pipelines = 12;
+    so.schedules_per_pipeline = 8;
+    so.parallelism = 4;
+    std::vector<TrainingSample> samples = synthetic_dataset(so);
+    std::vector<const TrainingSample *> batch;
+    for (const TrainingSample &s : samples)
+        batch.push_back(&s);
+    const bool global = GENERATE(true, false);
+    CAPTURE(global);
+    TorchModelConfig c;
+    c.parallelism = 4;
+    c.llc_bytes = so.llc_bytes;
+    c.global_prices = global;
+    c.schedule_only = !global;
+    TorchCostModel model(c);
+    model.fit_normalization(batch);
+    // Frozen: every parameter the kind does not train.
+    std::vector<std::string> frozen = {"algorithm_embedding.weight_raw"};
+    if (global)
+        frozen = {"algorithm_embedding.weight_raw",
+                  "algorithm_embedding.bias",
+                  "schedule_embedding.weight",
+                  "schedule_embedding.bias",
+                  "hidden.weight",
+                  "hidden.bias",
+                  "output.weight"};
+    std::vector<std::vector<double>> before;
+    for (const std::string &n : frozen)
+        before.push_back(model.parameter(n));
+    const std::vector<double> bias_before = model.parameter("output.bias");
+    LossOptions lo;
+    lo.learning_rate = 1e-2;
+    for (int step = 0; step < 20; step++)
+        model.train_step(batch, lo);
+    for (size_t i = 0; i < frozen.size(); i++) {
+        INFO(frozen[i]);
+        CHECK(model.parameter(frozen[i]) == before[i]);
+    }
+    CHECK(model.parameter("output.bias") != bias_before);
+
+    if (global) {
+        // One multiplier per term for every row: each row's prediction is its terms priced
+        // at the analytical coefficients times R^tanh(output.bias).
+        const std::vector<double> b = model.parameter("output.bias");
+        const auto &coeff = AnalyticalModel::coefficients();
+        SampleBatch sb;
+        build_sample_batch(batch, sb);
+        std::vector<double> rows = model.predict_stages(sb.batch);
+        for (size_t r = 0; r < rows.size(); r += 17) {
+            TermRow t = cost_terms(sb.batch.schedule[r], c.parallelism, c.llc_bytes);
+            double want = 0;
+            for (int k = 0; k < kNumCostTerms; k++)
+                want += std::pow(c.multiplier_range, std::tanh(b[size_t(k)])) * coeff[size_t(k)] *
+                        t[size_t(k)];
+            CHECK(rows[r] == Approx(want).epsilon(1e-9));
+        }
+    }
+
+    // The kind survives a save and load, and the loaded net predicts the same.
+    fs::path file = temp_dir(global ? "global" : "schedule-only") / "w.sxw";
+    model.save(file.string());
+    auto loaded = load_torch_cost_model(file.string(), c.parallelism, c.llc_bytes);
+    auto &lt = dynamic_cast<TorchCostModel &>(*loaded);
+    CHECK(lt.config().global_prices == global);
+    CHECK(lt.config().schedule_only == !global);
+    SampleBatch sb;
+    build_sample_batch(batch, sb);
+    CHECK(loaded->predict_stages(sb.batch) == model.predict_stages(sb.batch));
 }
