@@ -56,6 +56,10 @@ Params Params::parse(const std::map<std::string, std::string> &env) {
          [&](auto &k, auto &v) { p.search.keep_structures = int(parse_int(k, v, 1, 4096)); }},
         {"STRUCTURE_SHARE",
          [&](auto &k, auto &v) { p.search.structure_share = parse_int(k, v, 0, 100) / 100.0; }},
+        {"NEAR_COST_PASS",
+         [&](auto &k, auto &v) {
+             p.search.near_cost = parse_int(k, v, 0, 1) ? BeamSearchOptions().near_cost : 0.0;
+         }},
         {"RANDOM_DROPOUT",
          [&](auto &k, auto &v) { p.search.random_dropout = int(parse_int(k, v, 1, 100)); }},
         {"SEED",
@@ -149,7 +153,7 @@ std::string Params::describe() const {
     std::ostringstream o;
     o << "beam_size=" << search.beam_size << " num_passes=" << search.num_passes
       << " keep_structures=" << search.keep_structures
-      << " structure_share=" << search.structure_share
+      << " structure_share=" << search.structure_share << " near_cost=" << search.near_cost
       << " random_dropout=" << search.random_dropout << " seed=" << search.seed
       << " memory_limit_bytes=" << search.memory_limit_bytes
       << " search_memory_bytes=" << search.memory_bytes << " time_limit_s=" << search.time_limit_s

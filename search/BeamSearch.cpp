@@ -75,11 +75,13 @@ double child_bytes(const State &c, int func) {
 class BestChildren {
 public:
     BestChildren(StateEvaluator &eval, JobQueue &queue, SearchStats *stats, size_t keep,
-                 size_t batch, size_t per_structure, size_t per_cost, bool overlap)
+                 size_t batch, size_t per_structure, size_t per_cost, double near_cost,
+                 bool overlap)
         : eval_(eval), queue_(queue), stats_(stats), keep_(std::max<size_t>(1, keep)),
           batch_(std::max<size_t>(1, batch)), score_group_(std::min(batch_, kScoreGroup)),
           per_structure_(std::max<size_t>(1, per_structure)),
-          per_cost_(std::max<size_t>(1, per_cost)), overlap_(overlap && queue.threaded()) {}
+          per_cost_(std::max<size_t>(1, per_cost)), near_cost_(std::max(0.0, near_cost)),
+          overlap_(overlap && queue.threaded()) {}
     ~BestChildren() { queue_.abandon(); } // queued scoring reads waiting_ and pending_
     BestChildren(const BestChildren &) = delete;
     BestChildren &operator=(const BestChildren &) = delete;
@@ -171,7 +173,7 @@ private:
                             [&](const State *o) { return o->decisions == c->decisions; }))
                 continue; // a duplicate of a better state
             same_hash.push_back(c.get());
-            if (c->cost != run_cost) {
+            if (c->cost > run_cost * (1 + near_cost_)) {
                 run_cost = c->cost;
                 run = 0;
             }
@@ -201,6 +203,8 @@ private:
     JobQueue &queue_;
     SearchStats *stats_;
     const size_t keep_, batch_, score_group_, per_structure_, per_cost_;
+    /** Costs within this ratio of a run's first count as equal (0: exactly equal only). */
+    const double near_cost_;
     const bool overlap_;
     /** The kept states; a full batch whose scoring may still run; the batch being filled. */
     std::vector<StatePtr> best_, waiting_, pending_;
@@ -302,6 +306,8 @@ public:
                 break;
             }
             if (!run_pass(pass)) break;
+            if (pass + 1 == passes_ && passes_ > 1 && opt_.near_cost > 0 && !out_of_time())
+                run_pass(pass + 1, true);
         }
         if (st_.cache_drops > 0)
             note("memory bound: dropped the tiling cache " + std::to_string(st_.cache_drops) +
@@ -315,6 +321,10 @@ private:
     /** What one pass carries from step to step. */
     struct Pass {
         int index = 0;
+        /** The near-cost pass (BeamSearchOptions::near_cost): coarse, with near-equal costs
+         * counted as equal, its pick kept only by the margin. */
+        bool near = false;
+        double near_cost = 0;
         SearchSpaceOptions so;
         std::vector<StatePtr> beam;
         double per_child = 0; ///< estimated bytes of one child state
@@ -336,13 +346,15 @@ private:
     bool out_of_time() const { return opt_.time_limit_s > 0 && since(start_) > opt_.time_limit_s; }
 
     /** One pass; false when the search ends with it. */
-    bool run_pass(int pass) {
+    bool run_pass(int pass, bool near = false) {
         st_.pass = pass + 1;
         const auto pass_start = Clock::now();
         Pass p;
         p.index = pass;
+        p.near = near;
+        p.near_cost = near ? opt_.near_cost : 0;
         p.so = opt_.space;
-        p.so.coarse = passes_ > 1 && pass == 0;
+        p.so.coarse = (passes_ > 1 && pass == 0) || near;
         p.so.memory_limit_bytes = opt_.memory_limit_bytes;
         p.beam = {opt_.start ? opt_.start : space_.initial_state()};
         p.per_child = child_bytes(*p.beam[0], -1) * 1.3;
@@ -367,18 +379,30 @@ private:
             st_.func = -1;
             return false;
         }
-        if (!best_ || better(p.beam[0], best_)) best_ = p.beam[0];
-        st_.best_cost_per_pass.push_back(p.beam[0]->cost);
-        st_.final_beam.clear();
-        for (const StatePtr &b : p.beam)
-            if (space_.is_complete(*b)) st_.final_beam.push_back(b);
+        // The near-cost pass's pick must be clearly cheaper: below the margin the model
+        // cannot tell the two apart (BeamSearchOptions::near_cost_margin).
+        const bool take = p.near ? p.beam[0]->cost < best_->cost * (1 - opt_.near_cost_margin)
+                                 : !best_ || better(p.beam[0], best_);
+        if (take) best_ = p.beam[0];
+        if (!p.near) st_.best_cost_per_pass.push_back(p.beam[0]->cost);
+        if (!p.near || take) {
+            st_.final_beam.clear();
+            for (const StatePtr &b : p.beam)
+                if (space_.is_complete(*b)) st_.final_beam.push_back(b);
+        }
         if (log_) {
             std::ostringstream o;
-            o << "pass " << pass + 1 << "/" << passes_ << (p.so.coarse ? " (coarse)" : "")
-              << ": best predicted " << p.beam[0]->cost * 1e3 << " ms (" << since(pass_start)
-              << " s)";
+            if (p.near)
+                o << "near-cost pass (coarse, costs within " << opt_.near_cost * 100
+                  << "% alike): best predicted " << p.beam[0]->cost * 1e3 << " ms ("
+                  << since(pass_start) << " s); " << (take ? "taken" : "not taken");
+            else
+                o << "pass " << pass + 1 << "/" << passes_ << (p.so.coarse ? " (coarse)" : "")
+                  << ": best predicted " << p.beam[0]->cost * 1e3 << " ms (" << since(pass_start)
+                  << " s)";
             log_(o.str());
         }
+        if (p.near) return false;     // the last pass
         if (finishing_) return false; // the time is up: no further passes
         // Structures of the best states of this pass constrain the next one.
         allow_structures_of(space_, p.beam, opt_.keep_structures, allowed_);
@@ -417,7 +441,7 @@ private:
                    steps_ - step, keep, batch, two_batches, p.bounds);
         const double parents = double(p.beam.size()) * (p.per_child * 1.05 + 1024);
         auto step_start = Clock::now();
-        const bool filter = p.index > opt_.free_passes && !allowed_[step + 1].empty();
+        const bool filter = !p.near && p.index > opt_.free_passes && !allowed_[step + 1].empty();
         // The structure share is of at most structure_cap_beam states.
         const int share_of =
             opt_.structure_cap_beam > 0 ? std::min(keep, opt_.structure_cap_beam) : keep;
@@ -428,7 +452,7 @@ private:
                                     ? size_t(std::ceil(keep * opt_.equal_cost_share))
                                     : size_t(keep);
         BestChildren kept(eval_, queue_, &st_, size_t(keep), size_t(batch), per_structure, per_cost,
-                          two_batches);
+                          p.near_cost, two_batches);
         StatePtr dropped_pick; // one child that dropout dropped, uniformly (reservoir)
         int64_t dropped = 0, matching = 0;
         bool measured = false;

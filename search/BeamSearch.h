@@ -51,6 +51,18 @@ struct BeamSearchOptions {
      * offset (109.4 ms then; that structure completed is predicted 93 ms, the pick of the time
      * 173 ms) fell out of the beam. */
     double equal_cost_share = 0.0625;
+    /** After the regular passes, one more coarse pass in which costs within this ratio of
+     * each other count as one for the equal-cost share (0: no such pass). A beam of states
+     * predicted within 0.01% of one another is one schedule to the model, yet they are not
+     * exactly equal and so escape the share: on bench camera_pipe_planar the coarse pass's
+     * beam held such runs and ended at 276.9 ms predicted, the fine passes at 168.4; with the
+     * runs crowded out the coarse pass ends at 92.3 ms, and the pick runs 36.5 ms against
+     * 51.3 (docs/SEARCH.md, "Near-equal costs"). Its structures do not steer later passes. */
+    double near_cost = 1e-4;
+    /** ... and its pick replaces the regular passes' only when predicted at least this share
+     * cheaper. Below a few percent the model's ranking is a coin toss: the same crowding in
+     * every pass moved four bench picks by 0.6-1.1% predicted, and they ran 1.16-2.38x slower. */
+    double near_cost_margin = 0.05;
     /** States whose placement prefix matches the best `keep_structures` of a pass go on. */
     int keep_structures = 4;
     /** Fine passes after the coarse first one that search every structure, as a one-pass

@@ -70,6 +70,53 @@ TEST_CASE("the beam keeps several placement structures and costs", "[search]") {
 
 namespace {
 
+/** root_trap, with P1's tilings at root a hair apart (under 1e-7 relative, by their hash):
+ * never exactly equal, so the equal-cost share does not see them as one cost. */
+double near_root_trap(const State &s) {
+    double cost = root_trap(s);
+    if (s.decisions[1].placement == Placement::Root) cost *= 1 + 1e-7 * double(s.hash % 997) / 997;
+    return cost;
+}
+
+} // namespace
+
+TEST_CASE("the near-cost pass crowds out near-equal costs and is taken only by a margin",
+          "[search]") {
+    PipelineDag dag = test::stencil_chain(2);
+    SearchSpace space(dag);
+    test::CostOf eval(near_root_trap);
+    BeamSearchOptions opt;
+    opt.beam_size = 4;
+    opt.num_passes = 2;
+    opt.structure_share = 0;
+    opt.equal_cost_share = 0.25;
+    opt.near_cost = 0; // no near-cost pass: P1's root tilings fill every pass's beam
+    SearchStats stats;
+    StatePtr trapped = beam_search(space, eval, opt, &stats);
+    REQUIRE(trapped);
+    CHECK(trapped->decisions[1].placement == Placement::Root);
+    CHECK(trapped->cost == Approx(11.0));
+    CHECK(stats.best_cost_per_pass.size() == 2);
+    // Costs within 1e-4 of one another count as one: P1 inside C stays in the beam, and its
+    // schedule (2 against 11) is far more than the margin cheaper.
+    opt.near_cost = 1e-4;
+    stats = SearchStats();
+    StatePtr best = beam_search(space, eval, opt, &stats);
+    REQUIRE(best);
+    CHECK(best->decisions[1].placement == Placement::At);
+    CHECK(best->cost == 2.0);
+    CHECK(stats.best_cost_per_pass.size() == 2);
+    REQUIRE(!stats.final_beam.empty());
+    CHECK(stats.final_beam[0] == best);
+    // A margin the near-cost pick does not clear (2 is not 90% below 11): the regular pick.
+    opt.near_cost_margin = 0.9;
+    StatePtr kept = beam_search(space, eval, opt, nullptr);
+    REQUIRE(kept);
+    CHECK(kept->hash == trapped->hash);
+}
+
+namespace {
+
 /** root_trap, and every state gets the same hash: only a key comparison tells them apart. */
 class CollidingRootTrap : public test::CostOf {
 public:
