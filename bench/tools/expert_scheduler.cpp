@@ -12,6 +12,7 @@
 #include "interpolate.schedule.h"
 #include "local_laplacian.schedule.h"
 #include "max_filter.schedule.h"
+#include "nl_means.schedule.h"
 #include "stencil_chain.schedule.h"
 
 #include <cstdlib>
@@ -33,6 +34,7 @@ const std::map<std::string, std::function<void(const expert::Funcs &)>> &expert_
         {"interpolate", schedule_interpolate},
         {"local_laplacian", schedule_local_laplacian},
         {"max_filter", schedule_max_filter},
+        {"nl_means", schedule_nl_means},
         {"stencil_chain", schedule_stencil_chain},
         {"stencil_chain_32", schedule_stencil_chain},
     };

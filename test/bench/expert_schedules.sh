@@ -8,7 +8,7 @@ set -euo pipefail
 [[ $# -eq 6 ]] || { sed -n 2,6p "$0" >&2; exit 2; }
 gen=$1 root_plugin=$2 expert_plugin=$3 time_exe=$4 target=$5 work=$6
 pipelines="stencil_chain stencil_chain_32 harris camera_pipe camera_pipe_planar interpolate local_laplacian max_filter
-histogram_equalize depthwise_separable_conv"
+histogram_equalize depthwise_separable_conv nl_means"
 rm -rf "$work"
 mkdir -p "$work"
 "$gen" -r rt -e object -o "$work" "target=$target" >"$work/rt.log" 2>&1
