@@ -58,7 +58,7 @@ Params Params::parse(const std::map<std::string, std::string> &env) {
          [&](auto &k, auto &v) { p.search.structure_share = parse_int(k, v, 0, 100) / 100.0; }},
         {"NEAR_COST_PASS",
          [&](auto &k, auto &v) {
-             p.search.near_cost = parse_int(k, v, 0, 1) ? BeamSearchOptions().near_cost : 0.0;
+             p.search.near_cost = parse_int(k, v, 0, 1) ? BeamSearchOptions::kNearCost : 0.0;
          }},
         {"RANDOM_DROPOUT",
          [&](auto &k, auto &v) { p.search.random_dropout = int(parse_int(k, v, 1, 100)); }},

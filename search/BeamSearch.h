@@ -57,8 +57,12 @@ struct BeamSearchOptions {
      * exactly equal and so escape the share: on bench camera_pipe_planar the coarse pass's
      * beam held such runs and ended at 276.9 ms predicted, the fine passes at 168.4; with the
      * runs crowded out the coarse pass ends at 92.3 ms, and the pick runs 36.5 ms against
-     * 51.3 (docs/SEARCH.md, "Near-equal costs"). Its structures do not steer later passes. */
-    double near_cost = 1e-4;
+     * 51.3 (docs/SEARCH.md, "Near-equal costs"). Its structures do not steer later passes.
+     * Off by default (SEXTANT_NEAR_COST_PASS=1 sets kNearCost): a pick taken because it is
+     * predicted much cheaper is where the model's worst underestimates live — on random
+     * pipeline 200127 it took a schedule predicted 69 ms that runs over 120 s. */
+    double near_cost = 0;
+    static constexpr double kNearCost = 1e-4;
     /** ... and its pick replaces the regular passes' only when predicted at least this share
      * cheaper. Below a few percent the model's ranking is a coin toss: the same crowding in
      * every pass moved four bench picks by 0.6-1.1% predicted, and they ran 1.16-2.38x slower. */

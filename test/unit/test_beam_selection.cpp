@@ -90,7 +90,7 @@ TEST_CASE("the near-cost pass crowds out near-equal costs and is taken only by a
     opt.num_passes = 2;
     opt.structure_share = 0;
     opt.equal_cost_share = 0.25;
-    opt.near_cost = 0; // no near-cost pass: P1's root tilings fill every pass's beam
+    REQUIRE(opt.near_cost == 0); // off by default: P1's root tilings fill every pass's beam
     SearchStats stats;
     StatePtr trapped = beam_search(space, eval, opt, &stats);
     REQUIRE(trapped);
@@ -99,7 +99,7 @@ TEST_CASE("the near-cost pass crowds out near-equal costs and is taken only by a
     CHECK(stats.best_cost_per_pass.size() == 2);
     // Costs within 1e-4 of one another count as one: P1 inside C stays in the beam, and its
     // schedule (2 against 11) is far more than the margin cheaper.
-    opt.near_cost = 1e-4;
+    opt.near_cost = BeamSearchOptions::kNearCost;
     stats = SearchStats();
     StatePtr best = beam_search(space, eval, opt, &stats);
     REQUIRE(best);
