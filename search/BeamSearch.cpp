@@ -324,7 +324,6 @@ private:
         /** The near-cost pass (BeamSearchOptions::near_cost): coarse, with near-equal costs
          * counted as equal, its pick kept only by the margin. */
         bool near = false;
-        double near_cost = 0;
         SearchSpaceOptions so;
         std::vector<StatePtr> beam;
         double per_child = 0; ///< estimated bytes of one child state
@@ -352,7 +351,6 @@ private:
         Pass p;
         p.index = pass;
         p.near = near;
-        p.near_cost = near ? opt_.near_cost : 0;
         p.so = opt_.space;
         p.so.coarse = (passes_ > 1 && pass == 0) || near;
         p.so.memory_limit_bytes = opt_.memory_limit_bytes;
@@ -393,13 +391,14 @@ private:
         if (log_) {
             std::ostringstream o;
             if (p.near)
-                o << "near-cost pass (coarse, costs within " << opt_.near_cost * 100
-                  << "% alike): best predicted " << p.beam[0]->cost * 1e3 << " ms ("
-                  << since(pass_start) << " s); " << (take ? "taken" : "not taken");
+                o << "near-cost pass (coarse, costs within " << opt_.near_cost * 100 << "% alike)";
             else
-                o << "pass " << pass + 1 << "/" << passes_ << (p.so.coarse ? " (coarse)" : "")
-                  << ": best predicted " << p.beam[0]->cost * 1e3 << " ms (" << since(pass_start)
-                  << " s)";
+                o << "pass " << pass + 1 << "/" << passes_ << (p.so.coarse ? " (coarse)" : "");
+            o << ": best predicted " << p.beam[0]->cost * 1e3 << " ms (" << since(pass_start)
+              << " s)"
+              << (!p.near ? ""
+                  : take  ? "; taken"
+                          : "; not taken");
             log_(o.str());
         }
         if (p.near) return false;     // the last pass
@@ -452,7 +451,7 @@ private:
                                     ? size_t(std::ceil(keep * opt_.equal_cost_share))
                                     : size_t(keep);
         BestChildren kept(eval_, queue_, &st_, size_t(keep), size_t(batch), per_structure, per_cost,
-                          p.near_cost, two_batches);
+                          p.near ? opt_.near_cost : 0, two_batches);
         StatePtr dropped_pick; // one child that dropout dropped, uniformly (reservoir)
         int64_t dropped = 0, matching = 0;
         bool measured = false;

@@ -490,26 +490,12 @@ void TorchCostModel::load(const std::string &path) {
         torch::NoGradGuard no_grad;
         dst.copy_(torch::tensor(t.values, torch::kDouble).reshape(want));
     }
-    for (const char *k : {"model",
-                          "feature_schema_version",
-                          "num_algorithm_features",
-                          "num_schedule_features",
-                          "num_cost_terms",
-                          "schedule_features",
-                          "cost_terms",
-                          "algorithm_embedding",
-                          "schedule_embedding",
-                          "hidden",
-                          "multiplier_range",
-                          "global_prices",
-                          "schedule_only",
-                          "cost_term_machine",
-                          "normalization",
-                          "format_version",
-                          "dtype",
-                          "tensors",
-                          "payload_bytes",
-                          "payload_fnv1a64"})
+    // What is left is the file's own entries (metrics, target, ...): not what this model
+    // writes itself (fresh's extra is still empty), nor what the file format adds.
+    const nlohmann::json own = fresh->manifest();
+    for (const auto &entry : own.items())
+        manifest.erase(entry.key());
+    for (const char *k : {"format_version", "dtype", "tensors", "payload_bytes", "payload_fnv1a64"})
         manifest.erase(k);
     fresh->extra = manifest;
     impl_ = std::move(fresh);

@@ -322,14 +322,14 @@ TEST_CASE("restricted nets train only their own parameters and keep their kind w
         CHECK(model.parameter(frozen[i]) == before[i]);
     }
     CHECK(model.parameter("output.bias") != bias_before);
+    SampleBatch sb;
+    build_sample_batch(batch, sb);
 
     if (global) {
         // One multiplier per term for every row: each row's prediction is its terms priced
         // at the analytical coefficients times R^tanh(output.bias).
         const std::vector<double> b = model.parameter("output.bias");
         const auto &coeff = AnalyticalModel::coefficients();
-        SampleBatch sb;
-        build_sample_batch(batch, sb);
         std::vector<double> rows = model.predict_stages(sb.batch);
         for (size_t r = 0; r < rows.size(); r += 17) {
             TermRow t = cost_terms(sb.batch.schedule[r], c.parallelism, c.llc_bytes);
@@ -348,7 +348,5 @@ TEST_CASE("restricted nets train only their own parameters and keep their kind w
     auto &lt = dynamic_cast<TorchCostModel &>(*loaded);
     CHECK(lt.config().global_prices == global);
     CHECK(lt.config().schedule_only == !global);
-    SampleBatch sb;
-    build_sample_batch(batch, sb);
     CHECK(loaded->predict_stages(sb.batch) == model.predict_stages(sb.batch));
 }
