@@ -207,6 +207,14 @@ StatePtr search(const PipelineDag &dag, const SearchSpace &space, CostModel &mod
     return best;
 }
 
+/** A box as Halide's stmt shows bounds: [min, max] per dimension. */
+std::string region_text(const Box64 &box) {
+    std::string text;
+    for (const Interval64 &i : box)
+        text += "[" + std::to_string(i.min) + ", " + std::to_string(i.max) + "]";
+    return text;
+}
+
 /** The debug log's last line: search effort, prediction, and the allocator's predicted cost
  * (with `buffers`, one line per heap or stack buffer). */
 std::string summary(const PipelineDag &dag, const ModelEvaluator &eval, const State &best,
@@ -259,7 +267,9 @@ std::string summary(const PipelineDag &dag, const ModelEvaluator &eval, const St
                                                   dag.funcs[size_t(b.func)].bytes_per_point)) +
                                " bytes on the stack")
                  << ", " << b.allocations << " allocations and " << b.page_faults
-                 << " page faults per run";
+                 << " page faults per run; computed "
+                 << region_text(best.nests[size_t(b.func)]->region) << " x "
+                 << best.nests[size_t(b.func)]->realizations;
     }
     return done.str();
 }

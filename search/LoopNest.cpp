@@ -48,9 +48,11 @@ Box64 stage_loop_box(const Stage &s, const Box64 &region) {
 
 namespace {
 
-/** Calls `reach(edge, box)` with the region `box` of the producer of every edge `target`
- * accepts that `consumer` iterating over `loop_box` reads, looking through the inlined Funcs
- * `target` does not accept. Inlined Funcs get the union of
+/** Calls `reach(edge, box, rigid)` with the region `box` of the producer of every edge
+ * `target` accepts that `consumer` iterating over `loop_box` reads, looking through the
+ * inlined Funcs `target` does not accept; `rigid`: the box's size does not depend on where
+ * `loop_box` is (every edge on the way is Edge::rigid, and no inlined Func on it unites two
+ * footprints). Inlined Funcs get the union of
  * what all their (inlined) consumers need, then pass it on once: the Funcs are in realization
  * order (producers have smaller ids), so taking the largest pending id first sees every
  * contribution to it. Walking each path separately instead is exponential in the depth of a
@@ -58,9 +60,14 @@ namespace {
 template <typename Target, typename Reach>
 void walk_required(const PipelineDag &dag, const Decisions &d, StageRef consumer,
                    const Box64 &loop_box, Target target, Reach reach) {
-    std::vector<std::pair<int, Box64>> pending; // inlined Func -> its region so far, by id
+    struct Pending {
+        int func;
+        Box64 region; // so far
+        bool rigid;
+    };
+    std::vector<Pending> pending; // by id
     Box64 r;
-    auto visit = [&](const Stage &s, const Box64 &box) {
+    auto visit = [&](const Stage &s, const Box64 &box, bool rigid) {
         for (int e : s.edges_in) {
             const Edge &edge = dag.edges[e];
             const bool inlined = edge.kind == ProducerKind::Func && !target(edge) &&
@@ -68,31 +75,30 @@ void walk_required(const PipelineDag &dag, const Decisions &d, StageRef consumer
             if (!inlined) {
                 if (target(edge)) {
                     edge.required(box, &r);
-                    reach(edge, r);
+                    reach(edge, r, rigid && edge.rigid);
                 }
                 continue;
             }
             edge.required(box, &r);
             SEXTANT_ASSERT(edge.producer < s.func || s.func == edge.producer,
                            "Funcs are not in realization order");
-            auto it = std::lower_bound(
-                pending.begin(), pending.end(), edge.producer,
-                [](const std::pair<int, Box64> &p, int id) { return p.first < id; });
-            if (it == pending.end() || it->first != edge.producer) {
-                pending.insert(it, {edge.producer, r});
+            auto it = std::lower_bound(pending.begin(), pending.end(), edge.producer,
+                                       [](const Pending &p, int id) { return p.func < id; });
+            if (it == pending.end() || it->func != edge.producer) {
+                pending.insert(it, {edge.producer, r, rigid && edge.rigid});
             } else {
                 for (size_t i = 0; i < r.size(); i++)
-                    it->second[i].include(r[i]);
+                    it->region[i].include(r[i]);
+                it->rigid = false;
             }
         }
     };
-    visit(dag.stage(consumer.first, consumer.second), loop_box);
+    visit(dag.stage(consumer.first, consumer.second), loop_box, true);
     while (!pending.empty()) {
-        const int func = pending.back().first;
-        Box64 region = std::move(pending.back().second);
+        Pending p = std::move(pending.back());
         pending.pop_back();
-        const Stage &inner = dag.stage(func, 0);
-        visit(inner, stage_loop_box(inner, region));
+        const Stage &inner = dag.stage(p.func, 0);
+        visit(inner, stage_loop_box(inner, p.region), p.rigid);
     }
 }
 
@@ -108,7 +114,7 @@ void required_region(const PipelineDag &dag, const Decisions &d, StageRef consum
                      const Box64 &loop_box, ProducerKind kind, int target, Box64 *acc) {
     auto is_target = [&](const Edge &e) { return e.kind == kind && e.producer == target; };
     walk_required(dag, d, consumer, loop_box, is_target,
-                  [&](const Edge &, const Box64 &r) { include_box(acc, r); });
+                  [&](const Edge &, const Box64 &r, bool) { include_box(acc, r); });
 }
 
 std::vector<ProducerRegion> required_regions(const PipelineDag &dag, const Decisions &d,
@@ -119,7 +125,7 @@ std::vector<ProducerRegion> required_regions(const PipelineDag &dag, const Decis
         [&](const Edge &e) {
             return e.kind == ProducerKind::Input || !is_inlined(dag, d, e.producer);
         },
-        [&](const Edge &e, const Box64 &r) {
+        [&](const Edge &e, const Box64 &r, bool) {
             auto it = std::find_if(out.begin(), out.end(), [&](const ProducerRegion &p) {
                 return p.kind == e.kind && p.producer == e.producer;
             });
@@ -241,11 +247,18 @@ StageNest make_stage_nest(const Stage &s, const StageSched &sched, const Box64 &
     return n;
 }
 
-Box64 box_at_level(const StageNest &consumer, int level) {
-    Box64 b = consumer.loop_box;
+Box64 box_at_level(const StageNest &consumer, int level, bool middle) {
+    return box_at_level(consumer, level, middle, consumer.loop_box);
+}
+
+Box64 box_at_level(const StageNest &consumer, int level, bool middle, Box64 b) {
     for (int j = 0; j <= level && j < int(consumer.order.size()); j++) {
         const ConcreteLoop &l = consumer.order[j];
         Interval64 &i = b[l.stage_loop];
+        if (middle) {
+            const int64_t iterations = (i.extent() + l.span - 1) / l.span;
+            i.min += (iterations - 1) / 2 * l.span;
+        }
         i.max = std::min(i.max, i.min + l.span - 1);
     }
     return b;
@@ -253,47 +266,80 @@ Box64 box_at_level(const StageNest &consumer, int level) {
 
 namespace {
 
+/** What region_at_memo knows of one Func for one box. */
+struct MemoRegion {
+    Box64 region;
+    /** Its size may change from one iteration to the next: a hull of two or more footprints
+     * (two consumers, or two paths through inlined Funcs, at any depth) or a footprint that is
+     * not Edge::rigid on the way. */
+    bool may_vary = false;
+};
+
 /** region_at for one iteration of `level` whose loop box is `box`; `allocated` as
  * region_at's, without `func`'s own updates' rounding. */
-Box64 region_at_memo(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func,
-                     int at_func, int at_stage, int level, const Box64 &box,
-                     std::map<int, Box64> *memo, Box64 *allocated = nullptr) {
+const MemoRegion &region_at_memo(const PipelineDag &dag, const Decisions &d, int func, int at_func,
+                                 int at_stage, int level, const Box64 &box,
+                                 std::map<int, MemoRegion> *memo, Box64 *allocated = nullptr) {
     auto known = memo->find(func);
     if (known != memo->end()) return known->second;
-    Box64 acc(dag.funcs[func].dims.size());
+    MemoRegion m;
+    Box64 &acc = m.region;
+    acc.resize(dag.funcs[func].dims.size());
     Box64 past(acc.size()); // what RoundUp updates read beyond their consumers' needs
+    int reaches = 0;
+    auto is_target = [&](const Edge &e) {
+        return e.kind == ProducerKind::Func && e.producer == func;
+    };
+    auto reach = [&](const Edge &, const Box64 &r, bool rigid) {
+        include_box(&acc, r);
+        reaches++;
+        m.may_vary |= !rigid;
+    };
     for (const StageRef &r : effective_consumers(dag, d, func)) {
         if (r.first == at_func) {
             SEXTANT_ASSERT(r.second == at_stage, "a Func computed in one stage of a Func whose "
                                                  "other stage reads it");
-            required_region(dag, d, r, box, ProducerKind::Func, func, &acc);
+            walk_required(dag, d, r, box, is_target, reach);
         } else {
             // A consumer computed deeper inside the same loop (beside the Func, or nested in
             // another Func of the nest): cover all its realizations inside one iteration of
             // `level`.
             SEXTANT_ASSERT(d[r.first].placement == Placement::At,
                            "a Func computed inside a loop that does not enclose all its uses");
-            const Box64 g =
-                region_at_memo(dag, d, nests, r.first, at_func, at_stage, level, box, memo);
+            const MemoRegion &g =
+                region_at_memo(dag, d, r.first, at_func, at_stage, level, box, memo);
+            m.may_vary |= g.may_vary;
             const Stage &s = dag.stage(r.first, r.second);
-            required_region(dag, d, r, stage_loop_box(s, g), ProducerKind::Func, func, &acc);
+            walk_required(dag, d, r, stage_loop_box(s, g.region), is_target, reach);
             // An update with a RoundUp split runs whole tiles and reads past what the
             // consumer's own region needs: the buffer holds those reads (not computed).
             if (allocated && r.second > 0) {
-                const Box64 grown = rounded_up_region(dag, d, r.first, g);
-                if (grown != g)
+                const Box64 grown = rounded_up_region(dag, d, r.first, g.region);
+                if (grown != g.region)
                     required_region(dag, d, r, stage_loop_box(s, grown), ProducerKind::Func, func,
                                     &past);
             }
         }
     }
+    m.may_vary |= reaches > 1;
     if (allocated) {
         *allocated = acc;
         for (size_t k = 0; k < past.size(); k++)
             (*allocated)[k].include(past[k]);
     }
-    memo->emplace(func, acc);
-    return acc;
+    return memo->emplace(func, std::move(m)).first->second;
+}
+
+/** The region of `func` at the middle iteration of every loop around it, out to the root. */
+Box64 middle_region(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func) {
+    const FuncSched &fs = d[size_t(func)];
+    if (fs.placement != Placement::At) return nests[size_t(func)]->region;
+    const StageNest &sn = nests[size_t(fs.at_func)]->stages[size_t(fs.at_stage)];
+    const Box64 outer = middle_region(dag, d, nests, fs.at_func);
+    const Box64 box = box_at_level(sn, fs.at_level, true,
+                                   stage_loop_box(dag.stage(fs.at_func, fs.at_stage), outer));
+    std::map<int, MemoRegion> memo;
+    return region_at_memo(dag, d, func, fs.at_func, fs.at_stage, fs.at_level, box, &memo).region;
 }
 
 } // namespace
@@ -302,10 +348,29 @@ Box64 region_at(const PipelineDag &dag, const Decisions &d, const Nests &nests, 
                 int at_func, int at_stage, int level, Box64 *allocated) {
     // Consumers computed in the same nest are asked for again by each of their producers:
     // remember each one's region for this (at_func, at_stage, level).
-    std::map<int, Box64> memo;
-    const Box64 box = box_at_level(nests[at_func]->stages[size_t(at_stage)], level);
-    const Box64 r =
-        region_at_memo(dag, d, nests, func, at_func, at_stage, level, box, &memo, allocated);
+    const StageNest &sn = nests[size_t(at_func)]->stages[size_t(at_stage)];
+    std::map<int, MemoRegion> memo;
+    const MemoRegion &first = region_at_memo(dag, d, func, at_func, at_stage, level,
+                                             box_at_level(sn, level), &memo, allocated);
+    Box64 r = first.region;
+    if (first.may_vary) {
+        // The same at the middle iteration of every loop around it: where the size differs,
+        // the middle's extents (the first iteration's position).
+        const Box64 outer = middle_region(dag, d, nests, at_func);
+        const Box64 box =
+            box_at_level(sn, level, true, stage_loop_box(dag.stage(at_func, at_stage), outer));
+        std::map<int, MemoRegion> middle_memo;
+        Box64 middle_allocated;
+        const Box64 &middle = region_at_memo(dag, d, func, at_func, at_stage, level, box,
+                                             &middle_memo, allocated ? &middle_allocated : nullptr)
+                                  .region;
+        auto take_extents = [](Box64 *b, const Box64 &other) {
+            for (size_t k = 0; k < b->size() && k < other.size(); k++)
+                if (other[k].extent() > 0) (*b)[k].max = (*b)[k].min + other[k].extent() - 1;
+        };
+        take_extents(&r, middle);
+        if (allocated) take_extents(allocated, middle_allocated);
+    }
     if (allocated) *allocated = rounded_up_region(dag, d, func, *allocated);
     return r;
 }
@@ -319,9 +384,9 @@ bool region_slides_along(const PipelineDag &dag, const Decisions &d, const Nests
     Box64 second = first;
     second[size_t(l.stage_loop)].min += l.span;
     second[size_t(l.stage_loop)].max += l.span;
-    std::map<int, Box64> m1, m2;
-    const Box64 a = region_at_memo(dag, d, nests, func, at_func, at_stage, level, first, &m1);
-    const Box64 b = region_at_memo(dag, d, nests, func, at_func, at_stage, level, second, &m2);
+    std::map<int, MemoRegion> m1, m2;
+    const Box64 &a = region_at_memo(dag, d, func, at_func, at_stage, level, first, &m1).region;
+    const Box64 &b = region_at_memo(dag, d, func, at_func, at_stage, level, second, &m2).region;
     if (a == b) return false;
     for (size_t i = 0; i < a.size() && i < b.size(); i++)
         if (std::max(a[i].min, b[i].min) > std::min(a[i].max, b[i].max)) return false;

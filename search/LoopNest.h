@@ -151,8 +151,11 @@ std::string unrolled_inside_problem(const PipelineDag &dag, const Decisions &d, 
 /** Loop order of a stage under `sched` for a realization with loop box `loop_box`. */
 StageNest make_stage_nest(const Stage &s, const StageSched &sched, const Box64 &loop_box);
 
-/** Consumer loop box covered by one iteration of `consumer.order[level]`. */
-Box64 box_at_level(const StageNest &consumer, int level);
+/** Consumer loop box covered by one iteration of `consumer.order[level]`: the first
+ * iteration of it and of every loop outside it, or with `middle`, the middle one of each. */
+Box64 box_at_level(const StageNest &consumer, int level, bool middle = false);
+/** The same within `loop_box` instead of the consumer's own. */
+Box64 box_at_level(const StageNest &consumer, int level, bool middle, Box64 loop_box);
 
 /** Builds the nest of a Root/At Func; its consumer's nest must be in `nests` already.
  * `placed`, if given, is the result of place_func_nest for the same placement (reused by
@@ -183,7 +186,17 @@ Nests build_all_nests(const PipelineDag &dag, const Decisions &d);
  * loop read (at any depth: beside it in `at_func`, or nested in other Funcs inside it).
  * `allocated`, if given, receives the region Halide allocates for it there: grown by what
  * its consumers' RoundUp updates read past their regions and by its own updates' whole tiles
- * (rounded_up_region). */
+ * (rounded_up_region).
+ * Halide computes the hull of what its consumers read in each iteration. Where that hull's
+ * size changes from one iteration to the next (two consumers read it along different loops:
+ * one through a transpose, one directly; or one reads a fixed range, one a moving window), the
+ * region has the extents of the middle iteration of every loop around the Func, out to the
+ * root: the work and the allocation of a typical iteration (random pipeline 200127: a buffer
+ * whose hull grows from 10 to 289 planes across the loops had been priced at its first, 10;
+ * the middle, not the mean of the first and the last, because a clamp at the pipeline's edges
+ * shrinks both of those). Only a region that may change size (a hull of two or more
+ * footprints: two consumers, or two paths through inlined Funcs; or a footprint through an
+ * edge that is not Edge::rigid) is evaluated twice. */
 Box64 region_at(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func,
                 int at_func, int at_stage, int level, Box64 *allocated = nullptr);
 

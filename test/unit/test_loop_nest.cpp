@@ -50,6 +50,46 @@ TEST_CASE("compute_at region and realizations follow the consumer tile", "[searc
     CHECK(effective_consumers(dag, d, 0) == std::vector<StageRef>{{1, 0}});
 }
 
+TEST_CASE("a region whose hull grows across the loops is priced at its middle iteration's size",
+          "[search]") {
+    // stencil_2d, but C reads P's row -1 at every y besides its own rows: P's footprint in y
+    // is [-1, y_max + 1], a hull of a fixed row and a moving window (random pipeline 200127:
+    // a buffer read through a transpose and directly, priced at its first iteration's size).
+    PipelineDag dag = test::stencil_2d();
+    Edge &e = dag.edges[1];
+    REQUIRE(e.producer == 0);
+    CHECK(e.rigid);
+    e.min[1] = BoundExpr::binary(
+        BoundExpr::Op::Min,
+        BoundExpr::binary(BoundExpr::Op::Add, BoundExpr::loop_min(1), BoundExpr::constant(-1)),
+        BoundExpr::constant(-1));
+    dag.link();
+    CHECK_FALSE(dag.edges[1].rigid);
+    CHECK(dag.edges[0].rigid);
+
+    Decisions d(2);
+    d.mut(1).placement = Placement::Root;
+    d.mut(1).stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Split, 8}}, 8, 0)};
+    d.mut(0).placement = Placement::At;
+    d.mut(0).at_func = 1;
+    d.mut(0).at_level = 0; // C's y_o: 4 iterations of 8 rows
+    d.mut(0).stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
+    Nests nests = build_all_nests(dag, d);
+    REQUIRE(nests[0]);
+    const StageNest &c = nests[1]->stages[0];
+    CHECK(box_at_level(c, 0)[1] == Interval64{0, 7});
+    CHECK(box_at_level(c, 0, true)[1] == Interval64{8, 15});
+    // First iteration rows [-1, 8] (10), the middle (second of four) [-1, 16] (18), the last
+    // [-1, 32] (34): priced at the middle's 18 rows.
+    CHECK(nests[0]->region == Box64{{0, 63}, {-1, 16}});
+    CHECK(nests[0]->realizations == 4);
+
+    // Without the fixed row, the window moves at one size: the first iteration's region.
+    PipelineDag plain = test::stencil_2d();
+    Nests plain_nests = build_all_nests(plain, d);
+    CHECK(plain_nests[0]->region == Box64{{0, 63}, {-1, 8}});
+}
+
 TEST_CASE("required regions look through inlined Funcs", "[search]") {
     PipelineDag dag = test::stencil_1d();
     Decisions d(2);
