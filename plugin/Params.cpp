@@ -41,6 +41,9 @@ std::string Params::default_cost_model() {
 BeamSearchOptions Params::default_search() {
     BeamSearchOptions o;
     o.time_limit_s = 30;
+    // On since session 42 (docs/SEARCH.md, "Near-equal costs"): the misprice that kept it off
+    // (random pipeline 200127) is priced now.
+    o.near_cost = BeamSearchOptions::kNearCost;
     return o;
 }
 

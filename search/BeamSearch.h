@@ -58,9 +58,10 @@ struct BeamSearchOptions {
      * beam held such runs and ended at 276.9 ms predicted, the fine passes at 168.4; with the
      * runs crowded out the coarse pass ends at 92.3 ms, and the pick runs 36.5 ms against
      * 51.3 (docs/SEARCH.md, "Near-equal costs"). Its structures do not steer later passes.
-     * Off by default (SEXTANT_NEAR_COST_PASS=1 sets kNearCost): a pick taken because it is
-     * predicted much cheaper is where the model's worst underestimates live — on random
-     * pipeline 200127 it took a schedule predicted 69 ms that runs over 120 s. */
+     * 0 here; the plugin's default is kNearCost (SEXTANT_NEAR_COST_PASS=0 turns it off). A
+     * pick taken because it is predicted much cheaper is where the model's worst
+     * underestimates live: on random pipeline 200127 it took a schedule predicted 69 ms that
+     * ran over 120 s, until session 42 priced regions that change size (region_at). */
     double near_cost = 0;
     static constexpr double kNearCost = 1e-4;
     /** ... and its pick replaces the regular passes' only when predicted at least this share

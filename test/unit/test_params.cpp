@@ -11,6 +11,8 @@ TEST_CASE("defaults", "[params]") {
     CHECK(p.search.num_passes == 3);
     CHECK(p.search.random_dropout == 100);
     CHECK(p.search.seed == 0);
+    CHECK(p.search.near_cost == sextant::BeamSearchOptions::kNearCost);
+    CHECK(Params::parse({{"SEXTANT_NEAR_COST_PASS", "0"}}).search.near_cost == 0);
 }
 
 TEST_CASE("Adams2019 names are accepted and SEXTANT_ names win", "[params]") {
