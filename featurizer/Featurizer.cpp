@@ -521,7 +521,9 @@ std::vector<int64_t> Featurizer::inline_key(const Decisions &d, const Stage &s) 
         }
     }
     std::sort(inlined.begin(), inlined.end());
-    std::vector<int64_t> key{stage_id(s.func, s.index)};
+    std::vector<int64_t> key;
+    key.reserve(1 + inlined.size());
+    key.push_back(stage_id(s.func, s.index));
     key.insert(key.end(), inlined.begin(), inlined.end());
     return key;
 }
@@ -541,10 +543,12 @@ Featurizer::stage_loads(const std::vector<int64_t> &key, const Decisions &d, con
     return loads;
 }
 
-std::shared_ptr<const std::vector<ProducerRegion>> Featurizer::footprints(std::vector<int64_t> key,
-                                                                          const Decisions &d,
-                                                                          const Stage &s,
-                                                                          const Box64 &box) const {
+std::shared_ptr<const std::vector<ProducerRegion>>
+Featurizer::footprints(const std::vector<int64_t> &inline_key, const Decisions &d, const Stage &s,
+                       const Box64 &box) const {
+    // Most lookups hit: the key is built in this thread's scratch, copied only when stored.
+    thread_local std::vector<int64_t> key;
+    key.assign(inline_key.begin(), inline_key.end());
     key.push_back(-1); // (a stage id is never negative: the box starts here)
     for (const Interval64 &i : box) {
         key.push_back(i.min);
@@ -559,7 +563,7 @@ std::shared_ptr<const std::vector<ProducerRegion>> Featurizer::footprints(std::v
         required_regions(dag_, d, {s.func, s.index}, box));
     std::lock_guard<std::mutex> lock(cache_mutex_);
     if (regions_cache_.size() >= 200000) regions_cache_.clear();
-    regions_cache_.emplace(std::move(key), regions);
+    regions_cache_.emplace(key, regions);
     return regions;
 }
 

@@ -78,10 +78,9 @@ private:
                                                   const Decisions &d, const Stage &s) const;
     /** required_regions of stage `s` over `box`, once per inlined set and box (thread-safe):
      * siblings that differ in other Funcs' schedules share their footprints. */
-    std::shared_ptr<const std::vector<ProducerRegion>> footprints(std::vector<int64_t> key,
-                                                                  const Decisions &d,
-                                                                  const Stage &s,
-                                                                  const Box64 &box) const;
+    std::shared_ptr<const std::vector<ProducerRegion>>
+    footprints(const std::vector<int64_t> &inline_key, const Decisions &d, const Stage &s,
+               const Box64 &box) const;
 
     struct KeyHash {
         size_t operator()(const std::vector<int64_t> &k) const;

@@ -12,9 +12,19 @@
 namespace sextant {
 
 std::vector<StageRef> effective_consumers(const PipelineDag &dag, const Decisions &d, int func) {
+    // Called for every child the search makes: the work list and the marks are this thread's
+    // scratch, marked with a fresh stamp per call instead of cleared.
+    thread_local std::vector<int> work;
+    thread_local std::vector<uint32_t> seen;
+    thread_local uint32_t stamp = 0;
+    if (seen.size() < dag.funcs.size()) seen.resize(dag.funcs.size(), 0);
+    if (++stamp == 0) {
+        std::fill(seen.begin(), seen.end(), 0);
+        stamp = 1;
+    }
     std::vector<StageRef> out;
-    std::vector<int> work = {func};
-    std::vector<char> seen(dag.funcs.size(), 0);
+    out.reserve(4);
+    work.assign(1, func);
     while (!work.empty()) {
         int f = work.back();
         work.pop_back();
@@ -23,8 +33,8 @@ std::vector<StageRef> effective_consumers(const PipelineDag &dag, const Decision
             int c = edge.consumer_func;
             if (c == f) continue;
             if (is_inlined(dag, d, c)) {
-                if (!seen[c]) {
-                    seen[c] = 1;
+                if (seen[size_t(c)] != stamp) {
+                    seen[size_t(c)] = stamp;
                     work.push_back(c);
                 }
             } else {

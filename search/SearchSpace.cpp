@@ -32,8 +32,10 @@ SearchSpace::SearchSpace(const PipelineDag &dag) : dag_(dag) {
         if (!dag.funcs[f].is_input_wrapper) order_.push_back(f);
     }
     tails_.resize(dag.funcs.size());
+    stage_ops_.resize(dag.funcs.size());
     for (const FuncNode &f : dag.funcs) {
         for (const Stage &s : f.stages) {
+            stage_ops_[size_t(f.id)].push_back(double(s.ops.total()));
             tails_[size_t(f.id)].emplace_back();
             for (size_t l = 0; l < s.loops.size(); l++)
                 tails_[size_t(f.id)].back().push_back(split_tail(dag, f.id, s.index, int(l)));
@@ -330,14 +332,14 @@ StatePtr SearchSpace::make_child(const State &parent, const FuncSched &fs,
     c->hash = hash_mix(parent.hash, detail::hash_sched(fs));
     c->placement_hash = hash_mix(parent.placement_hash, placement_key(fs));
     const std::vector<StageRef> consumers = effective_consumers(dag_, c->decisions, func);
+    c->dirty.reserve(consumers.size() + 1);
     if (fs.placement == Placement::Root || fs.placement == Placement::At) {
         c->nests.set(func, build_func_nest(dag_, c->decisions, c->nests, func, placed));
         c->dirty.push_back(func);
         // Its producers are undecided (not inlined yet): the body is the stage's own.
         for (size_t k = 0; k < dag_.funcs[func].stages.size(); k++) {
             double copies = stage_copies(*c, func, int(k));
-            if (copies > 1)
-                c->unrolled_nodes += (copies - 1) * double(dag_.funcs[func].stages[k].ops.total());
+            if (copies > 1) c->unrolled_nodes += (copies - 1) * stage_ops_[size_t(func)][k];
         }
         const FuncNode &f = dag_.funcs[func];
         if (fs.placement == Placement::Root)

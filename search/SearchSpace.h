@@ -252,6 +252,9 @@ private:
     std::vector<int> order_;
     /** split_tail() of every (func, stage, loop), computed once. */
     std::vector<std::vector<std::vector<Tail>>> tails_;
+    /** OpHistogram::total() of every (func, stage), computed once (make_child asks for it per
+     * child). */
+    std::vector<std::vector<double>> stage_ops_;
 
     /** The widest vector the search offers the Func (MachineInfo::natural_vector_lanes, at
      * most 32). */
