@@ -90,6 +90,68 @@ TEST_CASE("a region whose hull grows across the loops is priced at its middle it
     CHECK(plain_nests[0]->region == Box64{{0, 63}, {-1, 8}});
 }
 
+TEST_CASE("a region read by two consumers along different rows is priced at its middle "
+          "iteration's size",
+          "[search]") {
+    // in -> P(x, y) -> A(x, y) = P(x, 0) -> C(x, y) = A(x, y) + P(x, y), all 64 x 64. With A
+    // and P computed per 8-row strip of C, P's hull is rows [0, 8k + 7] in strip k: each
+    // consumer's footprint moves at one size, their hull does not.
+    PipelineDag dag;
+    dag.machine = test::avx2_machine(2);
+    dag.inputs.push_back(test::input({{0, 63}, {0, 63}}));
+    auto add_func = [&](int id, const char *name, std::vector<Load> loads) {
+        FuncNode f = test::func(id, name, {{0, 63}, {0, 63}});
+        f.can_inline = true;
+        Stage st;
+        st.func = id;
+        st.name = name;
+        st.loops = {test::pure_loop("x", 0, 0, 63), test::pure_loop("y", 1, 0, 63)};
+        st.ops.at(OpKind::Add, TypeClass::F32) = 1;
+        st.loads = std::move(loads);
+        f.stages.push_back(st);
+        dag.funcs.push_back(f);
+    };
+    const std::vector<JacobianEntry> identity = {
+        {1, 1, true}, {0, 1, true}, {0, 1, true}, {1, 1, true}};
+    add_func(0, "P", {test::simple_load(ProducerKind::Input, 0, 1, 2, identity)});
+    add_func(1, "A", {test::simple_load(ProducerKind::Func, 0, 1, 2, identity)});
+    add_func(2, "C",
+             {test::simple_load(ProducerKind::Func, 1, 1, 2, identity),
+              test::simple_load(ProducerKind::Func, 0, 1, 2, identity)});
+    dag.funcs[2].is_output = true;
+    dag.outputs = {2};
+    dag.edges.push_back(test::offset_edge(0, 0, ProducerKind::Input, 0, {0, 0}, {0, 0}, 1));
+    Edge row0; // A reads P(x, 0)
+    row0.consumer_func = 1;
+    row0.consumer_stage = 0;
+    row0.producer = 0;
+    row0.calls = 1;
+    row0.min = {BoundExpr::loop_min(0), BoundExpr::constant(0)};
+    row0.max = {BoundExpr::loop_max(0), BoundExpr::constant(0)};
+    dag.edges.push_back(row0);
+    dag.edges.push_back(test::offset_edge(2, 0, ProducerKind::Func, 1, {0, 0}, {0, 0}, 1));
+    dag.edges.push_back(test::offset_edge(2, 0, ProducerKind::Func, 0, {0, 0}, {0, 0}, 1));
+    dag.link();
+    for (const Edge &e : dag.edges)
+        CHECK(e.rigid); // each footprint alone moves at one size
+
+    Decisions d(3);
+    d.mut(2).placement = Placement::Root;
+    d.mut(2).stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Split, 8}}, 8, 0)};
+    for (int f : {0, 1}) {
+        d.mut(f).placement = Placement::At;
+        d.mut(f).at_func = 2;
+        d.mut(f).at_level = 0; // C's y_o: 8 strips
+        d.mut(f).stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
+    }
+    Nests nests = build_all_nests(dag, d);
+    REQUIRE(nests[0]);
+    CHECK(nests[1]->region == Box64{{0, 63}, {0, 7}});
+    // Strip 0 needs rows [0, 7], strip 7 rows [0, 63]; the middle strip (3) rows [0, 31].
+    CHECK(nests[0]->region == Box64{{0, 63}, {0, 31}});
+    CHECK(nests[0]->realizations == 8);
+}
+
 TEST_CASE("required regions look through inlined Funcs", "[search]") {
     PipelineDag dag = test::stencil_1d();
     Decisions d(2);
