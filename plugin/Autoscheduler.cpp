@@ -12,6 +12,7 @@
 #include "plugin/ModelChoice.h"
 #include "search/Candidates.h"
 #include "search/Directives.h"
+#include "search/ScheduleConstructs.h"
 #include "search/ScheduleText.h"
 #include "support/Files.h"
 

@@ -1,8 +1,5 @@
 #include "LoopNest.h"
 
-#include "Directives.h"
-#include "Tails.h"
-
 #include "support/Errors.h"
 
 #include <algorithm>
@@ -340,16 +337,26 @@ const MemoRegion &region_at_memo(const PipelineDag &dag, const Decisions &d, int
     return memo->emplace(func, std::move(m)).first->second;
 }
 
+Box64 middle_region(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func);
+
+/** The loop box of one iteration of `level` of stage `at_stage` of `at_func` that is the
+ * middle iteration of it and of every loop around it, out to the root. */
+Box64 middle_box(const PipelineDag &dag, const Decisions &d, const Nests &nests, int at_func,
+                 int at_stage, int level) {
+    const StageNest &sn = nests[size_t(at_func)]->stages[size_t(at_stage)];
+    return box_at_level(
+        sn, level, true,
+        stage_loop_box(dag.stage(at_func, at_stage), middle_region(dag, d, nests, at_func)));
+}
+
 /** The region of `func` at the middle iteration of every loop around it, out to the root. */
 Box64 middle_region(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func) {
     const FuncSched &fs = d[size_t(func)];
     if (fs.placement != Placement::At) return nests[size_t(func)]->region;
-    const StageNest &sn = nests[size_t(fs.at_func)]->stages[size_t(fs.at_stage)];
-    const Box64 outer = middle_region(dag, d, nests, fs.at_func);
-    const Box64 box = box_at_level(sn, fs.at_level, true,
-                                   stage_loop_box(dag.stage(fs.at_func, fs.at_stage), outer));
     std::map<int, MemoRegion> memo;
-    return region_at_memo(dag, d, func, fs.at_func, fs.at_stage, fs.at_level, box, &memo).region;
+    return region_at_memo(dag, d, func, fs.at_func, fs.at_stage, fs.at_level,
+                          middle_box(dag, d, nests, fs.at_func, fs.at_stage, fs.at_level), &memo)
+        .region;
 }
 
 } // namespace
@@ -366,12 +373,10 @@ Box64 region_at(const PipelineDag &dag, const Decisions &d, const Nests &nests, 
     if (first.may_vary) {
         // The same at the middle iteration of every loop around it: where the size differs,
         // the middle's extents (the first iteration's position).
-        const Box64 outer = middle_region(dag, d, nests, at_func);
-        const Box64 box =
-            box_at_level(sn, level, true, stage_loop_box(dag.stage(at_func, at_stage), outer));
         std::map<int, MemoRegion> middle_memo;
         Box64 middle_allocated;
-        const Box64 &middle = region_at_memo(dag, d, func, at_func, at_stage, level, box,
+        const Box64 &middle = region_at_memo(dag, d, func, at_func, at_stage, level,
+                                             middle_box(dag, d, nests, at_func, at_stage, level),
                                              &middle_memo, allocated ? &middle_allocated : nullptr)
                                   .region;
         auto take_extents = [](Box64 *b, const Box64 &other) {
@@ -550,61 +555,6 @@ void root_anchors(const Decisions &d, std::vector<int> &out) {
             if (d[size_t(h)].placement != Placement::At) break;
         }
     }
-}
-
-std::vector<std::string> schedule_constructs(const PipelineDag &dag, const Decisions &d) {
-    std::vector<std::string> out;
-    auto add = [&](const char *k) {
-        if (std::find(out.begin(), out.end(), k) == out.end()) out.push_back(k);
-    };
-    for (size_t f = 0; f < d.size(); f++) {
-        const FuncSched &fs = d[f];
-        // Tiling constructs: a band (multi-level tiling), a split RVar, a rounded-up update
-        // split.
-        for (size_t si = 0; si < fs.stages.size(); si++) {
-            if (fused_parallel_loops(dag, d, int(f), int(si)) >= 2) add("fused_parallel");
-            if (fs.stages[si].unroll_outer >= 2) add("register_tile");
-            if (fs.stages[si].rfactor) add("rfactor");
-            for (size_t i = 0; i < fs.stages[si].loops.size(); i++) {
-                const LoopTiling &t = fs.stages[si].loops[i];
-                if (t.mode != LoopMode::Split) continue;
-                if (t.band > 0) add("band");
-                if (dag.funcs[f].stages[si].loops[i].is_rvar) add("reduction_split");
-                if (split_tail(dag, int(f), int(si), int(i)) == Tail::RoundUp) add("round_up");
-            }
-        }
-        if (fs.placement != Placement::At) continue;
-        if (fs.store_level >= 0 && fs.store_level < fs.at_level) {
-            add("sliding");
-            if (fs.at_stage > 0) add("sliding_update");
-            // Over the inner part of a split: storage per tile, computed per row of it.
-            const Stage &cs = dag.stage(fs.at_func, fs.at_stage);
-            const StageSched &sched = d[size_t(fs.at_func)].stages[size_t(fs.at_stage)];
-            Box64 box;
-            for (const LoopDim &l : cs.loops)
-                box.push_back(l.range);
-            const StageNest sn = make_stage_nest(cs, sched, box);
-            for (int lv = fs.store_level + 1; lv <= fs.at_level && lv < int(sn.order.size()); lv++)
-                if (!sn.order[size_t(lv)].outer_part && !sn.order[size_t(lv)].band_part &&
-                    sched.loops[size_t(sn.order[size_t(lv)].stage_loop)].mode == LoopMode::Split)
-                    add("sliding_split");
-        }
-        if (fs.stack) add("stack");
-        if (fs.at_stage > 0) add("in_update");
-        if (d[size_t(fs.at_func)].placement == Placement::At) add("nested");
-        // How far above its consumers: 0 = in a consumer, 1 = in the Func that holds one.
-        int above = 0;
-        for (const StageRef &r : effective_consumers(dag, d, int(f))) {
-            int up = 0;
-            for (int g = r.first; g != fs.at_func && d[size_t(g)].placement == Placement::At;
-                 g = d[size_t(g)].at_func)
-                up++;
-            above = std::max(above, up);
-        }
-        if (above == 1) add("beside");
-        if (above >= 2) add("walk_up");
-    }
-    return out;
 }
 
 Nests build_all_nests(const PipelineDag &dag, const Decisions &d) {

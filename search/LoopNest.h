@@ -167,17 +167,6 @@ NestPtr build_func_nest(const PipelineDag &dag, const Decisions &d, const Nests 
 void place_func_nest(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func,
                      FuncNest *out);
 
-/** The kinds of placement and tiling a complete schedule uses, for fuzz and test reports:
- * "nested" (computed inside a Func that is itself computed inside another), "beside" (in the
- * Func that holds its consumers, not in a consumer), "walk_up" (further out than that: at a
- * loop of a Func two or more levels above its consumers), "sliding" (and "sliding_split" when
- * it slides over the inner part of a split), "stack", "in_update" (inside an update stage's
- * loops), "band" (a three-level split), "reduction_split" (a split RVar), "round_up" (an
- * update split with a RoundUp tail), "fused_parallel" (parallel loops fused into one),
- * "rfactor" (a factored reduction). Each
- * kind is listed once. */
-std::vector<std::string> schedule_constructs(const PipelineDag &dag, const Decisions &d);
-
 /** All nests of a complete schedule (consumers built before producers). */
 Nests build_all_nests(const PipelineDag &dag, const Decisions &d);
 

@@ -3,6 +3,7 @@
 #include "PlacementHelpers.h"
 #include "TinyDags.h"
 #include "search/Directives.h"
+#include "search/ScheduleConstructs.h"
 #include "search/ScheduleText.h"
 #include "search/SearchSpace.h"
 

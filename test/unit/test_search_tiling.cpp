@@ -4,6 +4,7 @@
 #include "TinyDags.h"
 #include "search/Directives.h"
 #include "search/LoopNest.h"
+#include "search/ScheduleConstructs.h"
 #include "search/ScheduleText.h"
 #include "search/SearchSpace.h"
 #include <algorithm>
