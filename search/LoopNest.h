@@ -192,8 +192,10 @@ Box64 region_at(const PipelineDag &dag, const Decisions &d, const Nests &nests, 
 /** True if the region of `func` computed inside `level` (as region_at) differs between the
  * first two iterations of loop `order_index` (at or outside `level`) of that stage and the two
  * overlap: a window stored outside that loop slides along it, each iteration computing only
- * what the last did not. False for a loop of one iteration, a region that stays put, or one
- * that jumps to disjoint points (a slice per iteration: nothing to slide). */
+ * what the last did not. False for a loop of one iteration, a region that stays put, one
+ * that jumps to disjoint points (a slice per iteration: nothing to slide), or one the loop
+ * moves less far in all its iterations than the window is wide (Halide would rewind the loop
+ * into one sliver per shift; computing it at the storage level is the same work). */
 bool region_slides_along(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func,
                          int at_func, int at_stage, int level, int order_index);
 

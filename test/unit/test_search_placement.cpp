@@ -398,6 +398,41 @@ TEST_CASE("a window may slide inside an update stage's nest", "[search]") {
     CHECK(stores(off).empty());
 }
 
+TEST_CASE("a window does not slide along a loop that moves it less than its width", "[search]") {
+    // P.update over loops y (outer), r, x (inner): Q(x + r, y) computed per r covers the whole
+    // row (64 columns) and moves one column per r, 8 columns in all. Stored per row, Halide
+    // would rewind r into one step per column (random pipeline 100782: 400 ms against 0.6
+    // computed per row): not offered. Computed per r without storage outside it still is.
+    PipelineDag dag = reduction_dag(true);
+    SearchSpace space(dag);
+    const FuncSched c = root_c({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}});
+    FuncSched p = root_p_per_row();
+    p.stages[1] =
+        test::sched({{LoopMode::Outer, 0}, {LoopMode::Inner, 0}, {LoopMode::Outer, 0}}, 8, 0);
+    StatePtr s = space.make_child(*space.make_child(*space.initial_state(), c), p);
+    const StageNest &pn = s->nests[1]->stages[1];
+    REQUIRE(pn.order.size() == 3);
+    REQUIRE(pn.order[1].stage_loop == 0); // r between y and x
+    std::vector<StatePtr> kids;
+    space.children(*s, {}, &kids);
+    bool per_r = false;
+    for (const StatePtr &k : kids) {
+        const FuncSched &q = k->decisions[0];
+        if (q.placement != Placement::At || !(k->decisions[1] == p)) continue;
+        CHECK(q.store_level < 0);
+        per_r = per_r || (q.at_stage == 1 && q.at_level == 1);
+    }
+    CHECK(per_r);
+    CHECK(!region_slides_along(dag, s->decisions, s->nests, 0, 1, 1, 1, 1));
+    // Its footprint per r does slide (it overlaps the next r's): the travel is what fails.
+    Decisions d = s->decisions;
+    FuncSched q{Placement::At, 1, 1, -1, {}};
+    q.at_stage = 1;
+    d.set(0, q);
+    const Box64 first = region_at(dag, d, s->nests, 0, 1, 1, 1);
+    CHECK(first[0].extent() == 64);
+}
+
 TEST_CASE("storage goes outside a loop only if the Func's region slides along it", "[search]") {
     // stencil_2d: C(x, y) reads P(x, y-1..y+1). C at root in 8-row strips: y.outer, y.inner, x.
     auto stores = [](const PipelineDag &dag) {
