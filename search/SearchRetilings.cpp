@@ -299,7 +299,8 @@ private:
      * stage, its parallel loops chosen again for the new order when `choose_parallel`). */
     std::shared_ptr<State> retiled(StageSched sched, bool choose_parallel = true) {
         auto parent = std::make_shared<State>(s_);
-        parent->siblings = 0; // not one of s_'s siblings: the consumer's tiling differs
+        parent->siblings = 0;       // not one of s_'s siblings: the consumer's tiling differs
+        sched.unrolled_inside = -1; // the new tiling may move that loop; and Funcs go inside it
         if (choose_parallel && old_.parallel > 0) {
             const StageNest probe = make_stage_nest(st_, sched, cn_.loop_box);
             sched.parallel = parallel_(st_, probe, sched.vector_width);

@@ -226,8 +226,12 @@ void SearchSpace::offer_site(const State &s, int func, int anchor, int stage, in
                 g.at_level >= 0 && g.at_level < int(held.size()))
                 held[size_t(g.at_level)]++;
     }
+    // A loop unrolled inside the anchor's vectors (StageSched::unrolled_inside) holds no Func:
+    // Halide moves it innermost.
+    const int inside = s.decisions[size_t(anchor)].stages[size_t(stage)].unrolled_inside;
     for (int level = 0; level < int(cn.order.size()) && level <= last; level++) {
         if (cn.order[level].vectorized) break;
+        if (inside >= 0 && cn.order[size_t(level)].stage_loop == inside) break;
         if (site_cap > 0 && held[size_t(level)] >= site_cap) continue;
         if (detail::strided_load_hazard(dag_, s, func, anchor, stage, level)) continue;
         FuncSched at{Placement::At, anchor, level, -1, {}};

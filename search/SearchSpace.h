@@ -63,6 +63,17 @@ struct SearchSpaceOptions {
      * at 32), and a vectorized stage with a short pure loop outside its vectors also has that
      * loop unrolled inside them (StageSched::unrolled_inside). */
     bool autotune_tilings = false;
+    /** A vectorized stage with a short pure loop (2-4 points, whole in the inner group, not
+     * parallel) outside its vectors is also offered with that loop unrolled inside them
+     * (StageSched::unrolled_inside), which the featurizer prices by the loads the copies
+     * share (the expert's interpolate computes every level with `c` unrolled inside the
+     * vectors, and `down_0`'s alpha, `clamped(x, y, 3)`, is loaded once for four channels).
+     * No Func is computed or stored at or inside that loop. Off in the one-shot search
+     * (`SEXTANT_SEARCH_SPACE=unroll_inside=1` turns it on): on the bench (session 43) it
+     * moved 13 of 18 picks, interpolate 0.79-0.94x, bilateral_guided_upsampling 0.82x,
+     * histogram_equalize 0.86x, but camera_pipe 1.22-1.41x (a register tile traded for `c`
+     * inside) and unsharp_mask 1.12-1.23x (a beam that ended elsewhere): docs/SEARCH.md. */
+    bool unroll_inside = false;
     /** Tilings kept per stage (evenly thinned from all legal ones), in the fine and coarse
      * passes. */
     int tilings_per_stage = 128;
@@ -270,7 +281,7 @@ private:
     /** Appends the schedules of one combination of loop tilings: each vector width with and
      * without unrolling, parallel (if allowed) and serial, and register-blocked. */
     void add_vectorized(const Stage &s, const Box64 &box, const std::vector<LoopTiling> &loops,
-                        bool may_par, bool coarse, bool autotune_tilings,
+                        bool may_par, bool coarse, bool autotune_tilings, bool unroll_inside,
                         std::vector<StageSched> &out) const;
     /** tilings() memoized: sibling states mostly ask for the same stage and region. */
     std::vector<StageSched> cached_tilings(const Stage &s, const Box64 &box, bool may_parallelize,

@@ -115,6 +115,7 @@ std::string parse_search_space_options(const std::string &text, SearchSpaceOptio
         {"reduction_outside", flag(&o.reduction_outside)},
         {"slide_in_split_tiles", flag(&o.slide_in_split_tiles)},
         {"slide_in_updates", flag(&o.slide_in_updates)},
+        {"unroll_inside", flag(&o.unroll_inside)},
         {"slide_strips", flag(&o.slide_strips)},
         {"strip_rows", size_list(&o.strip_rows)},
         {"vector_splits", size_list(&o.vector_splits)},

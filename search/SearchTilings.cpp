@@ -97,7 +97,8 @@ SearchSpace::loop_options(const Stage &s, const Box64 &box, const SearchSpaceOpt
 
 void SearchSpace::add_vectorized(const Stage &s, const Box64 &box,
                                  const std::vector<LoopTiling> &loops, bool may_par, bool coarse,
-                                 bool autotune_tilings, std::vector<StageSched> &out) const {
+                                 bool autotune_tilings, bool unroll_inside,
+                                 std::vector<StageSched> &out) const {
     const int V = vector_lanes(s.func);
     StageSched base;
     base.loops = loops;
@@ -151,7 +152,7 @@ void SearchSpace::add_vectorized(const Stage &s, const Box64 &box,
             sc.unroll = u;
             if (may_par) sc.parallel = parallel_loops(s, n, w);
             out.push_back(sc);
-            if (autotune_tilings) {
+            if (autotune_tilings || unroll_inside) {
                 const int l = unrolled_inside_loop(s, sc);
                 if (l >= 0) {
                     StageSched twin = sc;
@@ -209,7 +210,8 @@ std::vector<StageSched> SearchSpace::tilings(const Stage &s, const Box64 &box, b
     std::vector<LoopTiling> cur(k);
     std::function<void(int)> rec = [&](int i) {
         if (i < 0) {
-            add_vectorized(s, box, cur, may_par, opt.coarse, opt.autotune_tilings, out);
+            add_vectorized(s, box, cur, may_par, opt.coarse, opt.autotune_tilings,
+                           opt.unroll_inside, out);
             return;
         }
         for (const LoopTiling &t : opts[i]) {

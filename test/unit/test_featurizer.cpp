@@ -232,6 +232,32 @@ TEST_CASE("sliding window: storage further out computes each row once", "[featur
     CHECK(at(b, F::recompute_ratio) == Approx(2560.0 / (34 * 64)));
 }
 
+TEST_CASE("a loop unrolled inside the vectors shares the loads that do not move with it",
+          "[features]") {
+    // F(x, y, c) = in(x, y, c) * in(x, y, 2), over 64 x 32 x 3; c whole in the inner group
+    // (order y, c, x), 8 lanes.
+    PipelineDag dag = test::scale_3d(64, 32, 3);
+    Stage &st = dag.funcs[0].stages[0];
+    Load alpha = st.loads[0];
+    for (int l = 0; l < 3; l++)
+        alpha.jacobian[size_t(2 * 3 + l)] = {0, 1, true}; // in(x, y, 2): no c
+    st.loads.push_back(alpha);
+    Decisions d(1);
+    d.mut(0).placement = Placement::Root;
+    d.mut(0).stages = {
+        sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
+    Featurizer fz(dag);
+    Nests n = build_all_nests(dag, d);
+    // Both loads move with x: one vector each per vector of points.
+    const double vectors = 64.0 * 32 * 3 / 8;
+    CHECK(at(fz.schedule_features(d, n, 0, 0), F::dense_load_executions) == 2 * vectors);
+    // c unrolled inside the vectors: its three copies load in(x, y, 2) once.
+    d.mut(0).stages[0].unrolled_inside = 2;
+    n = build_all_nests(dag, d);
+    CHECK(at(fz.schedule_features(d, n, 0, 0), F::dense_load_executions) ==
+          Approx(vectors + vectors / 3));
+}
+
 TEST_CASE("loads invariant in the inner loops are counted once per outer iteration", "[features]") {
     PipelineDag dag = test::transpose_reduce();
     Decisions d(2);

@@ -398,6 +398,33 @@ TEST_CASE("a window may slide inside an update stage's nest", "[search]") {
     CHECK(stores(off).empty());
 }
 
+TEST_CASE("no Func is placed at or inside a loop unrolled inside the vectors", "[search]") {
+    // stencil_2d cut to 4 rows of C: C at root, order y, x (vector 8). P may go per row of C;
+    // with y unrolled inside the vectors (Halide moves it innermost) it may not (a re-tiling
+    // of C that drops the unrolled loop may still place it).
+    PipelineDag dag = test::stencil_2d();
+    dag.inputs[0].bounds[1] = {-1, 4};
+    dag.funcs[0].bounds[1] = {-1, 4};
+    dag.funcs[0].stages[0].loops[1].range = {-1, 4};
+    dag.funcs[1].bounds[1] = {0, 3};
+    dag.funcs[1].stages[0].loops[1].range = {0, 3};
+    SearchSpace space(dag);
+    FuncSched c = root_c({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}});
+    auto levels = [&](const FuncSched &cs) {
+        std::set<int> out;
+        for (const StatePtr &k : children_after(space, {cs}))
+            if (k->decisions[0].placement == Placement::At && k->decisions[1] == cs)
+                out.insert(k->decisions[0].at_level);
+        return out;
+    };
+    CHECK(levels(c) == std::set<int>{0});
+    c.stages[0].unrolled_inside = 1;
+    Decisions d(2);
+    d.set(1, c);
+    REQUIRE(unrolled_inside_problem(dag, d, 1, 0, 1).empty());
+    CHECK(levels(c).empty());
+}
+
 TEST_CASE("a window does not slide along a loop that moves it less than its width", "[search]") {
     // P.update over loops y (outer), r, x (inner): Q(x + r, y) computed per r covers the whole
     // row (64 columns) and moves one column per r, 8 columns in all. Stored per row, Halide

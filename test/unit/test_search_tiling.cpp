@@ -539,17 +539,23 @@ TEST_CASE("a short loop unrolled inside the vectors: text, checks, directives, a
                       Catch::Contains("unroll_inside: 'y' must be whole in the inner group"));
     PipelineDag wide = test::scale_3d(64, 32, 5);
     CHECK(unrolled_inside_problem(wide, d, 0, 0, 2).find("5 points") != std::string::npos);
-    // Only autotuning's tilings offer it (the cost model prices it as its twin).
+    // Autotuning's tilings offer it; the one-shot search only with
+    // SearchSpaceOptions::unroll_inside (off by default: docs/SEARCH.md, session 43).
     SearchSpace space(dag);
     const Stage &st = dag.stage(0, 0);
     SearchSpaceOptions opt;
-    int plain = 0, extra = 0;
+    int plain = 0, on = 0, extra = 0;
     for (const StageSched &t : space.tilings(st, st.full_loop_box(), true, opt))
         plain += t.unrolled_inside >= 0;
+    opt.unroll_inside = true;
+    for (const StageSched &t : space.tilings(st, st.full_loop_box(), true, opt))
+        on += t.unrolled_inside == 2;
+    opt.unroll_inside = false;
     opt.autotune_tilings = true;
     for (const StageSched &t : space.tilings(st, st.full_loop_box(), true, opt))
         extra += t.unrolled_inside == 2;
     CHECK(plain == 0);
+    CHECK(on > 0);
     CHECK(extra > 0);
 }
 
