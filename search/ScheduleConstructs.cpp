@@ -21,6 +21,7 @@ std::vector<std::string> schedule_constructs(const PipelineDag &dag, const Decis
             if (fused_parallel_loops(dag, d, int(f), int(si)) >= 2) add("fused_parallel");
             if (fs.stages[si].unroll_outer >= 2) add("register_tile");
             if (fs.stages[si].rfactor) add("rfactor");
+            if (fs.stages[si].unrolled_inside >= 0) add("unroll_inside");
             for (size_t i = 0; i < fs.stages[si].loops.size(); i++) {
                 const LoopTiling &t = fs.stages[si].loops[i];
                 if (t.mode != LoopMode::Split) continue;

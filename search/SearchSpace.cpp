@@ -519,7 +519,10 @@ void SearchSpace::placement_children(const State &parent, FuncSched p, int combo
         bool tiled = false;
         for (size_t i = 1; i < p.stages.size(); i++) {
             const int loops = tile_loops[i][picked[i]];
-            if (loops == 0 || loops == p.stages[i].unroll_outer) continue;
+            // Not over a loop unrolled inside the vectors (its own twin; sextant-fuzz
+            // --search-space unroll_inside=1, seed 8: the tile was refused when applied).
+            if (loops == 0 || loops == p.stages[i].unroll_outer || p.stages[i].unrolled_inside >= 0)
+                continue;
             p.stages[i].unroll_outer = loops;
             tiled = true;
         }

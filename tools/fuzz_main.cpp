@@ -13,6 +13,8 @@
 //                                     or register_tile (several loops unrolled))
 //                     [--schedule-timeout S]  (per schedule: search, compile and run; 600 s)
 //                     [--cost-model analytical|learned]  (the model every search uses)
+//                     [--search-space K=V,...]  (SEXTANT_SEARCH_SPACE for every search, e.g.
+//                                     unroll_inside=1)
 //                     [--targeted any N]  (up to N of the candidates autotuning proposes:
 //                                     the beam's pick, a greedy and dropout searches)
 //                     [--log FILE]  (a line per finished pipeline, appended as it finishes)
@@ -24,6 +26,7 @@
 #include "measure/Runner.h"
 #include "plugin/Autoscheduler.h"
 #include "random_pipelines/RandomPipeline.h"
+#include "search/SearchSpace.h"
 #include "support/Args.h"
 #include "support/Errors.h"
 #include "tools/AssemblyCheck.h"
@@ -66,6 +69,9 @@ struct Options {
     double schedule_timeout_s = 600;
     /** The cost model of every search ("" = the plugin's default). */
     std::string cost_model;
+    /** What every search offers (as SEXTANT_SEARCH_SPACE; parsed into `space`). */
+    std::string search_space;
+    sextant::SearchSpaceOptions space;
     /** Scan each schedule's assembly for misaligned aligned stack moves. */
     bool asm_check = false;
     /** If set, one line per finished pipeline is appended here as it finishes ("seed N
@@ -85,9 +91,11 @@ bool uses_construct(const std::string &text, const std::string &kind) {
         return std::regex_search(text, std::regex(" update [0-9]+ store "));
     // Two or more loops unrolled outside the vector loop.
     if (kind == "register_tile") return std::regex_search(text, std::regex("unroll_outer [0-9]+"));
+    // A short loop unrolled inside the vectors.
+    if (kind == "unroll_inside") return text.find(" unroll_inside ") != std::string::npos;
     throw std::runtime_error("unknown construct '" + kind +
                              "' (any, sliding, band, reduction_split, sliding_update, "
-                             "register_tile)");
+                             "register_tile, unroll_inside)");
 }
 
 double load_float(const uint8_t *p, int bits) {
@@ -271,6 +279,9 @@ std::vector<std::string> sliding_candidates(uint64_t seed, const Options &opt) {
                                      params.num_candidates = 32;
                                      if (!opt.cost_model.empty())
                                          params.cost_model = opt.cost_model;
+                                     params.search_space = opt.search_space;
+                                     params.search.space = opt.space;
+                                     params.search.space = opt.space;
                                      // Each pipeline's dropout searches get their own seeds,
                                      // as autotuning's batches do.
                                      params.search.seed = seed;
@@ -308,6 +319,7 @@ int run_one(uint64_t seed, const Options &opt) {
     params.search.beam_size = opt.beam;
     params.search.num_passes = opt.passes;
     if (!opt.cost_model.empty()) params.cost_model = opt.cost_model;
+    params.search_space = opt.search_space;
     if (opt.sliding == 0) {
         std::printf("planned %d\n", opt.seeds);
         std::fflush(stdout);
@@ -369,7 +381,12 @@ bool parse_options(int argc, char **argv, Options &opt) {
                 opt.verbose = true;
             else if (a == "--cost-model")
                 opt.cost_model = args.value();
-            else if (a == "--asm-check")
+            else if (a == "--search-space") {
+                opt.search_space = args.value();
+                const std::string e =
+                    sextant::parse_search_space_options(opt.search_space, &opt.space);
+                if (!e.empty()) throw std::runtime_error("--search-space: " + e);
+            } else if (a == "--asm-check")
                 opt.asm_check = true;
             else if (a == "--log")
                 opt.log = args.value();
@@ -386,9 +403,9 @@ bool parse_options(int argc, char **argv, Options &opt) {
                              "usage: sextant-fuzz --from A --to B [--seeds 3] [--beam 8] "
                              "[--passes 2] [--jobs 2] [--quiet] [--replay S.txt] [--sliding N]\n"
                              "       [--targeted any|sliding|band|reduction_split|sliding_update|"
-                             "register_tile N] [--schedule-timeout S]\n"
-                             "       [--cost-model analytical|learned] [--asm-check] "
-                             "[--log FILE]\n");
+                             "register_tile|unroll_inside N] [--schedule-timeout S]\n"
+                             "       [--cost-model analytical|learned] [--search-space K=V,...] "
+                             "[--asm-check] [--log FILE]\n");
                 return false;
             }
         } catch (const std::exception &e) { // a bad value (ArgError), an unknown construct
