@@ -118,13 +118,6 @@ struct StageView {
      * (matmul's 16x8 tile with k outermost: no load or store of the accumulator per k).
      * Budget: three quarters of the vector register file (16 registers; 32 with AVX-512). */
     bool accumulates_in_registers;
-    /** A short loop unrolled inside the vectors (StageSched::unrolled_inside): its stage loop
-     * and points per iteration of the loops outside it (-1 and 1: none). Halide moves it
-     * innermost and unrolls it, so an access that does not move with it is computed once for
-     * its copies (interpolate's `down_0` reads `clamped(x, y, 3)`, the alpha, once for all four
-     * channels; the expert's `reorder(c, x, y).unroll(c)`). */
-    int inside_loop = -1;
-    double inside_extent = 1;
 
     StageView(const PipelineDag &dag_, const Decisions &d_, const Nests &nests_, int func_,
               int stage_, int widest_type_bytes_)
@@ -150,12 +143,6 @@ struct StageView {
             m.vector_bits / 8.0 * (m.vector_bits >= 512 ? 32 : 16) * 0.75;
         accumulates_in_registers = fn.stages.size() > 1 && d[func].placement == Placement::At &&
                                    fn.alloc_points * f.bytes_per_point <= register_file_bytes;
-        const int ui = d[func].stages[size_t(stage)].unrolled_inside;
-        for (int j = 0; ui >= 0 && j < nl; j++) {
-            if (sn.order[size_t(j)].stage_loop != ui) continue;
-            inside_loop = ui;
-            inside_extent = double(std::max<int64_t>(1, sn.order[size_t(j)].extent));
-        }
     }
 
     /** Hoisting: an access whose address does not change with the innermost loops of the
@@ -166,15 +153,16 @@ struct StageView {
     double sites_of(const std::function<bool(int)> &depends_on, double count) const {
         double inner_iters = 1; // points covered by the inner loops the access is invariant in
         double copies = 1;      // distinct copies in an unrolled block
-        // The loop unrolled inside the vectors is innermost, not where the order has it.
-        if (inside_loop >= 0 && !depends_on(inside_loop)) inner_iters = inside_extent;
-        auto moved = [&](int j) { return sn.order[size_t(j)].stage_loop == inside_loop; };
+        // A loop unrolled inside the vectors (StageSched::unrolled_inside) is innermost, not
+        // where the order has it: its copies share what does not move with it.
+        const int inside = d[func].stages[size_t(stage)].unrolled_inside;
+        if (inside >= 0 && !depends_on(inside)) inner_iters = double(sn.loop_box[inside].extent());
+        auto moved = [&](int j) { return sn.order[size_t(j)].stage_loop == inside; };
         int j = nl - 1;
         if (block) {
             inner_iters *= double(sn.order[nl - 1].extent);
             // The unrolled loops just outside it are one block too.
             for (j = nl - 2; j >= 0 && sn.order[j].unrolled; j--) {
-                if (moved(j)) continue;
                 inner_iters *= double(sn.order[j].extent);
                 if (depends_on(sn.order[j].stage_loop)) copies *= double(sn.order[j].extent);
             }

@@ -226,8 +226,7 @@ void SearchSpace::offer_site(const State &s, int func, int anchor, int stage, in
                 g.at_level >= 0 && g.at_level < int(held.size()))
                 held[size_t(g.at_level)]++;
     }
-    // A loop unrolled inside the anchor's vectors (StageSched::unrolled_inside) holds no Func:
-    // Halide moves it innermost.
+    // A loop unrolled inside the anchor's vectors holds no Func: Halide moves it innermost.
     const int inside = s.decisions[size_t(anchor)].stages[size_t(stage)].unrolled_inside;
     for (int level = 0; level < int(cn.order.size()) && level <= last; level++) {
         if (cn.order[level].vectorized) break;
@@ -519,8 +518,7 @@ void SearchSpace::placement_children(const State &parent, FuncSched p, int combo
         bool tiled = false;
         for (size_t i = 1; i < p.stages.size(); i++) {
             const int loops = tile_loops[i][picked[i]];
-            // Not over a loop unrolled inside the vectors (its own twin; sextant-fuzz
-            // --search-space unroll_inside=1, seed 8: the tile was refused when applied).
+            // Not with a loop unrolled inside the vectors (refused when applied: fuzz seed 8).
             if (loops == 0 || loops == p.stages[i].unroll_outer || p.stages[i].unrolled_inside >= 0)
                 continue;
             p.stages[i].unroll_outer = loops;

@@ -26,7 +26,6 @@
 #include "measure/Runner.h"
 #include "plugin/Autoscheduler.h"
 #include "random_pipelines/RandomPipeline.h"
-#include "search/SearchSpace.h"
 #include "support/Args.h"
 #include "support/Errors.h"
 #include "tools/AssemblyCheck.h"
@@ -69,9 +68,9 @@ struct Options {
     double schedule_timeout_s = 600;
     /** The cost model of every search ("" = the plugin's default). */
     std::string cost_model;
-    /** What every search offers (as SEXTANT_SEARCH_SPACE; parsed into `space`). */
-    std::string search_space;
-    sextant::SearchSpaceOptions space;
+    /** What every search offers: SEXTANT_SEARCH_SPACE's value as the plugin's Params::parse
+     * reads it (its `search.space` and `search_space`). */
+    sextant::Params space = sextant::Params::parse({});
     /** Scan each schedule's assembly for misaligned aligned stack moves. */
     bool asm_check = false;
     /** If set, one line per finished pipeline is appended here as it finishes ("seed N
@@ -279,9 +278,8 @@ std::vector<std::string> sliding_candidates(uint64_t seed, const Options &opt) {
                                      params.num_candidates = 32;
                                      if (!opt.cost_model.empty())
                                          params.cost_model = opt.cost_model;
-                                     params.search_space = opt.search_space;
-                                     params.search.space = opt.space;
-                                     params.search.space = opt.space;
+                                     params.search_space = opt.space.search_space;
+                                     params.search.space = opt.space.search.space;
                                      // Each pipeline's dropout searches get their own seeds,
                                      // as autotuning's batches do.
                                      params.search.seed = seed;
@@ -319,7 +317,8 @@ int run_one(uint64_t seed, const Options &opt) {
     params.search.beam_size = opt.beam;
     params.search.num_passes = opt.passes;
     if (!opt.cost_model.empty()) params.cost_model = opt.cost_model;
-    params.search_space = opt.search_space;
+    params.search_space = opt.space.search_space;
+    params.search.space = opt.space.search.space;
     if (opt.sliding == 0) {
         std::printf("planned %d\n", opt.seeds);
         std::fflush(stdout);
@@ -381,12 +380,9 @@ bool parse_options(int argc, char **argv, Options &opt) {
                 opt.verbose = true;
             else if (a == "--cost-model")
                 opt.cost_model = args.value();
-            else if (a == "--search-space") {
-                opt.search_space = args.value();
-                const std::string e =
-                    sextant::parse_search_space_options(opt.search_space, &opt.space);
-                if (!e.empty()) throw std::runtime_error("--search-space: " + e);
-            } else if (a == "--asm-check")
+            else if (a == "--search-space")
+                opt.space = sextant::Params::parse({{"SEXTANT_SEARCH_SPACE", args.value()}});
+            else if (a == "--asm-check")
                 opt.asm_check = true;
             else if (a == "--log")
                 opt.log = args.value();
