@@ -6,6 +6,7 @@
 #pragma once
 
 #include "BoundExpr.h"
+#include "support/SmallVec.h"
 
 #include <array>
 #include <cstdint>
@@ -72,7 +73,8 @@ struct Interval64 {
     void include(const Interval64 &o);
     bool operator==(const Interval64 &o) const { return min == o.min && max == o.max; }
 };
-using Box64 = std::vector<Interval64>;
+/** One interval per dimension, inline up to six (SmallVec: no heap for a box). */
+using Box64 = SmallVec<Interval64, 6>;
 int64_t box_volume(const Box64 &b);
 
 /** One loop of a stage, as Halide names it before any scheduling. */

@@ -1,4 +1,5 @@
 #include "dag/BoundExpr.h"
+#include "dag/PipelineDag.h"
 #include "support/Errors.h"
 
 #include <catch2/catch.hpp>
@@ -54,4 +55,38 @@ TEST_CASE("an expression deeper than eval's stack is refused when it is built", 
     for (int i = 0; i < 1000; i++)
         l = BoundExpr::binary(Op::Max, l, BoundExpr::constant(i));
     CHECK(l.eval(mins, maxs) == 999);
+}
+
+TEST_CASE("a box keeps its intervals inline and on the heap alike", "[dag]") {
+    using sextant::Box64;
+    using sextant::Interval64;
+    Box64 small = {{0, 9}, {2, 5}};
+    CHECK(small.size() == 2);
+    CHECK(sextant::box_volume(small) == 40);
+    Box64 big; // more dimensions than the inline six: moves to the heap as it grows
+    for (int64_t d = 0; d < 9; d++)
+        big.push_back({0, d});
+    REQUIRE(big.size() == 9);
+    for (int64_t d = 0; d < 9; d++)
+        CHECK(big[size_t(d)].max == d);
+    big.push_back(big[0]); // an element of itself, while it reallocates
+    CHECK(big.back() == Interval64{0, 0});
+    Box64 copy = big;
+    CHECK(copy == big);
+    copy[3].max = 100;
+    CHECK(big[3].max == 3); // a deep copy
+    Box64 moved = std::move(copy);
+    CHECK(moved[3].max == 100);
+    CHECK(copy.empty());
+    moved = small; // from the heap back to fewer dimensions
+    CHECK(moved == small);
+    Box64 grown(3);
+    CHECK(grown[2].empty()); // default intervals, as std::vector's
+    grown.resize(8, Interval64{1, 1});
+    CHECK(grown[7] == Interval64{1, 1});
+    grown.erase(grown.begin() + 1, grown.begin() + 3);
+    CHECK(grown.size() == 6);
+    grown.insert(grown.begin(), Interval64{5, 6});
+    CHECK(grown[0] == Interval64{5, 6});
+    CHECK(grown.size() == 7);
 }
