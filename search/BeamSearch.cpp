@@ -1,5 +1,7 @@
 #include "BeamSearch.h"
 
+#include "search/BestChildren.h"
+#include "search/ChildrenAhead.h"
 #include "search/JobQueue.h"
 #include "support/Rng.h"
 
@@ -21,13 +23,8 @@ double since(Clock::time_point t) {
     return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-/** Lower predicted cost first; a state with a buffer over Halide's size limit after every
- * state without one. */
-bool better(const StatePtr &a, const StatePtr &b) {
-    if (a->buffer_too_large != b->buffer_too_large) return b->buffer_too_large;
-    if (a->cost != b->cost) return a->cost < b->cost;
-    return a->hash < b->hash;
-}
+using detail::BestChildren;
+const auto better = detail::better_state;
 
 /** Bytes a state holds of its own (object, decisions, per-Func vectors), with allocator
  * overhead; the FuncNests it shares with its parent are not counted. The per-stage schedules
@@ -63,155 +60,6 @@ double child_bytes(const State &c, int func) {
     if (func >= 0 && func < int(c.nests.size()) && c.nests[func]) b += nest_bytes(*c.nests[func]);
     return b;
 }
-
-/** The best `keep` distinct states of a stream of children, selected in batches of at most
- * `batch`. Children are scored in groups as they come, on the queue's thread while this one
- * makes the next children; states are made, selected and dropped on this thread alone (the
- * queue's thread only reads them and sets their costs). The states kept are those of scoring
- * each batch whole and merging the batches in order: a state's cost depends on it alone.
- * With `overlap`, a full batch is merged only once the next one is full (or at the end), so
- * that this thread makes children while the last batch is still being scored: it then holds
- * at most keep + 2 x batch states, else keep + batch. */
-class BestChildren {
-public:
-    BestChildren(StateEvaluator &eval, JobQueue &queue, SearchStats *stats, size_t keep,
-                 size_t batch, size_t per_structure, size_t per_cost, double near_cost,
-                 bool overlap)
-        : eval_(eval), queue_(queue), stats_(stats), keep_(std::max<size_t>(1, keep)),
-          batch_(std::max<size_t>(1, batch)), score_group_(std::min(batch_, kScoreGroup)),
-          per_structure_(std::max<size_t>(1, per_structure)),
-          per_cost_(std::max<size_t>(1, per_cost)), near_cost_(std::max(0.0, near_cost)),
-          overlap_(overlap && queue.threaded()) {}
-    ~BestChildren() { queue_.abandon(); } // queued scoring reads waiting_ and pending_
-    BestChildren(const BestChildren &) = delete;
-    BestChildren &operator=(const BestChildren &) = delete;
-
-    void add(StatePtr c) {
-        pending_.push_back(std::move(c));
-        if (pending_.size() - scored_ >= score_group_) score();
-        if (pending_.size() >= batch_) next_batch();
-    }
-
-    /** Scores what is pending and keeps the best `keep` distinct states. */
-    void flush() {
-        score();
-        queue_.drain();
-        merge_waiting();
-        scored_ = 0;
-        if (pending_.empty()) return;
-        merge(pending_);
-    }
-
-    size_t held() const { return best_.size() + waiting_.size() + pending_.size(); }
-    bool empty() const { return best_.empty() && waiting_.empty() && pending_.empty(); }
-    std::vector<StatePtr> take() {
-        flush();
-        return std::move(best_);
-    }
-
-private:
-    /** The pending batch is full: merges the one before it (overlapping) or itself. */
-    void next_batch() {
-        score();
-        scored_ = 0;
-        if (!overlap_) {
-            queue_.wait(ticket_);
-            merge(pending_);
-            return;
-        }
-        merge_waiting();
-        waiting_ = std::move(pending_);
-        waiting_ticket_ = ticket_;
-        pending_.clear();
-    }
-
-    /** Merges the batch waiting for its scores, once they are in. */
-    void merge_waiting() {
-        if (waiting_.empty()) return;
-        queue_.wait(waiting_ticket_);
-        merge(waiting_);
-    }
-
-    /** Queues the scoring of the pending children not yet queued. */
-    void score() {
-        if (scored_ == pending_.size()) return;
-        std::vector<State *> group;
-        group.reserve(pending_.size() - scored_);
-        for (size_t i = scored_; i < pending_.size(); i++)
-            group.push_back(pending_[i].get());
-        scored_ = pending_.size();
-        ticket_ = queue_.push([this, group = std::move(group)] {
-            auto t0 = Clock::now();
-            eval_.evaluate(group);
-            if (stats_) {
-                stats_->seconds_evaluating += since(t0);
-                stats_->states_evaluated += int64_t(group.size());
-            }
-        });
-    }
-
-    /** Keeps the best `keep` distinct states of best_ and `batch` (scored; emptied). */
-    void merge(std::vector<StatePtr> &batch) {
-        for (StatePtr &c : batch)
-            best_.push_back(std::move(c));
-        batch.clear();
-        std::sort(best_.begin(), best_.end(), better);
-        // At most per_structure_ states of one placement structure, while others are left:
-        // siblings that differ only in tilings score alike, and a beam full of them loses the
-        // structures a producer decided later would have made cheaper.
-        std::vector<StatePtr> kept, passed_over;
-        // Duplicates: same hash and the same decisions (a hash collision is not a duplicate).
-        std::map<uint64_t, std::vector<const State *>> seen;
-        std::map<uint64_t, size_t> per_structure;
-        // States of one predicted cost (sorted, so equal costs are adjacent).
-        double run_cost = -1;
-        size_t run = 0;
-        for (StatePtr &c : best_) {
-            if (kept.size() >= keep_) break;
-            std::vector<const State *> &same_hash = seen[c->hash];
-            if (std::any_of(same_hash.begin(), same_hash.end(),
-                            [&](const State *o) { return o->decisions == c->decisions; }))
-                continue; // a duplicate of a better state
-            same_hash.push_back(c.get());
-            if (c->cost > run_cost * (1 + near_cost_)) {
-                run_cost = c->cost;
-                run = 0;
-            }
-            if (++run > per_cost_) {
-                passed_over.push_back(std::move(c));
-                continue;
-            }
-            if (++per_structure[c->placement_hash] > per_structure_) {
-                passed_over.push_back(std::move(c));
-                continue;
-            }
-            kept.push_back(std::move(c));
-        }
-        for (StatePtr &c : passed_over) {
-            if (kept.size() >= keep_) break;
-            kept.push_back(std::move(c));
-        }
-        std::sort(kept.begin(), kept.end(), better);
-        best_ = std::move(kept);
-    }
-
-    /** Children scored per StateEvaluator call: small enough that scoring keeps pace with
-     * making them, large enough for a batched model. */
-    static constexpr size_t kScoreGroup = 256;
-
-    StateEvaluator &eval_;
-    JobQueue &queue_;
-    SearchStats *stats_;
-    const size_t keep_, batch_, score_group_, per_structure_, per_cost_;
-    /** Costs within this ratio of a run's first count as equal (0: exactly equal only). */
-    const double near_cost_;
-    const bool overlap_;
-    /** The kept states; a full batch whose scoring may still run; the batch being filled. */
-    std::vector<StatePtr> best_, waiting_, pending_;
-    size_t scored_ = 0;           // pending_[0, scored_) are queued for scoring
-    uint64_t ticket_ = 0;         // of the last scoring queued
-    uint64_t waiting_ticket_ = 0; // of waiting_'s last scoring
-};
 
 std::string mib(double bytes) {
     std::ostringstream o;
@@ -434,6 +282,7 @@ private:
         }
         int keep = 0, batch = 0;
         bool two_batches = false;
+        const int narrowed = p.bounds.narrowed;
         bound_step(opt_, budget_, space_.cache_bytes(), p.beam.size(), p.per_child, finishing_,
                    p.pass_end - since(start_),
                    p.parents_done > 0 ? p.parent_seconds / double(p.parents_done) : -1,
@@ -452,6 +301,7 @@ private:
                                     : size_t(keep);
         BestChildren kept(eval_, queue_, &st_, size_t(keep), size_t(batch), per_structure, per_cost,
                           p.near ? opt_.near_cost : 0, two_batches);
+        std::unique_ptr<ChildrenAhead> ahead; // makes children beside this thread
         StatePtr dropped_pick; // one child that dropout dropped, uniformly (reservoir)
         int64_t dropped = 0, matching = 0;
         bool measured = false;
@@ -469,12 +319,24 @@ private:
                 }
                 kept.add(std::move(c));
             };
+            // Filtered, only the allowed placements' children are made; when none of them is
+            // under the limits, all are made and filtered as they come.
+            kept.set_ahead(nullptr);
+            ahead = std::make_unique<ChildrenAhead>(
+                p.beam.size(),
+                [&](size_t i, std::vector<StatePtr> &out) {
+                    auto add = [&out](StatePtr c) { out.push_back(std::move(c)); };
+                    if (!use_filter || !space_.children(*p.beam[i], p.so, add, allowed_[step + 1]))
+                        space_.children(*p.beam[i], p.so, add);
+                },
+                // Children made ahead wait outside the batches: only where memory is ample.
+                make_beside_ && two_batches && p.bounds.narrowed == narrowed);
+            kept.set_ahead(ahead.get());
             for (size_t i = 0; i < p.beam.size(); i++) {
-                // Filtered, only the allowed placements' children are made; when none of them
-                // is under the limits, all are made and filtered as they come.
-                if (!use_filter || !space_.children(*p.beam[i], p.so, emit, allowed_[step + 1]))
-                    space_.children(*p.beam[i], p.so, emit);
-                double held = parents + double(kept.held()) * p.per_child + space_.cache_bytes();
+                for (StatePtr &c : ahead->take(i))
+                    emit(std::move(c));
+                double held = parents + double(kept.held() + ahead->buffered()) * p.per_child +
+                              space_.cache_bytes();
                 st_.peak_held_bytes = std::max(st_.peak_held_bytes, held);
                 // Out of time in the first pass: the children made so far must do.
                 if (!finishing_ && !best_ && !kept.empty() && i + 1 < p.beam.size() &&
@@ -487,6 +349,8 @@ private:
         if (kept.empty() && dropped_pick) kept.add(std::move(dropped_pick));
         p.parents_done += int64_t(p.beam.size());
         p.beam = kept.take();
+        kept.set_ahead(nullptr);
+        ahead.reset();
         p.parent_seconds += since(step_start);
         if (p.trace) trace_step(p, step);
     }
@@ -582,6 +446,7 @@ private:
     Rng rng_, pick_rng_;
     /** Scores and selects children beside the thread that makes them. */
     JobQueue queue_{opt_.score_beside && std::thread::hardware_concurrency() > 1};
+    const bool make_beside_ = opt_.make_beside && std::thread::hardware_concurrency() > 1;
     StatePtr best_;
     /** Placement-prefix hashes allowed at each depth (empty set = anything goes). */
     std::vector<std::set<uint64_t>> allowed_;

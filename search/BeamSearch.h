@@ -95,6 +95,11 @@ struct BeamSearchOptions {
      * StateEvaluator is then called from that thread, one call at a time, and must only read
      * the states' decisions and nests (and set their costs). */
     bool score_beside = true;
+    /** Make the next parents' children on a helper thread while the search takes the last
+     * ones (ChildrenAhead; where the machine has more than one core): the same children
+     * reach the beam in the same order. SearchSpace::children must then be safe to call from
+     * two threads at once (its caches lock). */
+    bool make_beside = true;
     /** What each pass offers (its `coarse` and `memory_limit_bytes` are set per pass). */
     SearchSpaceOptions space;
     /** If set, every pass starts from this state (its first `num_decided` Funcs decided, as

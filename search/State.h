@@ -44,6 +44,9 @@ struct State {
     uint64_t siblings = 0;
     uint64_t hash = 0;           // of all decisions so far
     uint64_t placement_hash = 0; // of the placements only (the coarse structure)
+    /** Made on the search's helper thread (ChildrenAhead): dropped, it goes back there to be
+     * freed (glibc frees memory slowly on a thread other than the one that allocated it). */
+    bool made_beside = false;
 };
 
 using StatePtr = std::shared_ptr<State>;

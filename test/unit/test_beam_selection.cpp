@@ -4,12 +4,16 @@
 #include "costmodel/CostModel.h"
 #include "costmodel/ModelEvaluator.h"
 #include "search/BeamSearch.h"
+#include "search/ChildrenAhead.h"
 #include "search/JobQueue.h"
 #include "search/ScheduleText.h"
 
 #include <catch2/catch.hpp>
 
+#include <chrono>
+#include <mutex>
 #include <set>
+#include <thread>
 
 using namespace sextant;
 
@@ -204,29 +208,78 @@ TEST_CASE("scoring beside the search keeps the states scoring in place keeps", "
         opt.seed = 3;
         opt.max_batch = 300; // several selections per step, each scored in groups
         opt.score_beside = false;
+        opt.make_beside = false;
         SearchStats alone_stats;
         StatePtr alone = beam_search(space, eval, opt, &alone_stats);
-        opt.score_beside = true;
-        SearchStats beside_stats;
-        StatePtr beside = beam_search(space, eval, opt, &beside_stats);
         REQUIRE(alone);
-        REQUIRE(beside);
         CHECK(alone_stats.states_evaluated > 2 * 300);
-        CHECK(beside_stats.states_evaluated == alone_stats.states_evaluated);
-        CHECK(to_schedule_text(dag, beside->decisions) == to_schedule_text(dag, alone->decisions));
-        CHECK(beside->cost == alone->cost);
-        REQUIRE(beside_stats.final_beam.size() == alone_stats.final_beam.size());
-        for (size_t i = 0; i < alone_stats.final_beam.size(); i++)
-            CHECK(beside_stats.final_beam[i]->hash == alone_stats.final_beam[i]->hash);
+        // Scored beside, made beside (children of later parents made on a helper thread), both.
+        for (int mode : {1, 2, 3}) {
+            CAPTURE(dropout, mode);
+            opt.score_beside = mode & 1;
+            opt.make_beside = mode & 2;
+            SearchStats beside_stats;
+            StatePtr beside = beam_search(space, eval, opt, &beside_stats);
+            REQUIRE(beside);
+            CHECK(beside_stats.states_evaluated == alone_stats.states_evaluated);
+            CHECK(to_schedule_text(dag, beside->decisions) ==
+                  to_schedule_text(dag, alone->decisions));
+            CHECK(beside->cost == alone->cost);
+            REQUIRE(beside_stats.final_beam.size() == alone_stats.final_beam.size());
+            for (size_t i = 0; i < alone_stats.final_beam.size(); i++)
+                CHECK(beside_stats.final_beam[i]->hash == alone_stats.final_beam[i]->hash);
+        }
     }
     // An evaluator's exception reaches the caller, wherever it was thrown.
-    for (bool beside : {false, true}) {
+    for (int mode : {0, 1, 2, 3}) {
         FailingEvaluator failing(eval, 5);
         BeamSearchOptions opt;
         opt.beam_size = 8;
         opt.max_batch = 300;
-        opt.score_beside = beside;
+        opt.score_beside = mode & 1;
+        opt.make_beside = mode & 2;
         CHECK_THROWS_AS(beam_search(space, failing, opt, nullptr), std::bad_alloc);
+    }
+}
+
+TEST_CASE("children made ahead come back parent by parent, and so do errors", "[search]") {
+    for (bool threaded : {false, true}) {
+        CAPTURE(threaded);
+        // Parent i has i + 1 children, each a State whose num_decided is the parent.
+        std::mutex m;
+        std::set<std::thread::id> makers;
+        auto make = [&](size_t i, std::vector<StatePtr> &out) {
+            {
+                std::lock_guard<std::mutex> lock(m);
+                makers.insert(std::this_thread::get_id());
+            }
+            if (i == 7) throw std::runtime_error("parent 7");
+            // Threaded, parent 0 waits (a while at most) until the helper makes a later one.
+            for (int t = 0; threaded && i == 0 && t < 5000; t++) {
+                {
+                    std::lock_guard<std::mutex> lock(m);
+                    if (makers.size() == 2) break;
+                }
+                std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            }
+            for (size_t k = 0; k <= i; k++) {
+                auto c = std::make_shared<State>();
+                c->num_decided = int(i);
+                out.push_back(std::move(c));
+            }
+        };
+        ChildrenAhead ahead(12, make, threaded, 3);
+        for (size_t i = 0; i < 7; i++) {
+            std::vector<StatePtr> got = ahead.take(i);
+            REQUIRE(got.size() == i + 1);
+            for (const StatePtr &c : got)
+                CHECK(c->num_decided == int(i));
+            ahead.bury(got); // freed on the thread that made each
+            CHECK(got.empty());
+        }
+        CHECK_THROWS_WITH(ahead.take(7), "parent 7");
+        CHECK(ahead.take(8).size() == 9); // the parents after a failed one still come
+        CHECK(makers.size() == (threaded ? 2u : 1u));
     }
 }
 
