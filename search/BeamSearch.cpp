@@ -38,19 +38,17 @@ double state_bytes(const State &s) {
         if (!f.stages.empty()) b += double(f.stages.size()) * sizeof(StageSched) + kAlloc;
     b += double(s.nests.chunks()) * (Nests::chunk_size() * sizeof(NestPtr) + kAlloc);
     b += double(s.func_cost.capacity()) * sizeof(double) + kAlloc;
-    b += double(s.dirty.capacity()) * sizeof(int) + kAlloc;
+    b += double(s.dirty.heap_bytes() + s.recheck.heap_bytes());
     return b;
 }
 
 double nest_bytes(const FuncNest &n) {
     constexpr double kAlloc = 16;
     double b = sizeof(FuncNest) + 32 + kAlloc;
-    b += double(n.region.capacity() + n.store_region.capacity()) * sizeof(Interval64) + 2 * kAlloc;
+    b += double(n.region.heap_bytes() + n.store_region.heap_bytes()); // boxes are inline
     b += double(n.stages.capacity()) * sizeof(StageNest) + kAlloc;
-    for (const StageNest &st : n.stages) {
-        b += double(st.loop_box.capacity()) * sizeof(Interval64) + kAlloc;
-        b += double(st.order.capacity()) * sizeof(ConcreteLoop) + kAlloc;
-    }
+    for (const StageNest &st : n.stages)
+        b += double(st.loop_box.heap_bytes() + st.order.heap_bytes());
     return b;
 }
 

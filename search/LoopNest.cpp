@@ -9,7 +9,7 @@
 
 namespace sextant {
 
-std::vector<StageRef> effective_consumers(const PipelineDag &dag, const Decisions &d, int func) {
+StageRefs effective_consumers(const PipelineDag &dag, const Decisions &d, int func) {
     // Called for every child the search makes: the work list and the marks are this thread's
     // scratch, marked with a fresh stamp per call instead of cleared.
     thread_local std::vector<int> work;
@@ -20,8 +20,7 @@ std::vector<StageRef> effective_consumers(const PipelineDag &dag, const Decision
         std::fill(seen.begin(), seen.end(), 0);
         stamp = 1;
     }
-    std::vector<StageRef> out;
-    out.reserve(4);
+    StageRefs out;
     work.assign(1, func);
     while (!work.empty()) {
         int f = work.back();
@@ -219,7 +218,7 @@ StageNest make_stage_nest(const Stage &s, const StageSched &sched, const Box64 &
         n.order.push_back(band);
     }
     // Middle RVars, and the inner part of a split RVar, go just outside the innermost loop.
-    std::vector<ConcreteLoop> middle;
+    SmallVec<ConcreteLoop, 8> middle;
     for (int i = k - 1; i >= 0; i--) {
         const LoopTiling &t = sched.loops[i];
         int64_t e = loop_box[i].extent();

@@ -28,7 +28,7 @@ struct ConcreteLoop {
 struct StageNest {
     int func = -1, stage = -1;
     Box64 loop_box;                  // stage loop iterations per realization (innermost first)
-    std::vector<ConcreteLoop> order; // outermost first
+    SmallVec<ConcreteLoop, 8> order; // outermost first (inline: one per child the search makes)
     int vector_width = 1;
     int unroll = 1;
     int64_t parallel_tasks = 1; // product of this stage's parallel loop extents
@@ -61,6 +61,8 @@ using Nests = SharedChunks<NestPtr>; // one per Func (null: none); write with se
 
 /** A (func, stage) pair. */
 using StageRef = std::pair<int, int>;
+/** A few (func, stage) pairs, inline (a Func's consumers: one per child the search makes). */
+using StageRefs = SmallVec<StageRef, 8>;
 
 /** True if the Func is inlined in this schedule (input wrappers always are). In the header:
  * the featurizer asks it for every load of every candidate. */
@@ -76,7 +78,7 @@ int root_anchor(const Decisions &d, int func);
 void root_anchors(const Decisions &d, std::vector<int> &out);
 
 /** The non-inlined stages that read `func`, directly or through inlined Funcs. */
-std::vector<StageRef> effective_consumers(const PipelineDag &dag, const Decisions &d, int func);
+StageRefs effective_consumers(const PipelineDag &dag, const Decisions &d, int func);
 
 /** Adds to `acc` the region of `target` needed by `consumer` stage iterating over
  * `loop_box`, looking through inlined Funcs. `target` may be a Func or an input. */

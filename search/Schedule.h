@@ -156,7 +156,12 @@ public:
     StageSched *end() { return v_ ? own().data() + v_->size() : nullptr; }
     void push_back(const StageSched &s) { own().push_back(s); }
     void resize(size_t n) { own().resize(n); }
-    void assign(size_t n, const StageSched &s) { own().assign(n, s); }
+    void assign(size_t n, const StageSched &s) {
+        if (v_ && v_.use_count() == 1)
+            v_->assign(n, s);
+        else // a fresh vector: no copy of the shared one, which is overwritten anyway
+            v_ = std::make_shared<std::vector<StageSched>>(n, s);
+    }
     void clear() { v_.reset(); }
     bool operator==(const StageScheds &o) const {
         if (v_ == o.v_) return true;

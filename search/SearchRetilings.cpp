@@ -371,7 +371,7 @@ std::vector<SearchSpace::Retiling> SearchSpace::retilings(const State &s, int fu
     if (dag_.funcs[func].is_output) return out;
     // One consumer stage holds every use, and nothing is computed inside that consumer yet (the
     // new loop order would move its levels).
-    const std::vector<StageRef> cons = effective_consumers(dag_, s.decisions, func);
+    const StageRefs cons = effective_consumers(dag_, s.decisions, func);
     if (cons.empty()) return out;
     for (const StageRef &r : cons)
         if (r != cons.front()) return out;

@@ -169,7 +169,7 @@ struct Site {
  * synthetic_200, 201 Funcs: with every site, 21 Funcs in one output tile and the generator
  * still in Halide 10 minutes after the 29 s search; with update consumers' enclosing loops,
  * 43 s in Halide instead of 9). */
-std::vector<Site> enclosing_sites(const State &s, const std::vector<StageRef> &cons, bool large) {
+std::vector<Site> enclosing_sites(const State &s, const StageRefs &cons, bool large) {
     bool update_use = false;
     for (const StageRef &r : cons)
         update_use |= r.second != 0;
@@ -276,7 +276,7 @@ std::vector<FuncSched> SearchSpace::placements(const State &s, int func,
         out.push_back({Placement::Inline, -1, -1, -1, {}});
     out.push_back({Placement::Root, -1, -1, -1, {}});
     if (f.is_output) return out;
-    std::vector<StageRef> cons = effective_consumers(dag_, s.decisions, func);
+    StageRefs cons = effective_consumers(dag_, s.decisions, func);
     if (cons.empty()) return out;
     const bool large = this->large(opt);
     std::vector<Site> sites = enclosing_sites(s, cons, large);
@@ -334,7 +334,7 @@ StatePtr SearchSpace::make_child(const State &parent, const FuncSched &fs,
     c->recheck.clear();
     c->hash = hash_mix(parent.hash, detail::hash_sched(fs));
     c->placement_hash = hash_mix(parent.placement_hash, placement_key(fs));
-    const std::vector<StageRef> consumers = effective_consumers(dag_, c->decisions, func);
+    const StageRefs consumers = effective_consumers(dag_, c->decisions, func);
     c->dirty.reserve(consumers.size() + 1);
     if (fs.placement == Placement::Root || fs.placement == Placement::At) {
         c->nests.set(func, build_func_nest(dag_, c->decisions, c->nests, func, placed));
@@ -502,7 +502,7 @@ void SearchSpace::placement_children(const State &parent, FuncSched p, int combo
         unsigned __int128 index =
             picks == uint64_t(total) ? k : (unsigned __int128)(double(k) * step);
         p.stages.assign(per_stage.size(), StageSched{});
-        std::vector<size_t> picked(per_stage.size());
+        SmallVec<size_t, 8> picked(per_stage.size());
         for (size_t i = per_stage.size(); i-- > 0;) {
             const size_t n = per_stage[i].size();
             picked[i] = size_t(index % n);

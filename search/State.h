@@ -17,10 +17,10 @@ struct State {
     Nests nests;
     std::vector<double> func_cost; // predicted seconds per Func (0 while undecided/inlined)
     int num_decided = 0;
-    std::vector<int> dirty; // Funcs whose cost the evaluator must (re)compute
+    SmallVec<int, 12> dirty; // Funcs whose cost the evaluator must (re)compute
     /** Funcs whose scores change only if their page faults do (another buffer of their nest
      * was placed: featurizer's heap_group_bytes): the evaluator scores them again only then. */
-    std::vector<int> recheck;
+    SmallVec<int, 12> recheck;
     /** Per Func, the page faults per run its last scoring saw (its `page_faults` feature;
      * -1 before it is scored). */
     std::vector<double> func_faults;

@@ -17,7 +17,11 @@
 namespace sextant {
 
 template <typename T, size_t N> class SmallVec {
-    static_assert(std::is_trivially_copyable<T>::value, "SmallVec holds plain data only");
+    // Plain data only (moved with memcpy): std::pair<int, int> qualifies, though its
+    // assignment operator keeps it from being trivially copyable.
+    static_assert(std::is_trivially_copy_constructible<T>::value &&
+                      std::is_trivially_destructible<T>::value,
+                  "SmallVec holds plain data only");
 
 public:
     using value_type = T;
@@ -57,6 +61,8 @@ public:
     size_t size() const { return size_; }
     bool empty() const { return size_ == 0; }
     size_t capacity() const { return cap_; }
+    /** Bytes held on the heap (0 while the elements fit inline). */
+    size_t heap_bytes() const { return on_heap() ? cap_ * sizeof(T) : 0; }
     T *data() { return data_; }
     const T *data() const { return data_; }
     T &operator[](size_t i) { return data_[i]; }
@@ -69,6 +75,14 @@ public:
     T *end() { return data_ + size_; }
     const T *begin() const { return data_; }
     const T *end() const { return data_ + size_; }
+    std::reverse_iterator<T *> rbegin() { return std::reverse_iterator<T *>(end()); }
+    std::reverse_iterator<T *> rend() { return std::reverse_iterator<T *>(begin()); }
+    std::reverse_iterator<const T *> rbegin() const {
+        return std::reverse_iterator<const T *>(end());
+    }
+    std::reverse_iterator<const T *> rend() const {
+        return std::reverse_iterator<const T *>(begin());
+    }
 
     void reserve(size_t n) {
         if (n <= cap_) return;
@@ -120,6 +134,16 @@ public:
         std::memmove(static_cast<void *>(data_ + at + 1), data_ + at, (size_ - at) * sizeof(T));
         data_[at] = copy;
         size_++;
+        return data_ + at;
+    }
+    template <typename It, typename = typename std::iterator_traits<It>::iterator_category>
+    T *insert(const T *pos, It first, It last) {
+        const size_t at = size_t(pos - data_);
+        const size_t n = size_t(std::distance(first, last));
+        reserve(size_ + n); // [first, last) is not this vector's own
+        std::memmove(static_cast<void *>(data_ + at + n), data_ + at, (size_ - at) * sizeof(T));
+        std::copy(first, last, data_ + at);
+        size_ += n;
         return data_ + at;
     }
     T *erase(const T *pos) { return erase(pos, pos + 1); }

@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <vector>
+
 using sextant::BoundExpr;
 using Op = sextant::BoundExpr::Op;
 using sextant::InternalError;
@@ -89,4 +91,13 @@ TEST_CASE("a box keeps its intervals inline and on the heap alike", "[dag]") {
     grown.insert(grown.begin(), Interval64{5, 6});
     CHECK(grown[0] == Interval64{5, 6});
     CHECK(grown.size() == 7);
+    const std::vector<Interval64> more = {{7, 7}, {8, 8}};
+    grown.insert(grown.begin() + 1, more.begin(), more.end()); // past the inline six
+    REQUIRE(grown.size() == 9);
+    CHECK(grown[1] == Interval64{7, 7});
+    CHECK(grown[2] == Interval64{8, 8});
+    CHECK(grown[3].empty()); // what was at 1 (a default interval) moved up
+    CHECK(*grown.rbegin() == Interval64{1, 1});
+    CHECK(grown.heap_bytes() >= 9 * sizeof(Interval64));
+    CHECK(small.heap_bytes() == 0);
 }

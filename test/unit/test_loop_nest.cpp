@@ -47,7 +47,7 @@ TEST_CASE("compute_at region and realizations follow the consumer tile", "[searc
     CHECK(nests[0]->region == Box64{{-1, 16}});
     CHECK(nests[0]->realizations == 4);
     CHECK(nests[0]->inside_parallel);
-    CHECK(effective_consumers(dag, d, 0) == std::vector<StageRef>{{1, 0}});
+    CHECK(effective_consumers(dag, d, 0) == StageRefs{{1, 0}});
 }
 
 TEST_CASE("a region whose hull grows across the loops is priced at its middle iteration's size",
