@@ -24,7 +24,7 @@ double since(Clock::time_point t) {
 }
 
 using detail::BestChildren;
-const auto better = detail::better_state;
+using detail::better_state;
 
 /** Bytes a state holds of its own (object, decisions, per-Func vectors), with allocator
  * overhead; the FuncNests it shares with its parent are not counted. The per-stage schedules
@@ -226,7 +226,7 @@ private:
         // The near-cost pass's pick must be clearly cheaper: below the margin the model
         // cannot tell the two apart (BeamSearchOptions::near_cost_margin).
         const bool take = p.near ? p.beam[0]->cost < best_->cost * (1 - opt_.near_cost_margin)
-                                 : !best_ || better(p.beam[0], best_);
+                                 : !best_ || better_state(p.beam[0], best_);
         if (take) best_ = p.beam[0];
         if (!p.near) st_.best_cost_per_pass.push_back(p.beam[0]->cost);
         if (!p.near || take) {
@@ -328,8 +328,7 @@ private:
                         space_.children(*p.beam[i], p.so, add);
                 },
                 // Children made ahead wait outside the batches: only where memory is ample.
-                // Eight parents ahead: 4, 8 and 16 timed alike within the VM's drift (9.7 s
-                // mean of local_laplacian's search at 8 against 10.6 at 4, three runs each).
+                // Eight parents ahead (docs/SEARCH.md, session 44: 4, 8 and 16 timed).
                 make_beside_ && two_batches && p.bounds.narrowed == narrowed, 8);
             kept.set_ahead(ahead.get());
             for (size_t i = 0; i < p.beam.size(); i++) {

@@ -27,7 +27,7 @@ public:
      * children are made in take(). The helper makes at most `lookahead` parents past the
      * last one taken. */
     using Make = std::function<void(size_t, std::vector<StatePtr> &)>;
-    ChildrenAhead(size_t parents, Make make, bool threaded, size_t lookahead = 4);
+    ChildrenAhead(size_t parents, Make make, bool threaded, size_t lookahead);
     /** Stops the helper after the parent it is making (children not taken are dropped, and
      * the states buried and not yet freed are freed here). */
     ~ChildrenAhead();
