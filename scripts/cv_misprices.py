@@ -5,8 +5,11 @@ the corpus"), from the held-out rows of each fold's scatter.csv (scripts/train_c
   - held-out pairs of one pipeline (runtimes more than 5% apart), bucketed by their measured
     ratio, and the share the learned and the analytical model order right;
   - the same share for geometric blends of the two predictions (learned^a x analytical^(1-a));
-  - with --store DB (the sample store the training data was exported from), the N samples
-    whose analytical price is furthest off, relative to the rest of their pipeline
+  - with --store DB (the sample store the training data was exported from), the same pairs
+    by what their two ScheduleTexts change (a boundary Func's placement, another Func's
+    placement, or only the stages' loops: tiling, order, vectors, unrolling, parallelism)
+    and by how far apart the analytical model prices them; then the N samples whose
+    analytical price is furthest off, relative to the rest of their pipeline
     (log(measured / predicted) less the pipeline's median), each with its ScheduleText.
 
     scripts/cv_misprices.py DIR [--store DB] [--worst N]
@@ -17,9 +20,14 @@ import csv
 import glob
 import math
 import os
+import re
 import sqlite3
 
 EDGES = [1.05, 1.1, 1.2, 1.5, 2, 4, math.inf]
+# The boundary-condition Funcs the random pipelines wrap their inputs in (and their clones).
+BOUNDARY = re.compile(r"^(repeat_edge|repeat_image|constant_exterior|mirror_image|"
+                      r"mirror_interior|s\d+_input_boundary(_guard)?)(\$\d+)?$")
+PRICE_GAPS = [0.01, 0.03, 0.1, 0.3, math.inf]  # |log| of the analytical prices' ratio
 
 
 def held_out(cv_dir):
@@ -34,13 +42,19 @@ def held_out(cv_dir):
     return by
 
 
-def pairs(by):
+def pairs(by, with_pipeline=False):
     """Every (slower, faster) pair of one pipeline more than 5% apart."""
-    for s in by.values():
+    for (_, pipeline), s in by.items():
         for a in s:
             for b in s:
                 if a[0] > b[0] * EDGES[0]:
-                    yield a, b
+                    yield (pipeline, a, b) if with_pipeline else (a, b)
+
+
+def placements(schedule_text):
+    """Func -> its placement line (inline, root, at F N ...) in a ScheduleText."""
+    return {line.split()[1]: " ".join(line.split()[2:])
+            for line in schedule_text.splitlines() if line.startswith("func ")}
 
 
 def main():
@@ -76,13 +90,48 @@ def main():
 
     if not a.store:
         return
+    db = sqlite3.connect(a.store)
+    text = {}
+    for (_, pipeline), samples in by.items():
+        for x in samples:
+            row = db.execute("select r.schedule_text from records r join workloads w on "
+                             "r.workload_id = w.id where w.identity = ? and r.source = ?",
+                             (pipeline, x[3])).fetchone()
+            if row:
+                text[(pipeline, x[3])] = placements(row[0])
+    kinds = collections.defaultdict(lambda: [0, 0, 0])
+    for pipeline, slow, fast in pairs(by, with_pipeline=True):
+        ps, pf = text.get((pipeline, slow[3])), text.get((pipeline, fast[3]))
+        if ps is None or pf is None:
+            continue
+        changed = [f for f in set(ps) | set(pf) if ps.get(f) != pf.get(f)]
+        kind = ("a boundary Func's placement" if any(BOUNDARY.match(f) for f in changed) else
+                "another Func's placement" if changed else "only the stages' loops")
+        gap = abs(math.log(slow[2] / fast[2]))
+        g = next(e for e in PRICE_GAPS if gap < e)
+        for key in [(kind, -1), (kind, g)]:  # -1: all of the kind
+            c = kinds[key]
+            c[0] += 1
+            c[1] += slow[1] > fast[1]
+            c[2] += slow[2] > fast[2]
+    print(f"\nwhat the pair's ScheduleTexts change ({len(text)} of "
+          f"{sum(len(s) for s in by.values())} samples found in the store), and the analytical "
+          "prices' gap\n                                          pairs  learned  analytical")
+    for (kind, g), (n, l, an) in sorted(kinds.items()):
+        if g < 0:
+            label = kind
+        elif g < math.inf:
+            label = f"    priced within {100 * (math.exp(g) - 1):.0f}%"
+        else:
+            label = "    priced further apart"
+        print(f"  {label:38s} {n:>7} {l / n:8.3f} {an / n:11.3f}")
+
     off = []
     for (_, pipeline), s in by.items():
         errs = sorted(math.log(x[0] / x[2]) for x in s)
         median = errs[len(errs) // 2]
         off += [(math.log(x[0] / x[2]) - median, pipeline, x) for x in s]
     off.sort(key=lambda e: -abs(e[0]))
-    db = sqlite3.connect(a.store)
     for e, pipeline, x in off[:a.worst]:
         print(f"\n## {pipeline} {x[3]}: measured {x[0]:.4g} s, analytical {x[2]:.4g} s "
               f"({math.exp(e):.3g}x its pipeline's median error)")
