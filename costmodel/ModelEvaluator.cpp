@@ -35,7 +35,7 @@ void ModelEvaluator::evaluate(const std::vector<State *> &states) {
             batch_.schedule.push_back(
                 featurizer_.schedule_features(s.decisions, s.nests, f, int(st), &groups));
             if (st == 0)
-                s.func_faults[f] = batch_.schedule.back()[int(ScheduleFeature::page_faults)];
+                s.func_scores[f].faults = batch_.schedule.back()[int(ScheduleFeature::page_faults)];
             batch_.stage_ids.push_back(featurizer_.stage_id(f, int(st)));
             batch_.state_index.push_back(i);
             row_func_.push_back({i, f});
@@ -58,7 +58,8 @@ void ModelEvaluator::evaluate(const std::vector<State *> &states) {
         for (int f : s.recheck) {
             if (!s.nests[f] || std::find(s.dirty.begin(), s.dirty.end(), f) != s.dirty.end())
                 continue;
-            if (page_faults_per_run(dag_, s.decisions, s.nests, f, &groups) != s.func_faults[f])
+            if (page_faults_per_run(dag_, s.decisions, s.nests, f, &groups) !=
+                s.func_scores[f].faults)
                 s.dirty.push_back(f);
         }
         s.recheck.clear();
@@ -82,9 +83,9 @@ void ModelEvaluator::evaluate(const std::vector<State *> &states) {
     timing_.states += int64_t(states.size());
     for (State *s : states)
         for (int f : s->dirty)
-            s->func_cost[f] = 0;
+            s->func_scores[f].cost = 0;
     for (size_t r = 0; r < costs.size(); r++)
-        states[row_func_[r].first]->func_cost[row_func_[r].second] += costs[r];
+        states[row_func_[r].first]->func_scores[row_func_[r].second].cost += costs[r];
     alloc_cost_.assign(states.size(), 0.0);
     for (size_t i = 0; i < states.size(); i++) {
         State &s = *states[i];
@@ -93,19 +94,17 @@ void ModelEvaluator::evaluate(const std::vector<State *> &states) {
         if (whole) {
             alloc_cost_[i] = model_.allocator_cost(estimate_allocator(dag_, s.decisions, s.nests));
         } else {
-            // The decided Func's rows were summed into func_cost above; the rest as its sibling.
+            // The decided Func's rows were summed into its score above; the rest as its sibling.
             const int f = s.decided;
-            const double own = s.func_cost[f], faults = s.func_faults[f];
+            const State::FuncScore own = s.func_scores[f];
             const int r = rep_in_[i];
-            s.func_cost = r == -2 ? rep_.func_cost : states[size_t(r)]->func_cost;
-            s.func_faults = r == -2 ? rep_.func_faults : states[size_t(r)]->func_faults;
-            s.func_cost[f] = own;
-            s.func_faults[f] = faults;
+            s.func_scores = r == -2 ? rep_.func_scores : states[size_t(r)]->func_scores;
+            s.func_scores[f] = own;
             alloc_cost_[i] = r == -2 ? rep_.allocator_cost : alloc_cost_[size_t(r)];
         }
         double c = 0;
-        for (double v : s.func_cost)
-            c += v;
+        for (const State::FuncScore &v : s.func_scores)
+            c += v.cost;
         s.cost = c + alloc_cost_[i];
         if (check_siblings_ && rep_in_[i] != -1) check_sibling(s, i, states);
     }
@@ -113,8 +112,7 @@ void ModelEvaluator::evaluate(const std::vector<State *> &states) {
     if (current >= 0) {
         const State &r = *states[size_t(current)];
         rep_.id = current_id;
-        rep_.func_cost = r.func_cost;
-        rep_.func_faults = r.func_faults;
+        rep_.func_scores = r.func_scores;
         rep_.allocator_cost = alloc_cost_[size_t(current)];
         rep_.groups = rep_groups_;
     }
@@ -122,13 +120,12 @@ void ModelEvaluator::evaluate(const std::vector<State *> &states) {
 
 void ModelEvaluator::check_sibling(const State &s, size_t i, const std::vector<State *> &states) {
     const int r = rep_in_[i];
-    const std::vector<double> &cost = r == -2 ? rep_.func_cost : states[size_t(r)]->func_cost;
-    const std::vector<double> &faults = r == -2 ? rep_.func_faults : states[size_t(r)]->func_faults;
+    const std::vector<State::FuncScore> &scores =
+        r == -2 ? rep_.func_scores : states[size_t(r)]->func_scores;
     const double alloc = r == -2 ? rep_.allocator_cost : alloc_cost_[size_t(r)];
     bool same = alloc == alloc_cost_[i];
-    for (size_t f = 0; f < cost.size(); f++)
-        if (int(f) != s.decided && (cost[f] != s.func_cost[f] || faults[f] != s.func_faults[f]))
-            same = false;
+    for (size_t f = 0; f < scores.size(); f++)
+        if (int(f) != s.decided && !(scores[f] == s.func_scores[f])) same = false;
     sibling_checks_++;
     if (!same && sibling_mismatches_++ < 5)
         std::cerr << "Sextant: sibling check: a state placing "

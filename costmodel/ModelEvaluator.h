@@ -42,7 +42,7 @@ private:
     HeapGroups rep_groups_;
     struct Rep {
         uint64_t id = 0;
-        std::vector<double> func_cost, func_faults;
+        std::vector<State::FuncScore> func_scores;
         double allocator_cost = 0;
         HeapGroups groups;
     } rep_;

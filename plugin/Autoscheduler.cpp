@@ -244,7 +244,8 @@ std::string summary(const PipelineDag &dag, const ModelEvaluator &eval, const St
         const auto &coef = AnalyticalModel::coefficients();
         for (size_t f = 0; f < dag.funcs.size(); f++) {
             if (!best.nests[f]) continue;
-            done << "\n  func " << dag.funcs[f].name << ": " << best.func_cost[f] * 1e3 << " ms";
+            done << "\n  func " << dag.funcs[f].name << ": " << best.func_scores[f].cost * 1e3
+                 << " ms";
             for (size_t st = 0; st < dag.funcs[f].stages.size(); st++) {
                 const ScheduleRow row =
                     featurizer.schedule_features(best.decisions, best.nests, int(f), int(st));

@@ -37,7 +37,7 @@ double state_bytes(const State &s) {
     for (const FuncSched &f : s.decisions)
         if (!f.stages.empty()) b += double(f.stages.size()) * sizeof(StageSched) + kAlloc;
     b += double(s.nests.chunks()) * (Nests::chunk_size() * sizeof(NestPtr) + kAlloc);
-    b += double(s.func_cost.capacity()) * sizeof(double) + kAlloc;
+    b += double(s.func_scores.capacity()) * sizeof(State::FuncScore) + kAlloc;
     b += double(s.dirty.heap_bytes() + s.recheck.heap_bytes());
     return b;
 }

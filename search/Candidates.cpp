@@ -122,7 +122,8 @@ std::vector<SearchCandidate> tweak_schedule(const PipelineDag &dag, const Search
         if (!d[size_t(order[k])].stages.empty()) {
             steps.push_back(int(k));
             const size_t f = size_t(order[k]);
-            weight.push_back(f < whole->func_cost.size() ? std::max(0.0, whole->func_cost[f]) : 0);
+            weight.push_back(
+                f < whole->func_scores.size() ? std::max(0.0, whole->func_scores[f].cost) : 0);
             total += weight.back();
         }
     if (steps.empty()) return out;

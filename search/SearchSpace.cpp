@@ -47,8 +47,7 @@ StatePtr SearchSpace::initial_state() const {
     auto s = std::make_shared<State>();
     s->decisions.resize(dag_.funcs.size());
     s->nests.resize(dag_.funcs.size());
-    s->func_cost.assign(dag_.funcs.size(), 0.0);
-    s->func_faults.assign(dag_.funcs.size(), -1.0);
+    s->func_scores.assign(dag_.funcs.size(), State::FuncScore{});
     for (const FuncNode &f : dag_.funcs)
         if (f.is_input_wrapper) s->decisions.mut(f.id).placement = Placement::Inline;
     return s;
@@ -360,7 +359,7 @@ StatePtr SearchSpace::make_child(const State &parent, const FuncSched &fs,
             c->buffer_too_large = c->largest_buffer_bytes > double(dag_.machine.max_buffer_bytes);
         }
     } else {
-        c->func_cost[func] = 0;
+        c->func_scores[func].cost = 0;
         if (fs.placement == Placement::Inline) {
             // The Func's body is substituted into every unrolled copy of its consumers.
             for (const StageRef &r : consumers) {

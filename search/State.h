@@ -15,15 +15,20 @@ namespace sextant {
 struct State {
     Decisions decisions;
     Nests nests;
-    std::vector<double> func_cost; // predicted seconds per Func (0 while undecided/inlined)
+    /** Per Func: its predicted seconds (0 while undecided or inlined) and the page faults per
+     * run its last scoring saw (its `page_faults` feature; -1 before it is scored). One array
+     * for both: a child copies one, not two. */
+    struct FuncScore {
+        double cost = 0;
+        double faults = -1;
+        bool operator==(const FuncScore &o) const { return cost == o.cost && faults == o.faults; }
+    };
+    std::vector<FuncScore> func_scores;
     int num_decided = 0;
     SmallVec<int, 12> dirty; // Funcs whose cost the evaluator must (re)compute
     /** Funcs whose scores change only if their page faults do (another buffer of their nest
      * was placed: featurizer's heap_group_bytes): the evaluator scores them again only then. */
     SmallVec<int, 12> recheck;
-    /** Per Func, the page faults per run its last scoring saw (its `page_faults` feature;
-     * -1 before it is scored). */
-    std::vector<double> func_faults;
     double cost = 0;       // predicted seconds per run; lower is better
     double root_bytes = 0; // bytes allocated at root (for the memory limit)
     /** The largest single buffer (one Tuple element of one Func's allocation) so far, and
@@ -55,7 +60,7 @@ using StatePtr = std::shared_ptr<State>;
 class StateEvaluator {
 public:
     virtual ~StateEvaluator() = default;
-    /** Sets `cost` (and func_cost) of every state; clears `dirty` and `recheck`.
+    /** Sets `cost` (and func_scores) of every state; clears `dirty` and `recheck`.
      * Deterministic. */
     virtual void evaluate(const std::vector<State *> &states) = 0;
 };
