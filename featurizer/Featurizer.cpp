@@ -2,6 +2,7 @@
 
 #include "StageLoads.h"
 #include "search/State.h"
+#include "support/SmallVec.h"
 
 #include <algorithm>
 #include <cmath>
@@ -354,7 +355,8 @@ void access_features(const StageView &v, const std::vector<EffLoad> &loads, bool
     for (const EffLoad &l : loads) {
         lpp += l.count;
         bool depends_on_vector = nl > 0 && l.depends_on(sn.order[nl - 1].stage_loop);
-        std::vector<double> stride(l.jac.size() / std::max(1, K), 0.0);
+        // Per dimension of the producer (inline: this runs per row and load).
+        SmallVec<double, 8> stride(l.jac.size() / std::max(1, K), 0.0);
         for (size_t p = 0; p < stride.size(); p++)
             stride[p] = vloop >= 0 ? l.at(int(p), vloop) : 0;
         bool zero = true, unit = true;
@@ -454,7 +456,7 @@ void memory_features(const StageView &v, const std::vector<EffLoad> &loads,
 
     double read_real = 0, read_total = 0, read_local = 0, read_root = 0, root_bytes = 0;
     double ws_inner = 0;
-    std::vector<std::pair<ProducerKind, int>> seen;
+    SmallVec<std::pair<ProducerKind, int>, 16> seen; // (inline: per row)
     for (const EffLoad &l : loads) {
         if (l.self) continue;
         std::pair<ProducerKind, int> key{l.kind, l.producer};
@@ -510,9 +512,12 @@ size_t Featurizer::KeyHash::operator()(const std::vector<int64_t> &k) const {
     return size_t(h);
 }
 
-std::vector<int64_t> Featurizer::inline_key(const Decisions &d, const Stage &s) const {
-    std::vector<int> inlined;
-    std::vector<const Stage *> todo{&s};
+void Featurizer::inline_key(const Decisions &d, const Stage &s, std::vector<int64_t> &key) const {
+    // Called for every row the search scores: the walk's lists are this thread's scratch.
+    thread_local std::vector<int> inlined;
+    thread_local std::vector<const Stage *> todo;
+    inlined.clear();
+    todo.assign(1, &s);
     while (!todo.empty()) {
         const Stage &t = *todo.back();
         todo.pop_back();
@@ -527,11 +532,9 @@ std::vector<int64_t> Featurizer::inline_key(const Decisions &d, const Stage &s) 
         }
     }
     std::sort(inlined.begin(), inlined.end());
-    std::vector<int64_t> key;
-    key.reserve(1 + inlined.size());
+    key.clear();
     key.push_back(stage_id(s.func, s.index));
     key.insert(key.end(), inlined.begin(), inlined.end());
-    return key;
 }
 
 std::shared_ptr<const StageLoads>
@@ -580,7 +583,8 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
     point_and_vector_features(v, r);
     parallel_features(v, r);
     // The stage's loads through inlined Funcs, with their index clamps and arithmetic.
-    const std::vector<int64_t> key = inline_key(d, v.s);
+    thread_local std::vector<int64_t> key; // (no allocation once it has grown)
+    inline_key(d, v.s, key);
     const std::shared_ptr<const StageLoads> loads = stage_loads(key, d, v.s);
     const StageLoads &sl = *loads;
     // arith_ops counted each scalarized call once per vector: the other lanes' calls.

@@ -70,8 +70,8 @@ public:
 
 private:
     /** What a stage's loads and footprints depend on besides its loop box: the stage and
-     * every Func it reads through that is inlined (ascending). */
-    std::vector<int64_t> inline_key(const Decisions &d, const Stage &s) const;
+     * every Func it reads through that is inlined (ascending), written into `key`. */
+    void inline_key(const Decisions &d, const Stage &s, std::vector<int64_t> &key) const;
     /** collect_stage_loads(dag_, d, s), walked once per stage and inlined set (`key`) and
      * shared by every state with that set (thread-safe). */
     std::shared_ptr<const StageLoads> stage_loads(const std::vector<int64_t> &key,

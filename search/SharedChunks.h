@@ -2,9 +2,11 @@
 // Every search state copies its parent's decisions and loop nests (one entry per Func) and
 // changes one Func's: a copy shares every chunk (one pointer and one atomic count per chunk
 // instead of one per Func, and one small allocation instead of a large one), and a write copies
-// the one chunk it lands in if another array shares it.
+// the one chunk it lands in if another array shares it. The chunk pointers of arrays of up to
+// kInlineChunks chunks live in the array itself, so a copy allocates nothing.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <iterator>
@@ -13,8 +15,32 @@
 
 namespace sextant {
 
-template <typename T, size_t kChunk = 8> class SharedChunks {
+template <typename T, size_t kChunk = 8, size_t kInlineChunks = 12> class SharedChunks {
     using Chunk = std::array<T, kChunk>;
+    using ChunkPtr = std::shared_ptr<Chunk>;
+    /** The chunk pointers: the first kInlineChunks inline (null ones cost a copy nothing),
+     * the rest on the heap. */
+    class ChunkPtrs {
+    public:
+        size_t size() const { return n_; }
+        const ChunkPtr &operator[](size_t c) const {
+            return c < kInlineChunks ? inline_[c] : more_[c - kInlineChunks];
+        }
+        ChunkPtr &operator[](size_t c) {
+            return c < kInlineChunks ? inline_[c] : more_[c - kInlineChunks];
+        }
+        void resize(size_t n) {
+            for (size_t c = n; c < std::min(n_, kInlineChunks); c++)
+                inline_[c].reset();
+            more_.resize(n > kInlineChunks ? n - kInlineChunks : 0);
+            n_ = n;
+        }
+
+    private:
+        std::array<ChunkPtr, kInlineChunks> inline_;
+        std::vector<ChunkPtr> more_;
+        size_t n_ = 0;
+    };
 
 public:
     SharedChunks() = default;
@@ -36,8 +62,8 @@ public:
                 mut(i) = T();
         }
         chunks_.resize((n + kChunk - 1) / kChunk);
-        for (auto &c : chunks_)
-            if (!c) c = std::make_shared<Chunk>();
+        for (size_t c = 0; c < chunks_.size(); c++)
+            if (!chunks_[c]) chunks_[c] = std::make_shared<Chunk>();
         size_ = n;
     }
     /** Chunks held (for a memory estimate): each kChunk elements. */
@@ -86,12 +112,12 @@ public:
 
 private:
     Chunk &own(size_t c) {
-        std::shared_ptr<Chunk> &p = chunks_[c];
+        ChunkPtr &p = chunks_[c];
         if (p.use_count() > 1) p = std::make_shared<Chunk>(*p);
         return *p;
     }
 
-    std::vector<std::shared_ptr<Chunk>> chunks_;
+    ChunkPtrs chunks_;
     size_t size_ = 0;
 };
 

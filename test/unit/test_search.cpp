@@ -401,3 +401,35 @@ TEST_CASE("unrolling is not offered once it would add more code than the budget"
     for (const StatePtr &k : kids_with(17))
         CHECK(k->unrolled_nodes <= 17);
 }
+
+TEST_CASE("shared chunks copy on write inline and past the inline pointers alike", "[search]") {
+    // 2 elements a chunk, 3 chunk pointers inline: 11 elements need 6 chunks, 3 of them on
+    // the heap.
+    using Array = SharedChunks<int, 2, 3>;
+    Array a(11);
+    for (size_t i = 0; i < a.size(); i++)
+        a.set(i, int(i));
+    REQUIRE(a.chunks() == 6);
+    Array b = a; // shares every chunk
+    CHECK(b == a);
+    b.set(1, 100);  // an inline chunk: copied, the other array keeps its value
+    b.set(10, 200); // a chunk whose pointer is on the heap: the same
+    CHECK(a[1] == 1);
+    CHECK(a[10] == 10);
+    CHECK(b[1] == 100);
+    CHECK(b[10] == 200);
+    CHECK(b[9] == 9);
+    CHECK(b != a);
+    b.resize(3); // back to inline chunks only; the dropped elements do not come back
+    CHECK(b.chunks() == 2);
+    b.resize(12);
+    CHECK(b.chunks() == 6);
+    CHECK(b[1] == 100);
+    CHECK(b[2] == 2);
+    for (size_t i = 3; i < 12; i++)
+        CHECK(b[i] == 0);
+    CHECK(a[10] == 10); // still untouched
+    std::vector<int> seen(a.begin(), a.end());
+    CHECK(seen.size() == 11);
+    CHECK(seen.back() == 10);
+}
