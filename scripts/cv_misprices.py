@@ -90,16 +90,15 @@ def main():
 
     if not a.store:
         return
+    # Every ScheduleText of the store at once (one query, not one per sample).
     db = sqlite3.connect(a.store)
-    text = {}
-    for (_, pipeline), samples in by.items():
-        for x in samples:
-            row = db.execute("select r.schedule_text from records r join workloads w on "
-                             "r.workload_id = w.id where w.identity = ? and r.source = ?",
-                             (pipeline, x[3])).fetchone()
-            if row:
-                text[(pipeline, x[3])] = placements(row[0])
-    kinds = collections.defaultdict(lambda: [0, 0, 0])
+    schedule = {(identity, source): text for identity, source, text in db.execute(
+        "select w.identity, r.source, r.schedule_text from records r join workloads w on "
+        "r.workload_id = w.id")}
+    text = {(pipeline, x[3]): placements(schedule[(pipeline, x[3])])
+            for (_, pipeline), samples in by.items() for x in samples
+            if (pipeline, x[3]) in schedule}
+    kinds = collections.defaultdict(lambda: [0, 0, 0, 0])
     for pipeline, slow, fast in pairs(by, with_pipeline=True):
         ps, pf = text.get((pipeline, slow[3])), text.get((pipeline, fast[3]))
         if ps is None or pf is None:
@@ -114,17 +113,20 @@ def main():
             c[0] += 1
             c[1] += slow[1] > fast[1]
             c[2] += slow[2] > fast[2]
+            c[3] += slow[2] == fast[2]  # priced exactly alike: counted as misordered
     print(f"\nwhat the pair's ScheduleTexts change ({len(text)} of "
           f"{sum(len(s) for s in by.values())} samples found in the store), and the analytical "
-          "prices' gap\n                                          pairs  learned  analytical")
-    for (kind, g), (n, l, an) in sorted(kinds.items()):
+          "prices' gap (alike: pairs the analytical model prices exactly alike,\n"
+          "which count as misordered)\n"
+          "                                          pairs  learned  analytical  alike")
+    for (kind, g), (n, l, an, alike) in sorted(kinds.items()):
         if g < 0:
             label = kind
         elif g < math.inf:
             label = f"    priced within {100 * (math.exp(g) - 1):.0f}%"
         else:
             label = "    priced further apart"
-        print(f"  {label:38s} {n:>7} {l / n:8.3f} {an / n:11.3f}")
+        print(f"  {label:38s} {n:>7} {l / n:8.3f} {an / n:11.3f} {alike:>6}")
 
     off = []
     for (_, pipeline), s in by.items():
@@ -135,10 +137,7 @@ def main():
     for e, pipeline, x in off[:a.worst]:
         print(f"\n## {pipeline} {x[3]}: measured {x[0]:.4g} s, analytical {x[2]:.4g} s "
               f"({math.exp(e):.3g}x its pipeline's median error)")
-        row = db.execute("select r.schedule_text from records r join workloads w on "
-                         "r.workload_id = w.id where w.identity = ? and r.source = ?",
-                         (pipeline, x[3])).fetchone()
-        print(row[0] if row else "(not in the store)")
+        print(schedule.get((pipeline, x[3]), "(not in the store)"))
 
 
 if __name__ == "__main__":
