@@ -16,6 +16,10 @@ double heap_bytes(const PipelineDag &dag, const Decisions &d, const FuncNest &n)
     return bytes <= kStackAllocationBytes ? 0 : bytes;
 }
 
+double place_in_arena(const PipelineDag &dag, const std::vector<int> &members,
+                      const std::vector<double> &bytes,
+                      const std::vector<std::pair<int, int>> &life);
+
 /** How far the heap the buffers of one Root Func's nest take within one iteration reaches
  * in its arena (`members`: their ids, heap bytes in `bytes`): at least the most they hold at
  * once, more where a freed buffer leaves a hole a later one does not fit. Funcs are realized in id
@@ -61,6 +65,32 @@ double arena_reach_bytes(const PipelineDag &dag, const Decisions &d,
         if (tg != g) freed = std::max(freed, tg);
         life.push_back({g, freed < 0 ? never : freed});
     }
+    return place_in_arena(dag, members, bytes, life);
+}
+
+/** How far the main arena reaches with the Root Funcs' heap buffers alone (`members`, in id
+ * order): each is allocated when it is produced and freed after its last consumer's
+ * production (Halide's early frees), or that of the Root Func whose nest the consumer is in. A
+ * chain of Root Funcs each read only by the next holds two buffers at once, not all of them
+ * (random pipeline 101069: five Root buffers of 4.6-6.4 MB, 25 MB in all, under a 12.8 MB
+ * trim threshold, ran with no page faults; summing them predicted 4,932 a run). */
+double root_reach_bytes(const PipelineDag &dag, const Decisions &d, const std::vector<int> &members,
+                        const std::vector<double> &bytes, const std::vector<int> &root_anchor_of,
+                        std::vector<std::pair<int, int>> &life) {
+    const int never = int(dag.funcs.size());
+    life.clear();
+    for (int g : members) {
+        int freed = -1;
+        for (const StageRef &c : effective_consumers(dag, d, g))
+            freed = std::max(freed, root_anchor_of[size_t(c.first)]);
+        life.push_back({g, freed < 0 ? never : freed});
+    }
+    return place_in_arena(dag, members, bytes, life);
+}
+
+double place_in_arena(const PipelineDag &, const std::vector<int> &members,
+                      const std::vector<double> &bytes,
+                      const std::vector<std::pair<int, int>> &life) {
     // Place the buffers as glibc does, to see how far the arena reaches: each request takes the
     // smallest freed hole it fits (its large bins are best fit), else the top; a freed block
     // merges with freed neighbours, and into the top when it is the last. A hole a larger
@@ -131,6 +161,20 @@ double arena_reach_bytes(const PipelineDag &dag, const Decisions &d,
     return reach;
 }
 
+/** The largest single allocation among a Func's `bytes` of buffer: Halide allocates each
+ * Tuple element as a buffer of its own (random pipeline 101083: a two-element Tuple of 31.4
+ * MB is two 15.7 MB mallocs, so glibc's trim threshold after a run is 31.4 MB, not 62.8, and
+ * the schedule's 50 MB of Root buffers fault every run: 13,000 faults measured, 0 predicted
+ * while the Tuple counted as one buffer). */
+double largest_allocation_bytes(const PipelineDag &dag, int func, double bytes) {
+    const FuncNode &f = dag.funcs[size_t(func)];
+    if (f.value_types.size() < 2 || f.bytes_per_point <= 0) return bytes;
+    int largest = 0;
+    for (TypeClass t : f.value_types)
+        largest = std::max(largest, type_class_bytes(t));
+    return bytes * largest / f.bytes_per_point;
+}
+
 } // namespace
 
 // glibc trims when the top chunk reaches the threshold, a step at one byte; the estimate of
@@ -163,7 +207,8 @@ double page_faults_per_run(const PipelineDag &dag, const Decisions &d, const Nes
                            const HeapGroups *groups) {
     const FuncNest &n = *nests[func];
     const double bytes = heap_bytes(dag, d, n);
-    if (bytes > kMmapMaxBytes) return n.store_realizations * std::ceil(bytes / kPageBytes);
+    if (largest_allocation_bytes(dag, func, bytes) > kMmapMaxBytes)
+        return n.store_realizations * std::ceil(bytes / kPageBytes);
     if (bytes == 0 || d[func].placement != Placement::At) return 0;
     const double group = groups ? groups->of(func) : heap_group_bytes(dag, d, nests, func);
     if (group <= kTrimThresholdBytes) return 0;
@@ -221,8 +266,9 @@ AllocatorEstimate estimate_allocator(const PipelineDag &dag, const Decisions &d,
             bytes[g] = own;
             allocs[g] = std::min(fn.store_realizations, calls_holding(d, nests, int(g)));
         }
-        if (bytes[g] >= kTrimThresholdBytes && bytes[g] <= kMmapMaxBytes)
-            largest_mmapped = std::max(largest_mmapped, bytes[g]);
+        const double one = largest_allocation_bytes(dag, int(g), bytes[g]);
+        if (one >= kTrimThresholdBytes && one <= kMmapMaxBytes)
+            largest_mmapped = std::max(largest_mmapped, one);
         e.heap_mallocs += allocs[g];
     }
     e.trim_threshold_bytes = std::max(kTrimThresholdBytes, 2 * largest_mmapped);
@@ -235,7 +281,8 @@ AllocatorEstimate estimate_allocator(const PipelineDag &dag, const Decisions &d,
     anchors.clear();
     slot.assign(n, -1);
     for (size_t g = 0; g < n; g++) {
-        if (bytes[g] == 0 || bytes[g] > kMmapMaxBytes) continue;
+        if (bytes[g] == 0 || largest_allocation_bytes(dag, int(g), bytes[g]) > kMmapMaxBytes)
+            continue;
         if (d[g].placement == Placement::Root) {
             e.root_heap_bytes += bytes[g];
         } else {
@@ -269,20 +316,28 @@ AllocatorEstimate estimate_allocator(const PipelineDag &dag, const Decisions &d,
         group[size_t(anchors[i])] =
             arena_reach_bytes(dag, d, members, bytes, anchors[i], root, scratch.life);
     }
-    // The main thread runs parallel tasks too, so the main arena holds the Root buffers plus
-    // one iteration's buffers of some nest; it grows by each request plus the top pad (128
-    // KiB). Once all are freed, its top holds their total plus the pad.
+    // The main thread runs parallel tasks too, so the main arena holds the Root buffers (as
+    // far as they reach, placed in their lifetimes: root_reach_bytes) plus one iteration's
+    // buffers of some nest; it grows by each request plus the top pad (128 KiB). Once all are
+    // freed, its top holds that reach plus the pad.
     double largest_group = 0;
     for (double t : group)
         largest_group = std::max(largest_group, t);
+    std::vector<int> &members = scratch.members; // the Root buffers, in id order
+    members.clear();
+    for (size_t g = 0; g < n; g++)
+        if (bytes[g] > 0 && anchor[g] < 0 && d[g].placement == Placement::Root &&
+            largest_allocation_bytes(dag, int(g), bytes[g]) <= kMmapMaxBytes)
+            members.push_back(int(g));
+    const double root_top = root_reach_bytes(dag, d, members, bytes, root, scratch.life);
     const double root_share =
-        trim_share(e.root_heap_bytes + largest_group + kTrimThresholdBytes, e.trim_threshold_bytes);
+        trim_share(root_top + largest_group + kTrimThresholdBytes, e.trim_threshold_bytes);
     for (size_t g = 0; g < n; g++) {
         if (!nests[g] || dag.funcs[g].is_output) continue;
         AllocatorBuffer b{int(g), bytes[g], allocs[g], 0};
         const double pages = std::ceil(bytes[g] / kPageBytes);
         if (bytes[g] == 0) {
-        } else if (bytes[g] > kMmapMaxBytes) {
+        } else if (largest_allocation_bytes(dag, int(g), bytes[g]) > kMmapMaxBytes) {
             b.page_faults = allocs[g] * pages;
         } else if (anchor[g] < 0) {
             b.page_faults = allocs[g] * pages * root_share;

@@ -302,7 +302,19 @@ bool op_features(const StageView &v, const std::vector<IndexClamp> &clamps, doub
                                                .stages[size_t(v.stage)]
                                                .loops[size_t(v.sn.order[nl - 1].stage_loop)]
                                                .mode != LoopMode::Split;
-    const bool long_inner = whole_inner && v.inner_extent >= 4 * std::max(vw, 4);
+    bool long_inner = whole_inner && v.inner_extent >= 4 * std::max(vw, 4);
+    // At root, Halide partitions the outer part of a split vector loop: its steady iterations
+    // run whole inner parts without the clamp (random pipeline 100288's `mirror_image$1`, x
+    // split by 128: `-e stmt` reads `guard[ramp(...)]` in the steady `x_o` loop), given one
+    // (an outer part of at most two iterations touches an edge in each).
+    if (!whole_inner && nl > 0 && v.d[size_t(v.func)].placement == Placement::Root) {
+        const int inner_loop = v.sn.order[nl - 1].stage_loop;
+        for (int i = 0; i < nl - 1; i++) {
+            const ConcreteLoop &l = v.sn.order[size_t(i)];
+            if (l.stage_loop == inner_loop && l.outer_part && !l.band_part && !l.unrolled)
+                long_inner = l.extent > 2;
+        }
+    }
     // Whether an outer loop a likely clamp moves with has no steady state (see above).
     bool no_steady_state = false;
     if (long_inner && v.d[size_t(v.func)].placement == Placement::Root) {
@@ -323,7 +335,12 @@ bool op_features(const StageView &v, const std::vector<IndexClamp> &clamps, doub
     for (const IndexClamp &c : clamps) {
         const bool moves_inner = nl > 0 && c.moves[size_t(v.sn.order[nl - 1].stage_loop)];
         if (moves_inner) {
-            const bool partitioned = c.likely && long_inner && !no_steady_state;
+            // Halide marks a clamp of a ramp in a load's index likely itself (partition_loops
+            // runs after vectorization): a plain clamp of the vector loop's variable is
+            // partitioned too (random pipelines' input guards, `in(clamp(x, 0, w - 1))`: a
+            // steady loop reads `in[ramp(...)]` in `-e stmt`).
+            const bool likely = c.likely || vw > 1;
+            const bool partitioned = likely && long_inner && !no_steady_state;
             inner_clamp_kept |= !partitioned;
             if (!partitioned) ops += c.count * index_wide;
         } else if (native > 0) {

@@ -391,8 +391,8 @@ TEST_CASE("a producer nested in a sliding consumer runs only where the consumer 
 
 TEST_CASE("index clamps: free in a partitioned loop, per point in a short one, hoisted otherwise",
           "[features]") {
-    // P(x, y) = in(clamp(x), clamp(y)) * 2, 64 x 34 points at root, 8 lanes: 272 vectors.
-    auto ops = [](bool likely, LoopTiling x) {
+    // P(x, y) = in(clamp(x), clamp(y)) * 2, 64 x 34 points at root: 272 vectors of 8 lanes.
+    auto ops = [](bool likely, LoopTiling x, int lanes = 8) {
         PipelineDag dag = test::stencil_2d();
         Load &l = dag.funcs[0].stages[0].loads[0];
         l.clamps = {2, 2};
@@ -401,19 +401,28 @@ TEST_CASE("index clamps: free in a partitioned loop, per point in a short one, h
         d.mut(1).placement = Placement::Root;
         d.mut(1).stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
         d.mut(0).placement = Placement::Root;
-        d.mut(0).stages = {sched({x, {LoopMode::Inner, 0}}, 8, 0)};
+        d.mut(0).stages = {sched({x, {LoopMode::Inner, 0}}, lanes, 0)};
         Nests n = build_all_nests(dag, d);
         return at(Featurizer(dag).schedule_features(d, n, 0, 0), F::ops_per_point);
     };
-    const LoopTiling whole{LoopMode::Inner, 0}, block{LoopMode::Split, 8};
+    const LoopTiling whole{LoopMode::Inner, 0}, block{LoopMode::Split, 8},
+        half{LoopMode::Split, 32};
     // The multiply, plus y's clamp once per row (34 rows x 2 / 272 vectors); x's `likely`
     // clamp drops out of the 64-point loop's steady state.
     CHECK(ops(true, whole) == Approx(1 + 34.0 * 2 / 272));
-    // Without `likely`, x's clamp runs with every vector.
-    CHECK(ops(false, whole) == Approx(1 + 2 + 34.0 * 2 / 272));
-    // So it does in a loop of one vector (x split by 8, the order x.outer, y, x.inner); y's
-    // clamp then runs once per row of each of the 8 column blocks.
-    CHECK(ops(true, block) == Approx(1 + 2 + 8 * 34.0 * 2 / 272));
+    // A plain clamp of the vector loop's variable is a clamped ramp, which Halide marks
+    // likely itself: partitioned alike.
+    CHECK(ops(false, whole) == Approx(1 + 34.0 * 2 / 272));
+    // In a scalar loop there is no ramp: without `likely` x's clamp runs with every point.
+    CHECK(ops(false, whole, 1) == Approx(1 + 2 + 34.0 * 2 / 2176));
+    CHECK(ops(true, whole, 1) == Approx(1 + 34.0 * 2 / 2176));
+    // x split by 8 (the order x.outer, y, x.inner): Halide partitions x.outer, whose six
+    // steady iterations of eight run the inner vector without the clamp; y's clamp runs once
+    // per row of each of the 8 column blocks.
+    CHECK(ops(true, block) == Approx(1 + 8 * 34.0 * 2 / 272));
+    // Split by 32, x.outer has two iterations, each touching an edge: no steady state, and
+    // the clamp stays in every vector.
+    CHECK(ops(true, half) == Approx(1 + 2 + 2 * 34.0 * 2 / 272));
 }
 
 TEST_CASE("the steady state of a likely clamp's loop holds only when its outer loop has one",
