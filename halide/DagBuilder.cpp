@@ -405,9 +405,7 @@ private:
                                              make_const(Int(32), l.range.max)));
         }
         std::map<std::string, Box> boxes, full_boxes;
-        for (const Expr &e0 : exprs) {
-            // Mirror and wrap boundaries read per tile what their clamped branch reads.
-            const Expr e = interior_indices(e0);
+        for (const Expr &e : exprs) {
             for (auto &kv : boxes_required(e, scope, value_bounds_))
                 merge_boxes(boxes[kv.first], kv.second);
             for (auto &kv : boxes_required(e, full_scope, value_bounds_))

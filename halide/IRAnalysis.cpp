@@ -495,37 +495,6 @@ std::vector<RawCall> collect_calls(const Expr &e) {
     return c.calls;
 }
 
-namespace {
-
-/** Inside a call's arguments, boundary selects become their likely branch. */
-class InteriorIndices : public IRMutator {
-    using IRMutator::visit;
-    int in_index_ = 0;
-
-    Expr visit(const Call *op) override {
-        if (op->call_type != Call::Halide && op->call_type != Call::Image)
-            return IRMutator::visit(op);
-        in_index_++;
-        Expr r = IRMutator::visit(op);
-        in_index_--;
-        return r;
-    }
-    Expr visit(const Select *op) override {
-        if (in_index_ > 0) {
-            const Expr *b = likely_branch(op);
-            if (b && !contains_call(op->condition) && !contains_call(outer_branch(op, b)))
-                return mutate(*b);
-        }
-        return IRMutator::visit(op);
-    }
-};
-
-} // namespace
-
-Expr interior_indices(const Expr &e) {
-    return InteriorIndices().mutate(e);
-}
-
 bool contains_call(const Expr &e) {
     return !collect_calls(e).empty();
 }

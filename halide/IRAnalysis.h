@@ -57,14 +57,6 @@ std::vector<RawCall> collect_calls(const Halide::Expr &e);
  * in the loop partition Halide runs for the interior. */
 JacobianEntry jacobian_entry(const Halide::Expr &arg, const std::string &var);
 
-/** `e` with the index of every Func or input-buffer call in its interior form: a boundary
- * condition's select (`select(outside, wrapped, clamp(likely(x), ...))`, mirror and wrap
- * boundaries) becomes its likely branch where its condition and other branch read nothing.
- * The region such an index reads per tile is that of the clamped branch (a mirrored tile is
- * no larger); Halide's interval arithmetic cannot bound the wrap (`%`, `abs`) per tile, so
- * the whole select would read the producer's whole extent from every tile. */
-Halide::Expr interior_indices(const Halide::Expr &e);
-
 /** True if `e` contains any Func or input-buffer call. */
 bool contains_call(const Halide::Expr &e);
 

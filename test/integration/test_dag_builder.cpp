@@ -380,36 +380,6 @@ TEST_CASE("a mirrored boundary reads densely in the interior and its wrap is the
     CHECK(s.ops.of_kind(OpKind::Compare) == 0);
 }
 
-TEST_CASE("a mirrored boundary reads per tile what its interior reads", "[dag]") {
-    // mirror_interior's index is select(outside, wrap, clamp(likely(x), ...)) in every
-    // dimension; Halide's interval arithmetic cannot bound the wrap (`%`, `abs`) per tile, so
-    // the footprint of the whole select was the input's whole extent from every tile (random
-    // pipeline 100966: a guard computed per channel was priced as six whole copies). A tile
-    // reads what the clamped branch reads; the whole Func still reads the whole input.
-    ImageParam in(Float(32), 3, "in_mirror3");
-    Var x("x"), y("y"), c("c");
-    Func m = BoundaryConditions::mirror_interior(in);
-    Func out("mirror_scaled");
-    out(x, y, c) = m(x - 1, y, c) * 2.0f;
-    out.set_estimate(x, 0, 64).set_estimate(y, 0, 48).set_estimate(c, 0, 3);
-    in.set_estimates({{0, 64}, {0, 48}, {0, 3}});
-    PipelineDag dag = build({out});
-    const sextant::FuncNode *mf = nullptr;
-    for (const sextant::FuncNode &f : dag.funcs)
-        if (f.name.find("mirror_interior") != std::string::npos) mf = &f;
-    REQUIRE(mf);
-    const sextant::Edge *e = nullptr;
-    for (const sextant::Edge &g : dag.edges)
-        if (g.consumer_func == mf->id) e = &g;
-    REQUIRE(e);
-    Box64 region;
-    e->required(box({{16, 23}, {8, 15}, {1, 1}}), &region); // an 8 x 8 tile of channel 1
-    CHECK(region == box({{16, 23}, {8, 15}, {1, 1}}));
-    // The whole Func (x from -1): the input but its last column, as mirror_interior reads.
-    e->required(box({{-1, 62}, {0, 47}, {0, 2}}), &region);
-    CHECK(region == box({{0, 62}, {0, 47}, {0, 2}}));
-}
-
 TEST_CASE("a select on a var's parity marks that loop", "[dag]") {
     // A Bayer demosaic picks a phase with x % 2 and y % 2: Halide deinterleaves a select on
     // the vector var's parity, so the search treats loads along it as strided.
