@@ -40,6 +40,7 @@ CREATE TABLE records(
     error TEXT,
     featurizer_version INTEGER NOT NULL,
     created TEXT NOT NULL,
+    minflt_per_run REAL,
     UNIQUE (workload_id, schedule_hash),
     CHECK ((error IS NULL) = (runtime_min_s IS NOT NULL)));
 )sql";
@@ -110,7 +111,7 @@ const char *kWorkloadCols =
     "id, kind, identity, target, machine, options, sextant_version, featurizer_version, created";
 const char *kRecordCols =
     "id, workload_id, schedule_text, schedule_hash, source, runtime_min_s, "
-    "runtime_median_s, repeats, compile_s, error, featurizer_version, created";
+    "runtime_median_s, repeats, compile_s, error, featurizer_version, created, minflt_per_run";
 
 WorkloadInfo read_workload(const Stmt &s) {
     WorkloadInfo w;
@@ -140,6 +141,7 @@ SampleRecord read_record(const Stmt &s) {
     if (!s.is_null(9)) r.error = s.text_col(9);
     r.featurizer_version = int(s.int_col(10));
     r.created = s.text_col(11);
+    if (!s.is_null(12)) r.minflt_per_run = s.real_col(12);
     return r;
 }
 
@@ -166,6 +168,7 @@ nlohmann::json record_json(const SampleRecord &r) {
     j["runtime_median_s"] =
         r.runtime_median_s ? nlohmann::json(*r.runtime_median_s) : nlohmann::json();
     j["error"] = r.error ? nlohmann::json(*r.error) : nlohmann::json();
+    if (r.minflt_per_run) j["minflt_per_run"] = *r.minflt_per_run;
     return j;
 }
 
@@ -272,8 +275,17 @@ void SampleStore::create_or_check_schema() {
     if (!has_meta)
         fail("not a Sextant sample store (it has tables but no 'meta' table); pass a new path "
              "or an existing samples database");
-    Stmt s(db_, "SELECT value FROM meta WHERE key='schema_version'");
-    std::string v = s.step() ? s.text_col(0) : "";
+    std::string v;
+    {
+        Stmt s(db_, "SELECT value FROM meta WHERE key='schema_version'");
+        v = s.step() ? s.text_col(0) : "";
+    }
+    if (v == "1") {
+        // Version 2 adds each record's page faults per run (empty for the older records).
+        exec("ALTER TABLE records ADD COLUMN minflt_per_run REAL");
+        exec("UPDATE meta SET value='2' WHERE key='schema_version'");
+        v = "2";
+    }
     if (v != std::to_string(kSchemaVersion))
         fail("schema version " + (v.empty() ? std::string("(missing)") : v) +
              ", but this Sextant reads version " + std::to_string(kSchemaVersion) +
@@ -339,14 +351,15 @@ int64_t SampleStore::add_record(const SampleRecord &r) {
         fail("a record has either a runtime or an error (source '" + r.source + "')");
     Stmt s(db_, std::string("INSERT OR IGNORE INTO records(workload_id, schedule_text, "
                             "schedule_hash, source, runtime_min_s, runtime_median_s, repeats, "
-                            "compile_s, error, featurizer_version, created) VALUES (?1, ?2, ?3, "
-                            "?4, ?5, ?6, ?7, ?8, ?9, ?10, COALESCE(NULLIF(?11, ''), ") +
-                    kNow + "))");
+                            "compile_s, error, featurizer_version, created, minflt_per_run) "
+                            "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, "
+                            "COALESCE(NULLIF(?11, ''), ") +
+                    kNow + "), ?12)");
     s.bind(1, r.workload_id).bind(2, r.schedule_text);
     s.bind(3, r.schedule_hash.empty() ? schedule_hash(r.schedule_text) : r.schedule_hash);
     s.bind(4, r.source).bind(5, r.runtime_min_s).bind(6, r.runtime_median_s);
     s.bind(7, int64_t(r.repeats)).bind(8, r.compile_s).bind(9, r.error);
-    s.bind(10, int64_t(r.featurizer_version)).bind(11, r.created);
+    s.bind(10, int64_t(r.featurizer_version)).bind(11, r.created).bind(12, r.minflt_per_run);
     // A single statement outside BEGIN is its own (autocommit) transaction.
     s.step();
     return sqlite3_changes(db_) > 0 ? sqlite3_last_insert_rowid(db_) : 0;
@@ -464,6 +477,8 @@ int64_t SampleStore::import_jsonl(const std::string &path) {
             if (!rj.at("error").is_null()) r.error = rj["error"].get<std::string>();
             r.featurizer_version = rj.at("featurizer_version").get<int>();
             r.created = rj.value("created", std::string());
+            if (rj.contains("minflt_per_run") && !rj["minflt_per_run"].is_null())
+                r.minflt_per_run = rj["minflt_per_run"].get<double>();
             if (add_record(r)) added++;
         } catch (const nlohmann::json::exception &e) {
             throw UserError(where + ": malformed sample line: " + e.what());

@@ -51,6 +51,10 @@ struct SampleRecord {
     std::optional<std::string> error;
     int featurizer_version = 0;
     std::string created; ///< UTC ISO-8601; set by the store when empty
+    /** Minor page faults per timed run (the timed process's getrusage, over its runs): what
+     * the allocator estimate predicts (docs/COSTMODEL.md, "Allocation"). Empty for records
+     * measured before schema 2 and for failures. */
+    std::optional<double> minflt_per_run;
     bool ok() const { return !error.has_value(); }
 };
 
@@ -64,7 +68,7 @@ struct StoreCounts {
 class SampleStore {
 public:
     /** Version of the tables below; a file with another version is refused. */
-    static constexpr int kSchemaVersion = 1;
+    static constexpr int kSchemaVersion = 2;
 
     /** Opens (creating if needed) the store at `path`. Throws UserError if the file is not a
      * SQLite database, not a Sextant sample store, or has another schema version. */

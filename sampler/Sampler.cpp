@@ -202,6 +202,7 @@ void SamplerRun::finish(int64_t tag, const Measurement &m) {
     r.compile_s = m.compile_s;
     r.error = m.error;
     r.featurizer_version = kFeatureSchemaVersion;
+    if (!m.error) r.minflt_per_run = m.minflt_per_run;
     store_.add_record(r);
     sum_.measured++;
     slots_done_++;

@@ -44,6 +44,7 @@ SampleRecord ok_record(int64_t wid, const std::string &text, double min_s) {
     r.repeats = 5;
     r.compile_s = 0.25;
     r.featurizer_version = 1;
+    r.minflt_per_run = 42.5;
     return r;
 }
 
@@ -99,6 +100,8 @@ TEST_CASE("store round-trips workloads and records", "[store]") {
     CHECK(rs[0].runtime_median_s == 1.25e-3 * 1.5);
     CHECK(rs[0].repeats == 5);
     CHECK(rs[0].compile_s == 0.25);
+    CHECK(rs[0].minflt_per_run == 42.5);
+    CHECK_FALSE(rs[1].minflt_per_run);
     CHECK(rs[0].ok());
     CHECK_FALSE(rs[1].ok());
     CHECK(*rs[1].error == "crash: signal 11 (Segmentation fault)");
@@ -169,6 +172,44 @@ TEST_CASE("open refuses another schema version and foreign databases", "[store]"
     CHECK_THROWS_WITH(SampleStore(text), Catch::Contains("cannot read it as a SQLite database"));
 }
 
+TEST_CASE("a version-1 store gains the page-fault column and keeps its records", "[store]") {
+    // Version 1 had no minflt_per_run: opening one adds the column, empty for its records.
+    std::string path = temp_path("v1.db");
+    sqlite3 *db = nullptr;
+    REQUIRE(sqlite3_open(path.c_str(), &db) == SQLITE_OK);
+    const char *v1 = R"sql(
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+INSERT INTO meta VALUES ('schema_version', '1'), ('created', '2026-11-01T00:00:00.000Z');
+CREATE TABLE workloads(id INTEGER PRIMARY KEY, kind TEXT NOT NULL, identity TEXT NOT NULL,
+    target TEXT NOT NULL, machine TEXT NOT NULL, options TEXT NOT NULL DEFAULT '{}',
+    sextant_version TEXT NOT NULL, featurizer_version INTEGER NOT NULL, created TEXT NOT NULL,
+    UNIQUE (identity, target, machine));
+CREATE TABLE records(id INTEGER PRIMARY KEY, workload_id INTEGER NOT NULL REFERENCES
+    workloads(id), schedule_text TEXT NOT NULL, schedule_hash TEXT NOT NULL, source TEXT NOT NULL,
+    runtime_min_s REAL, runtime_median_s REAL, repeats INTEGER NOT NULL, compile_s REAL NOT NULL,
+    error TEXT, featurizer_version INTEGER NOT NULL, created TEXT NOT NULL,
+    UNIQUE (workload_id, schedule_hash), CHECK ((error IS NULL) = (runtime_min_s IS NOT NULL)));
+INSERT INTO workloads VALUES (1, 'random', 'random:seed=5:gen=1:h=00', 'x86-64-linux-avx2',
+    'cores=2', '{}', '0.1.0', 8, '2026-11-01T00:00:00.000Z');
+INSERT INTO records VALUES (1, 1, 'func f root', 'h', 'beam', 0.002, 0.003, 5, 0.5, NULL, 8,
+    '2026-11-01T00:00:00.000Z');
+)sql";
+    REQUIRE(sqlite3_exec(db, v1, nullptr, nullptr, nullptr) == SQLITE_OK);
+    sqlite3_close(db);
+    {
+        SampleStore s(path);
+        std::vector<SampleRecord> rs = s.records(1);
+        REQUIRE(rs.size() == 1);
+        CHECK(rs[0].runtime_min_s == 0.002);
+        CHECK_FALSE(rs[0].minflt_per_run);
+        CHECK(s.add_record(ok_record(1, "func f inline", 1e-3)) > 0);
+    }
+    SampleStore s(path); // reopened at version 2
+    std::vector<SampleRecord> rs = s.records(1);
+    REQUIRE(rs.size() == 2);
+    CHECK(rs[1].minflt_per_run == 42.5);
+}
+
 TEST_CASE("export then import reproduces the store and is idempotent", "[store]") {
     std::string dir_a = temp_path("a.db");
     SampleStore a(dir_a);
@@ -204,6 +245,7 @@ TEST_CASE("export then import reproduces the store and is idempotent", "[store]"
             CHECK(rb[k].runtime_median_s == ra[k].runtime_median_s);
             CHECK(rb[k].error == ra[k].error);
             CHECK(rb[k].created == ra[k].created);
+            CHECK(rb[k].minflt_per_run == ra[k].minflt_per_run);
         }
     }
     // Importing into the store it came from adds nothing either.
