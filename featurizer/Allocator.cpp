@@ -16,80 +16,9 @@ double heap_bytes(const PipelineDag &dag, const Decisions &d, const FuncNest &n)
     return bytes <= kStackAllocationBytes ? 0 : bytes;
 }
 
-double place_in_arena(const PipelineDag &dag, const std::vector<int> &members,
-                      const std::vector<double> &bytes,
-                      const std::vector<std::pair<int, int>> &life);
-
-/** How far the heap the buffers of one Root Func's nest take within one iteration reaches
- * in its arena (`members`: their ids, heap bytes in `bytes`): at least the most they hold at
- * once, more where a freed buffer leaves a hole a later one does not fit. Funcs are realized in id
- * order (producers first) and Halide frees a buffer right after its last use: at the end of its
- * last consumer's production when that consumer is computed at the same loop as it or inside a
- * sibling's loops; a buffer read by a Func computed at a deeper loop of the nest (or by the
- * Root Func itself) lives until its own loop's iteration ends. Bench max_filter, per output
- * strip and channel: `window_1` + `table` + `window_3` (3,498 KiB) is the peak, `window_3` is
- * freed before `maximum` is allocated (a malloc log's frees). */
-double arena_reach_bytes(const PipelineDag &dag, const Decisions &d,
-                         const std::vector<int> &members, const std::vector<double> &bytes,
-                         int anchor, const std::vector<int> &root_anchor_of,
-                         std::vector<std::pair<int, int>> &life) {
-    const int never = int(dag.funcs.size());
-    // The member of the Root Func's own nest that each member is, or is computed inside.
-    auto top = [&](int g) {
-        while (d[size_t(g)].at_func != anchor)
-            g = d[size_t(g)].at_func;
-        return g;
-    };
-    life.clear(); // [allocated at, freed after] in id order
-    for (int g : members) {
-        const int tg = top(g);
-        int freed = -1;
-        for (const StageRef &c : effective_consumers(dag, d, g)) {
-            const int f = c.first;
-            if (f == anchor || d[size_t(f)].placement != Placement::At ||
-                root_anchor_of[size_t(f)] != anchor) {
-                freed = never;
-                break;
-            }
-            const int tf = top(f);
-            // A consumer inside a sibling's loops counts as that sibling's production; one at
-            // a deeper loop of the Root Func than `g`'s own keeps `g` to its loop's end.
-            if (tg == g && tf != g &&
-                d[size_t(tf)].storage_level() > d[size_t(g)].storage_level()) {
-                freed = never;
-                break;
-            }
-            freed = std::max(freed, tg == g ? tf : f);
-        }
-        // Computed inside a sibling's loops: freed by the time that sibling is produced.
-        if (tg != g) freed = std::max(freed, tg);
-        life.push_back({g, freed < 0 ? never : freed});
-    }
-    return place_in_arena(dag, members, bytes, life);
-}
-
-/** How far the main arena reaches with the Root Funcs' heap buffers alone (`members`, in id
- * order): each is allocated when it is produced and freed after its last consumer's
- * production (Halide's early frees), or that of the Root Func whose nest the consumer is in. A
- * chain of Root Funcs each read only by the next holds two buffers at once, not all of them
- * (random pipeline 101069: five Root buffers of 4.6-6.4 MB, 25 MB in all, under a 12.8 MB
- * trim threshold, ran with no page faults; summing them predicted 4,932 a run). */
-double root_reach_bytes(const PipelineDag &dag, const Decisions &d, const std::vector<int> &members,
-                        const std::vector<double> &bytes, const std::vector<int> &root_anchor_of,
-                        std::vector<std::pair<int, int>> &life) {
-    const int never = int(dag.funcs.size());
-    life.clear();
-    for (int g : members) {
-        int freed = -1;
-        for (const StageRef &c : effective_consumers(dag, d, g))
-            freed = std::max(freed, root_anchor_of[size_t(c.first)]);
-        life.push_back({g, freed < 0 ? never : freed});
-    }
-    return place_in_arena(dag, members, bytes, life);
-}
-
-double place_in_arena(const PipelineDag &, const std::vector<int> &members,
-                      const std::vector<double> &bytes,
+/** How far an arena reaches with `members`' buffers (`bytes` by Func id) allocated and freed
+ * as `life` says ([allocated at, freed after] by Func id, in the members' order). */
+double place_in_arena(const std::vector<int> &members, const std::vector<double> &bytes,
                       const std::vector<std::pair<int, int>> &life) {
     // Place the buffers as glibc does, to see how far the arena reaches: each request takes the
     // smallest freed hole it fits (its large bins are best fit), else the top; a freed block
@@ -159,6 +88,74 @@ double place_in_arena(const PipelineDag &, const std::vector<int> &members,
         }
     }
     return reach;
+}
+
+/** How far the heap the buffers of one Root Func's nest take within one iteration reaches
+ * in its arena (`members`: their ids, heap bytes in `bytes`): at least the most they hold at
+ * once, more where a freed buffer leaves a hole a later one does not fit. Funcs are realized in id
+ * order (producers first) and Halide frees a buffer right after its last use: at the end of its
+ * last consumer's production when that consumer is computed at the same loop as it or inside a
+ * sibling's loops; a buffer read by a Func computed at a deeper loop of the nest (or by the
+ * Root Func itself) lives until its own loop's iteration ends. Bench max_filter, per output
+ * strip and channel: `window_1` + `table` + `window_3` (3,498 KiB) is the peak, `window_3` is
+ * freed before `maximum` is allocated (a malloc log's frees). */
+double arena_reach_bytes(const PipelineDag &dag, const Decisions &d,
+                         const std::vector<int> &members, const std::vector<double> &bytes,
+                         int anchor, const std::vector<int> &root_anchor_of,
+                         std::vector<std::pair<int, int>> &life) {
+    const int never = int(dag.funcs.size());
+    // The member of the Root Func's own nest that each member is, or is computed inside.
+    auto top = [&](int g) {
+        while (d[size_t(g)].at_func != anchor)
+            g = d[size_t(g)].at_func;
+        return g;
+    };
+    life.clear(); // [allocated at, freed after] in id order
+    for (int g : members) {
+        const int tg = top(g);
+        int freed = -1;
+        for (const StageRef &c : effective_consumers(dag, d, g)) {
+            const int f = c.first;
+            if (f == anchor || d[size_t(f)].placement != Placement::At ||
+                root_anchor_of[size_t(f)] != anchor) {
+                freed = never;
+                break;
+            }
+            const int tf = top(f);
+            // A consumer inside a sibling's loops counts as that sibling's production; one at
+            // a deeper loop of the Root Func than `g`'s own keeps `g` to its loop's end.
+            if (tg == g && tf != g &&
+                d[size_t(tf)].storage_level() > d[size_t(g)].storage_level()) {
+                freed = never;
+                break;
+            }
+            freed = std::max(freed, tg == g ? tf : f);
+        }
+        // Computed inside a sibling's loops: freed by the time that sibling is produced.
+        if (tg != g) freed = std::max(freed, tg);
+        life.push_back({g, freed < 0 ? never : freed});
+    }
+    return place_in_arena(members, bytes, life);
+}
+
+/** How far the main arena reaches with the Root Funcs' heap buffers alone (`members`, in id
+ * order): each is allocated when it is produced and freed after its last consumer's
+ * production (Halide's early frees), or that of the Root Func whose nest the consumer is in. A
+ * chain of Root Funcs each read only by the next holds two buffers at once, not all of them
+ * (random pipeline 101069: five Root buffers of 4.6-6.4 MB, 25 MB in all, under a 12.8 MB
+ * trim threshold, ran with no page faults; summing them predicted 4,932 a run). */
+double root_reach_bytes(const PipelineDag &dag, const Decisions &d, const std::vector<int> &members,
+                        const std::vector<double> &bytes, const std::vector<int> &root_anchor_of,
+                        std::vector<std::pair<int, int>> &life) {
+    const int never = int(dag.funcs.size());
+    life.clear();
+    for (int g : members) {
+        int freed = -1;
+        for (const StageRef &c : effective_consumers(dag, d, g))
+            freed = std::max(freed, root_anchor_of[size_t(c.first)]);
+        life.push_back({g, freed < 0 ? never : freed});
+    }
+    return place_in_arena(members, bytes, life);
 }
 
 /** The largest single allocation among a Func's `bytes` of buffer: Halide allocates each
