@@ -175,6 +175,13 @@ MachineInfo host_machine(int parallelism) {
     return m;
 }
 
+int FuncNode::element_bytes() const {
+    int largest = 0;
+    for (TypeClass t : value_types)
+        largest = std::max(largest, type_class_bytes(t));
+    return largest;
+}
+
 int MachineInfo::natural_vector_lanes(const FuncNode &f) const {
     int lanes = 1;
     for (TypeClass t : f.value_types) {

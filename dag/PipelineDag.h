@@ -189,6 +189,9 @@ struct FuncNode {
     std::vector<int> edges_out; // edges in which this Func is the producer
     /** Distinct Funcs whose stages read this one (excluding itself), in id order. */
     std::vector<int> consumers;
+    /** Bytes per point of its largest Tuple element: Halide allocates each element as a
+     * buffer of its own. */
+    int element_bytes() const;
 };
 
 struct InputNode {

@@ -166,10 +166,7 @@ double root_reach_bytes(const PipelineDag &dag, const Decisions &d, const std::v
 double largest_allocation_bytes(const PipelineDag &dag, int func, double bytes) {
     const FuncNode &f = dag.funcs[size_t(func)];
     if (f.value_types.size() < 2 || f.bytes_per_point <= 0) return bytes;
-    int largest = 0;
-    for (TypeClass t : f.value_types)
-        largest = std::max(largest, type_class_bytes(t));
-    return bytes * largest / f.bytes_per_point;
+    return bytes * f.element_bytes() / f.bytes_per_point;
 }
 
 } // namespace
@@ -239,14 +236,17 @@ AllocatorEstimate estimate_allocator(const PipelineDag &dag, const Decisions &d,
     // The search calls this for every candidate: its arrays are kept per thread, not allocated.
     struct Scratch {
         std::vector<double> bytes, allocs, group;
-        std::vector<int> root, anchor, anchors, members, slot, start, by_anchor;
+        std::vector<char> mmapped; // an allocation over kMmapMaxBytes: mmap'd every time
+        std::vector<int> root, anchor, anchors, members, roots, slot, start, by_anchor;
         std::vector<std::pair<int, int>> life;
     };
     thread_local Scratch scratch;
     std::vector<double> &bytes = scratch.bytes;
     std::vector<double> &allocs = scratch.allocs; // mallocs per run
+    std::vector<char> &mmapped = scratch.mmapped;
     bytes.assign(n, 0.0);
     allocs.assign(n, 0.0);
+    mmapped.assign(n, 0);
     double largest_mmapped = 0;
     for (size_t g = 0; g < n; g++) {
         if (!nests[g] || dag.funcs[g].is_output) continue;
@@ -264,7 +264,8 @@ AllocatorEstimate estimate_allocator(const PipelineDag &dag, const Decisions &d,
             allocs[g] = std::min(fn.store_realizations, calls_holding(d, nests, int(g)));
         }
         const double one = largest_allocation_bytes(dag, int(g), bytes[g]);
-        if (one >= kTrimThresholdBytes && one <= kMmapMaxBytes)
+        mmapped[g] = one > kMmapMaxBytes;
+        if (one >= kTrimThresholdBytes && !mmapped[g])
             largest_mmapped = std::max(largest_mmapped, one);
         e.heap_mallocs += allocs[g];
     }
@@ -277,11 +278,13 @@ AllocatorEstimate estimate_allocator(const PipelineDag &dag, const Decisions &d,
     anchor.assign(n, -1);
     anchors.clear();
     slot.assign(n, -1);
+    std::vector<int> &roots = scratch.roots; // the Root buffers, in id order
+    roots.clear();
     for (size_t g = 0; g < n; g++) {
-        if (bytes[g] == 0 || largest_allocation_bytes(dag, int(g), bytes[g]) > kMmapMaxBytes)
-            continue;
+        if (bytes[g] == 0 || mmapped[g]) continue;
         if (d[g].placement == Placement::Root) {
             e.root_heap_bytes += bytes[g];
+            roots.push_back(int(g));
         } else {
             anchor[g] = root[g];
             if (slot[size_t(anchor[g])] < 0) {
@@ -320,13 +323,7 @@ AllocatorEstimate estimate_allocator(const PipelineDag &dag, const Decisions &d,
     double largest_group = 0;
     for (double t : group)
         largest_group = std::max(largest_group, t);
-    std::vector<int> &members = scratch.members; // the Root buffers, in id order
-    members.clear();
-    for (size_t g = 0; g < n; g++)
-        if (bytes[g] > 0 && anchor[g] < 0 && d[g].placement == Placement::Root &&
-            largest_allocation_bytes(dag, int(g), bytes[g]) <= kMmapMaxBytes)
-            members.push_back(int(g));
-    const double root_top = root_reach_bytes(dag, d, members, bytes, root, scratch.life);
+    const double root_top = root_reach_bytes(dag, d, roots, bytes, root, scratch.life);
     const double root_share =
         trim_share(root_top + largest_group + kTrimThresholdBytes, e.trim_threshold_bytes);
     for (size_t g = 0; g < n; g++) {
@@ -334,7 +331,7 @@ AllocatorEstimate estimate_allocator(const PipelineDag &dag, const Decisions &d,
         AllocatorBuffer b{int(g), bytes[g], allocs[g], 0};
         const double pages = std::ceil(bytes[g] / kPageBytes);
         if (bytes[g] == 0) {
-        } else if (largest_allocation_bytes(dag, int(g), bytes[g]) > kMmapMaxBytes) {
+        } else if (mmapped[g]) {
             b.page_faults = allocs[g] * pages;
         } else if (anchor[g] < 0) {
             b.page_faults = allocs[g] * pages * root_share;

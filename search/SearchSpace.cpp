@@ -348,9 +348,7 @@ StatePtr SearchSpace::make_child(const State &parent, const FuncSched &fs,
             c->root_bytes += double(box_volume(f.bounds)) * f.bytes_per_point;
         // Halide allocates each Tuple element as a buffer of its own (an output's buffers are
         // the caller's).
-        int element_bytes = 0;
-        for (TypeClass t : f.value_types)
-            element_bytes = std::max(element_bytes, type_class_bytes(t));
+        const int element_bytes = f.element_bytes();
         const double points = fs.placement == Placement::Root ? double(box_volume(f.bounds))
                                                               : c->nests[func]->alloc_points;
         if (!f.is_output && points * element_bytes > c->largest_buffer_bytes) {

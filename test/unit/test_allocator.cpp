@@ -232,6 +232,17 @@ Decisions chain3_strips() {
     return d;
 }
 
+/** chain3(512, 256) with A, B and D at root, A's values of `a_types` (8 bytes a point). */
+AllocatorEstimate chain3_at_root(std::vector<TypeClass> a_types) {
+    PipelineDag dag = chain3(512, 256);
+    dag.funcs[0].value_types = std::move(a_types);
+    dag.funcs[0].bytes_per_point = 8;
+    Decisions d = chain3_strips();
+    for (int id = 0; id < 3; id++)
+        d.mut(id).placement = Placement::Root;
+    return estimate(dag, d);
+}
+
 } // namespace
 
 TEST_CASE("a strip's buffers count only while they live: freed after their last use",
@@ -320,13 +331,7 @@ TEST_CASE("Root buffers count while they live: a chain holds two at once", "[all
     // its hole, so the main arena reaches 1.5 MiB, under the threshold with the top pad:
     // nothing faults, though the three total 2 MiB (random pipeline 101069: five Root buffers
     // of 4.6-6.4 MB, 25 MB in all, under a 12.8 MB threshold, ran without a fault).
-    PipelineDag dag = chain3(512, 256);
-    dag.funcs[0].value_types = {TypeClass::F64};
-    dag.funcs[0].bytes_per_point = 8;
-    Decisions d = chain3_strips();
-    for (int id = 0; id < 3; id++)
-        d.mut(id).placement = Placement::Root;
-    const AllocatorEstimate e = estimate(dag, d);
+    const AllocatorEstimate e = chain3_at_root({TypeClass::F64});
     CHECK(e.trim_threshold_bytes == 2048 * 1024);
     CHECK(e.root_heap_bytes == 2048 * 1024);
     CHECK(e.page_faults == 0);
@@ -338,13 +343,7 @@ TEST_CASE("each Tuple element is an allocation of its own", "[allocator]") {
     // 512 KiB buffers, so the threshold after a run is 1 MiB, and the 1.5 MiB the arena
     // reaches trims it: every Root page faults again (random pipeline 101083: a Tuple of two
     // 15.7 MB buffers, 13,000 faults a run measured, 0 predicted with the Tuple one buffer).
-    PipelineDag dag = chain3(512, 256);
-    dag.funcs[0].value_types = {TypeClass::F32, TypeClass::F32};
-    dag.funcs[0].bytes_per_point = 8;
-    Decisions d = chain3_strips();
-    for (int id = 0; id < 3; id++)
-        d.mut(id).placement = Placement::Root;
-    const AllocatorEstimate e = estimate(dag, d);
+    const AllocatorEstimate e = chain3_at_root({TypeClass::F32, TypeClass::F32});
     CHECK(e.trim_threshold_bytes == 1024 * 1024);
     CHECK(e.page_faults == 256 + 128 + 128);
 }
