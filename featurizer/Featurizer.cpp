@@ -376,16 +376,30 @@ void access_features(const StageView &v, const std::vector<EffLoad> &loads, bool
         SmallVec<double, 8> stride(l.jac.size() / std::max(1, K), 0.0);
         for (size_t p = 0; p < stride.size(); p++)
             stride[p] = vloop >= 0 ? l.at(int(p), vloop) : 0;
-        bool zero = true, unit = true;
+        bool zero = true, unit = true, rest_zero = true;
         for (size_t k = 0; k < stride.size(); k++) {
             double st = stride[k];
             if (std::isnan(st) || st != 0) zero = false;
             bool want = k == 0 ? 1.0 : 0.0;
             if (std::isnan(st) || st != want) unit = false;
+            if (k > 0 && (std::isnan(st) || st != 0)) rest_zero = false;
+        }
+        // Halide 14 loads a short constant stride along the innermost dimension (2 to 4, or a
+        // reversed ramp) as dense vectors and shuffles, not lane by lane: `f(2 * x + 1)` of
+        // a downsample reads |stride| dense vectors and picks every other lane (vshufps /
+        // vpermps in the assembly; strides of 5 and more are inserted lane by lane). Priced
+        // as twice |stride| dense loads: the loads and the shuffles that pick the lanes.
+        double short_stride = 0;
+        if (!unit && !zero && rest_zero && !stride.empty()) {
+            const double st = std::fabs(stride[0]);
+            if (st == std::floor(st) && st <= 4) short_stride = 2 * std::max(1.0, st);
         }
         // A clamped index that stays in the vector loop's body (see op_features) makes the
         // lanes' addresses a clamp of a ramp: a gather, not a dense load.
-        if (vloop >= 0 && inner_clamp_kept && l.clamp_moves[size_t(vloop)]) unit = false;
+        if (vloop >= 0 && inner_clamp_kept && l.clamp_moves[size_t(vloop)]) {
+            unit = false;
+            short_stride = 0;
+        }
         if (vw <= 1 || zero) {
             bcast += zero && vw > 1 ? l.count : 0;
             if (vw <= 1) dense += l.count;
@@ -420,11 +434,15 @@ void access_features(const StageView &v, const std::vector<EffLoad> &loads, bool
                 bcast_exec += sites;
             else if (unit)
                 dense_exec += sites * vectors * pieces;
+            else if (short_stride > 0)
+                dense_exec += sites * vectors * pieces * short_stride;
             else
                 gather_exec += sites * vectors * vw;
         } else if (vw > 1 && depends_on_vector) {
             if (unit)
                 dense_exec += sites / vw * pieces;
+            else if (short_stride > 0)
+                dense_exec += sites / vw * pieces * short_stride;
             else
                 gather_exec += sites;
         } else if (vw > 1) {

@@ -544,3 +544,59 @@ TEST_CASE("a vector narrower than a register costs its fill where the stage comp
     CHECK(vectors(TypeClass::U8, 16) == Approx(6144.0 / 16));
     CHECK(vectors(TypeClass::U8, 32) == Approx(6144.0 / 32));
 }
+
+namespace {
+
+/** in (f32) -> D(x) = in(stride * x), D over [0, 63], at root, x vectorized by 8 (AVX2). */
+ScheduleRow strided_read(int64_t stride) {
+    PipelineDag dag;
+    dag.machine = test::avx2_machine(1);
+    dag.inputs.push_back(test::input({{0, 64 * stride - 1}}));
+    FuncNode f = test::func(0, "D", {{0, 63}});
+    f.is_output = true;
+    Stage s;
+    s.func = 0;
+    s.name = "D";
+    s.loops = {test::pure_loop("x", 0, 0, 63)};
+    s.ops.at(OpKind::InputLoad, TypeClass::F32) = 1;
+    s.loads = {test::simple_load(ProducerKind::Input, 0, 1, 1, {{stride, 1, true}})};
+    f.stages.push_back(s);
+    dag.funcs.push_back(f);
+    dag.outputs = {0};
+    Edge e;
+    e.consumer_func = 0;
+    e.consumer_stage = 0;
+    e.kind = ProducerKind::Input;
+    e.producer = 0;
+    e.calls = 1;
+    using Op = BoundExpr::Op;
+    e.min.push_back(
+        BoundExpr::binary(Op::Mul, BoundExpr::loop_min(0), BoundExpr::constant(stride)));
+    e.max.push_back(
+        BoundExpr::binary(Op::Mul, BoundExpr::loop_max(0), BoundExpr::constant(stride)));
+    dag.edges.push_back(e);
+    dag.link();
+    Decisions d(1);
+    d.mut(0).placement = Placement::Root;
+    d.mut(0).stages = {sched({{LoopMode::Inner, 0}}, 8, 0)};
+    Nests n = build_all_nests(dag, d);
+    return Featurizer(dag).schedule_features(d, n, 0, 0);
+}
+
+} // namespace
+
+TEST_CASE("a short constant stride is read as dense vectors and shuffles, a long one lane by lane",
+          "[features]") {
+    // Halide 14 on x86 loads in[ramp(2x, 2, 8)] as two dense vectors and a shuffle (strides
+    // 2 to 4: vshufps / vpermps); from stride 5 on it inserts lane by lane (vinsertps).
+    // 64 points are 8 vectors: a stride s <= 4 costs 2s dense loads a vector.
+    for (int64_t stride : {2, 3, 4}) {
+        ScheduleRow r = strided_read(stride);
+        CHECK(at(r, F::strided_loads_per_vector) == 1);
+        CHECK(at(r, F::dense_load_executions) == 8 * 2 * stride);
+        CHECK(at(r, F::gather_lane_executions) == 0);
+    }
+    ScheduleRow r = strided_read(5);
+    CHECK(at(r, F::dense_load_executions) == 0);
+    CHECK(at(r, F::gather_lane_executions) == 64);
+}
