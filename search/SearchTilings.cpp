@@ -118,7 +118,7 @@ void SearchSpace::add_vectorized(const Stage &s, const Box64 &box,
     const int64_t max_lanes = std::max<int64_t>(V, 4 * std::max(1, dag_.machine.vector_bits / 8) /
                                                        s.ops.widest_type_bytes());
     std::vector<int> widths = {1};
-    if (il.func_dim == 0 && il.parallel_safe && inner.extent >= V) {
+    if (il.func_dim == 0 && il.parallel_safe && inner.extent >= V && !s.no_vectorize) {
         widths = {V};
         if (!coarse && inner.extent >= 2 * V && 2 * V <= max_lanes) widths.push_back(2 * V);
         const int64_t two_registers = 2 * std::max(1, dag_.machine.vector_bits / 8);
