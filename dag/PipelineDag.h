@@ -170,7 +170,7 @@ struct Stage {
      * (StageSched::rfactor). */
     bool can_rfactor = false;
     /** Never vectorized: a vector form Halide 14 cannot compile (a float64 product of a
-     * uint8 or uint16 value: has_f64_product_of_narrow_uint in halide/IRAnalysis.h). */
+     * uint8 or uint16 value: F64OfNarrowUint in halide/CodegenQuirks.h). */
     bool no_vectorize = false;
     int64_t points() const; // iterations over the stage's full range
     /** Loop box when the stage covers its whole range. */

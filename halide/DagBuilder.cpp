@@ -1,5 +1,6 @@
 #include "DagBuilder.h"
 
+#include "CodegenQuirks.h"
 #include "IRAnalysis.h"
 #include "search/Schedule.h"
 #include "search/Tails.h"
@@ -315,9 +316,10 @@ private:
         for (const Expr &e : exprs) {
             count_ops(e, &s.ops);
             s.scalarized_calls += count_scalarized_calls(e);
-            s.no_vectorize |= has_f64_product_of_narrow_uint(e);
+            const F64OfNarrowUint f64 = find_f64_of_narrow_uint(e);
+            s.no_vectorize |= f64.product;
             // (A Func holding such a cast is never inlined: its consumer's product would be.)
-            if (has_f64_cast_of_narrow_uint(e)) node.can_inline = false;
+            if (f64.cast) node.can_inline = false;
             for (LoopDim &l : s.loops)
                 l.parity_mod = std::max(l.parity_mod, small_modulus(e, l.name));
         }

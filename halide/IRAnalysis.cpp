@@ -489,65 +489,6 @@ int count_scalarized_calls(const Expr &e) {
     return counter.n;
 }
 
-namespace {
-
-bool is_f64_cast_of_narrow_uint(const Expr &e) {
-    const Cast *c = e.as<Cast>();
-    if (!c || !c->type.is_float() || c->type.bits() != 64) return false;
-    // Through widening integer casts, which the simplifier folds away (f64(i32(u8)) is
-    // f64(u8) by the time find_intrinsics runs).
-    Expr v = c->value;
-    while (const Cast *w = v.as<Cast>()) {
-        if (!(w->type.is_int() || w->type.is_uint()) || !w->type.can_represent(w->value.type()))
-            break;
-        v = w->value;
-    }
-    return v.type().is_uint() && v.type().bits() <= 16;
-}
-
-} // namespace
-
-bool has_f64_product_of_narrow_uint(const Expr &e) {
-    class Finder : public IRVisitor {
-    public:
-        bool found = false;
-
-    private:
-        using IRVisitor::visit;
-        void check(const Type &t, const Expr &a, const Expr &b) {
-            found |= t.is_float() && t.bits() == 64 &&
-                     (is_f64_cast_of_narrow_uint(a) || is_f64_cast_of_narrow_uint(b));
-        }
-        void visit(const Mul *op) override {
-            check(op->type, op->a, op->b);
-            IRVisitor::visit(op);
-        }
-        // Lowering turns a division by a constant into a product (x / 2.0 -> x * 0.5).
-        void visit(const Div *op) override {
-            check(op->type, op->a, op->b);
-            IRVisitor::visit(op);
-        }
-    } finder;
-    if (e.defined()) e.accept(&finder);
-    return finder.found;
-}
-
-bool has_f64_cast_of_narrow_uint(const Expr &e) {
-    class Finder : public IRVisitor {
-    public:
-        bool found = false;
-
-    private:
-        using IRVisitor::visit;
-        void visit(const Cast *op) override {
-            found |= is_f64_cast_of_narrow_uint(Expr(op));
-            IRVisitor::visit(op);
-        }
-    } finder;
-    if (e.defined()) e.accept(&finder);
-    return finder.found;
-}
-
 std::vector<RawCall> collect_calls(const Expr &e) {
     CallCollector c;
     if (e.defined()) e.accept(&c);

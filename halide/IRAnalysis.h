@@ -30,16 +30,6 @@ bool has_likely(const Halide::Expr &arg);
  * on x86 (Stage::scalarized_calls). */
 int count_scalarized_calls(const Halide::Expr &e);
 
-/** A float64 product (or quotient: lowering makes `x / 2.0` a product) with a uint8 or uint16
- * value cast to float64 as a factor (`f64(u8) * 0.5`). Vectorized, Halide 14's find_intrinsics
- * narrows it twice into a widening_mul of a uint16 and a float16, which codegen rejects ("Internal
- * Error at CodeGen_LLVM.cpp:1344"); the scalar form compiles. */
-bool has_f64_product_of_narrow_uint(const Halide::Expr &e);
-
-/** A cast to float64 of a uint8 or uint16 value anywhere in e: inlined into a consumer that
- * multiplies it, it becomes such a product there. */
-bool has_f64_cast_of_narrow_uint(const Halide::Expr &e);
-
 /** `e` with every Let whose variable is used only in the outer parts of boundary selects
  * (likely_branch) in call arguments substituted there: Halide's boundary conditions compute
  * their wrap (`(x - min) % (2 * extent)`) in such a Let, and the wrap belongs to the index's

@@ -232,6 +232,32 @@ inline PipelineDag scale_3d(int64_t X, int64_t Y, int64_t C) {
     return dag;
 }
 
+/** in (f32) -> D(x) = in(stride * x), the output over [0, 63]. 1 core, AVX2, 1 MiB cache. */
+inline PipelineDag strided_read(int64_t stride) {
+    PipelineDag dag;
+    dag.machine = avx2_machine(1);
+    dag.inputs.push_back(input({{0, 64 * stride - 1}}));
+    FuncNode f = func(0, "D", {{0, 63}});
+    f.is_output = true;
+    Stage s;
+    s.func = 0;
+    s.name = "D";
+    s.loops = {pure_loop("x", 0, 0, 63)};
+    s.ops.at(OpKind::InputLoad, TypeClass::F32) = 1;
+    s.loads = {simple_load(ProducerKind::Input, 0, 1, 1, {{stride, 1, true}})};
+    f.stages.push_back(s);
+    dag.funcs.push_back(f);
+    dag.outputs = {0};
+    // D needs in[stride * x_min, stride * x_max].
+    Edge e = offset_edge(0, 0, ProducerKind::Input, 0, {0}, {0}, 1);
+    const BoundExpr k = BoundExpr::constant(stride);
+    e.min = {BoundExpr::binary(BoundExpr::Op::Mul, BoundExpr::loop_min(0), k)};
+    e.max = {BoundExpr::binary(BoundExpr::Op::Mul, BoundExpr::loop_max(0), k)};
+    dag.edges.push_back(e);
+    dag.link();
+    return dag;
+}
+
 /** A 2-D chain with a transpose and a reduction:
  *   T(x, y) = in(y, x)                      (transpose, bounds 128 x 64)
  *   S(x) = 0; S(x) += T(x, r), r in [0, 64) (a reduction over y)

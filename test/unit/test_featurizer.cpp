@@ -547,35 +547,9 @@ TEST_CASE("a vector narrower than a register costs its fill where the stage comp
 
 namespace {
 
-/** in (f32) -> D(x) = in(stride * x), D over [0, 63], at root, x vectorized by 8 (AVX2). */
+/** test::strided_read(stride) with D at root, x vectorized by 8 (AVX2): D's features. */
 ScheduleRow strided_read(int64_t stride) {
-    PipelineDag dag;
-    dag.machine = test::avx2_machine(1);
-    dag.inputs.push_back(test::input({{0, 64 * stride - 1}}));
-    FuncNode f = test::func(0, "D", {{0, 63}});
-    f.is_output = true;
-    Stage s;
-    s.func = 0;
-    s.name = "D";
-    s.loops = {test::pure_loop("x", 0, 0, 63)};
-    s.ops.at(OpKind::InputLoad, TypeClass::F32) = 1;
-    s.loads = {test::simple_load(ProducerKind::Input, 0, 1, 1, {{stride, 1, true}})};
-    f.stages.push_back(s);
-    dag.funcs.push_back(f);
-    dag.outputs = {0};
-    Edge e;
-    e.consumer_func = 0;
-    e.consumer_stage = 0;
-    e.kind = ProducerKind::Input;
-    e.producer = 0;
-    e.calls = 1;
-    using Op = BoundExpr::Op;
-    e.min.push_back(
-        BoundExpr::binary(Op::Mul, BoundExpr::loop_min(0), BoundExpr::constant(stride)));
-    e.max.push_back(
-        BoundExpr::binary(Op::Mul, BoundExpr::loop_max(0), BoundExpr::constant(stride)));
-    dag.edges.push_back(e);
-    dag.link();
+    PipelineDag dag = test::strided_read(stride);
     Decisions d(1);
     d.mut(0).placement = Placement::Root;
     d.mut(0).stages = {sched({{LoopMode::Inner, 0}}, 8, 0)};
