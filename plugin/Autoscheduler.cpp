@@ -12,6 +12,7 @@
 #include "plugin/ModelChoice.h"
 #include "search/Candidates.h"
 #include "search/Directives.h"
+#include "search/Polish.h"
 #include "search/ScheduleConstructs.h"
 #include "search/ScheduleText.h"
 #include "support/Files.h"
@@ -184,6 +185,18 @@ StatePtr search(const PipelineDag &dag, const SearchSpace &space, CostModel &mod
                                params.debug > 1 || traced.trace
                                    ? log
                                    : std::function<void(const std::string &)>());
+            if (best && params.polish) {
+                PolishStats ps;
+                const double before = best->cost;
+                best = polish_unrolled_inside(space, ev, best, params.polish_margin, &ps);
+                std::ostringstream o;
+                o << "polish: " << ps.kept << " of " << ps.tried
+                  << " loops unrolled inside the vectors kept; predicted " << before * 1e3 << " -> "
+                  << best->cost * 1e3 << " ms;";
+                for (const std::string &st : ps.steps)
+                    o << " " << st;
+                log(o.str());
+            }
         } else {
             best = write_candidates(dag, space, model, bo, params, log, stats);
         }

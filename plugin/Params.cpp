@@ -96,6 +96,9 @@ Params Params::parse(const std::map<std::string, std::string> &env) {
         {"TRACE_SCHEDULE", [&](auto &, auto &v) { p.trace_file = v; }},
         {"CHECK_SIBLINGS",
          [&](auto &k, auto &v) { p.check_siblings = parse_int(k, v, 0, 1) != 0; }},
+        {"POLISH", [&](auto &k, auto &v) { p.polish = parse_int(k, v, 0, 1) != 0; }},
+        {"POLISH_MARGIN",
+         [&](auto &k, auto &v) { p.polish_margin = parse_int(k, v, 0, 10000) / 10000.0; }},
         {"CANDIDATES", [&](auto &, auto &v) { p.candidates_dir = v; }},
         {"SEARCH_SPACE",
          [&](auto &k, auto &v) {
@@ -157,6 +160,7 @@ std::string Params::describe() const {
     o << "beam_size=" << search.beam_size << " num_passes=" << search.num_passes
       << " keep_structures=" << search.keep_structures
       << " structure_share=" << search.structure_share << " near_cost=" << search.near_cost
+      << " polish=" << polish << " polish_margin=" << polish_margin
       << " random_dropout=" << search.random_dropout << " seed=" << search.seed
       << " memory_limit_bytes=" << search.memory_limit_bytes
       << " search_memory_bytes=" << search.memory_bytes << " time_limit_s=" << search.time_limit_s

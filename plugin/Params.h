@@ -80,6 +80,13 @@ struct Params {
      * scores differ from the sibling the search takes them from: the check behind that
      * shortcut (docs/SEARCH.md). SEXTANT_CHECK_SIBLINGS=1. */
     bool check_siblings = false;
+    /** After the beam search, polish its pick (search/Polish.h): each stage's short pure loop
+     * moved inside its vectors where the model predicts the whole schedule at least
+     * `polish_margin` cheaper (docs/SEARCH.md, "Polish"). On by default since session 48;
+     * SEXTANT_POLISH=0 turns it off, SEXTANT_POLISH_MARGIN=N sets the margin in units of
+     * 0.01% (default 50, i.e. 0.5%). */
+    bool polish = true;
+    double polish_margin = 0.005;
     /** If set, search several distinct candidate schedules (the beam-search best first, then a
      * greedy one and dropout searches) and write them with their predicted runtimes to
      * DIR/candidates.jsonl; the first is applied as usual. Autotuning uses this to propose

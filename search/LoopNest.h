@@ -132,6 +132,13 @@ StageSched rfactor_tiling(const Stage &s, int bands);
  * -1 if none. */
 int unrolled_inside_loop(const Stage &s, const StageSched &ss);
 
+/** Whether the copies of loop `loop` unrolled inside the vectors of `ss` keep the stage's
+ * lanes in flight (vector width x unrolling x the loop's extent, in the stage's widest
+ * arithmetic type) within kUnrolledInsideRegisters registers of `vector_bits`: the search and
+ * the polish offer such a twin only then (a ScheduleText may still ask for more). */
+bool unrolled_inside_fits_registers(const Stage &s, const StageSched &ss, int loop,
+                                    int vector_bits);
+
 /** A stage whose schedule breaks a rule, and why; func -1 if none does. */
 struct StageProblem {
     int func = -1, stage = -1;

@@ -72,6 +72,9 @@ constexpr double kMaxStackBytesPerNest = 2 * 1024 * 1024;
 
 /** Most iterations of a loop moved inside the vector loop (StageSched::unrolled_inside). */
 constexpr int64_t kMaxUnrolledInside = 4;
+/** Registers the lanes of a stage with a loop unrolled inside its vectors may fill, at the
+ * stage's widest arithmetic type (unrolled_inside_fits_registers). */
+constexpr int64_t kUnrolledInsideRegisters = 8;
 
 /** Most loops a stage may have (pure dimensions plus RVars). */
 constexpr size_t kMaxStageLoops = 16;

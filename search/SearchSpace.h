@@ -281,7 +281,7 @@ private:
     /** Appends the schedules of one combination of loop tilings: each vector width with and
      * without unrolling, parallel (if allowed) and serial, and register-blocked. */
     void add_vectorized(const Stage &s, const Box64 &box, const std::vector<LoopTiling> &loops,
-                        bool may_par, bool coarse, bool autotune_tilings, bool unroll_inside,
+                        bool may_par, bool coarse, bool autotune_tilings,
                         std::vector<StageSched> &out) const;
     /** tilings() memoized: sibling states mostly ask for the same stage and region. */
     std::vector<StageSched> cached_tilings(const Stage &s, const Box64 &box, bool may_parallelize,

@@ -97,8 +97,7 @@ SearchSpace::loop_options(const Stage &s, const Box64 &box, const SearchSpaceOpt
 
 void SearchSpace::add_vectorized(const Stage &s, const Box64 &box,
                                  const std::vector<LoopTiling> &loops, bool may_par, bool coarse,
-                                 bool autotune_tilings, bool unroll_inside,
-                                 std::vector<StageSched> &out) const {
+                                 bool autotune_tilings, std::vector<StageSched> &out) const {
     const int V = vector_lanes(s.func);
     StageSched base;
     base.loops = loops;
@@ -152,14 +151,6 @@ void SearchSpace::add_vectorized(const Stage &s, const Box64 &box,
             sc.unroll = u;
             if (may_par) sc.parallel = parallel_loops(s, n, w);
             out.push_back(sc);
-            if (autotune_tilings || unroll_inside) {
-                const int l = unrolled_inside_loop(s, sc);
-                if (l >= 0) {
-                    StageSched twin = sc;
-                    twin.unrolled_inside = l;
-                    out.push_back(twin);
-                }
-            }
             if (sc.parallel > 0) {
                 // Small stages may not be worth waking the thread pool for.
                 StageSched serial = sc;
@@ -210,8 +201,7 @@ std::vector<StageSched> SearchSpace::tilings(const Stage &s, const Box64 &box, b
     std::vector<LoopTiling> cur(k);
     std::function<void(int)> rec = [&](int i) {
         if (i < 0) {
-            add_vectorized(s, box, cur, may_par, opt.coarse, opt.autotune_tilings,
-                           opt.unroll_inside, out);
+            add_vectorized(s, box, cur, may_par, opt.coarse, opt.autotune_tilings, out);
             return;
         }
         for (const LoopTiling &t : opts[i]) {
@@ -225,6 +215,22 @@ std::vector<StageSched> SearchSpace::tilings(const Stage &s, const Box64 &box, b
         rec(k - 1);
     }
     detail::thin(&out, size_t(std::max(1, cap)));
+    // Each kept tiling's twin with a short loop unrolled inside its vectors, added after the
+    // thinning so that the twins do not take the places of other tilings.
+    if (opt.autotune_tilings || opt.unroll_inside) {
+        const size_t kept = out.size();
+        for (size_t i = 0; i < kept; i++) {
+            const int l = unrolled_inside_loop(s, out[i]);
+            if (l < 0) continue;
+            // Autotuning measures what it offers: the one-shot search keeps to the registers.
+            if (!opt.autotune_tilings &&
+                !unrolled_inside_fits_registers(s, out[i], l, dag_.machine.vector_bits))
+                continue;
+            StageSched twin = out[i];
+            twin.unrolled_inside = l;
+            out.push_back(twin);
+        }
+    }
     // Factored reductions (StageSched::rfactor), for a Root Func's update with no pure loop to
     // run in parallel: P, 4P or 8P bands of its outermost RVar (bench histogram_equalize's
     // expert schedule factors its histogram into 16 bands of rows), when the copies the bands
@@ -284,7 +290,9 @@ std::vector<StageSched> SearchSpace::cached_tilings(const Stage &s, const Box64 
                   opt.coarse,
                   opt.coarse ? opt.tilings_per_stage_coarse : opt.tilings_per_stage,
                   opt.max_loop_option_product,
-                  {opt.autotune_tilings ? -2 : -3}};
+                  {opt.autotune_tilings ? -2
+                   : opt.unroll_inside  ? -4
+                                        : -3}};
     // Everything else tilings() reads from `opt`: the split sizes in use.
     const bool big = large(opt);
     for (const SizeList *l : {big ? &opt.vector_splits_large : &opt.vector_splits,

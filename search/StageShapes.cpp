@@ -2,6 +2,7 @@
 // short loop unrolled inside the vectors (StageSched::unrolled_inside); declared in LoopNest.h.
 #include "LoopNest.h"
 
+#include <algorithm>
 #include <string>
 
 namespace sextant {
@@ -68,6 +69,14 @@ int unrolled_inside_loop(const Stage &s, const StageSched &ss) {
     for (int i = int(s.loops.size()) - 1; i >= 0; i--)
         if (unrolled_inside_own_problem(s, ss, i, &pos).empty()) return i;
     return -1;
+}
+
+bool unrolled_inside_fits_registers(const Stage &s, const StageSched &ss, int loop,
+                                    int vector_bits) {
+    const int64_t lanes =
+        int64_t(ss.vector_width) * std::max(1, ss.unroll) * s.loops[size_t(loop)].range.extent();
+    return lanes * s.ops.widest_type_bytes() <=
+           kUnrolledInsideRegisters * std::max(1, vector_bits / 8);
 }
 
 std::string unrolled_inside_problem(const PipelineDag &dag, const Decisions &d, int func, int stage,

@@ -4,6 +4,7 @@
 #include "search/BeamSearch.h"
 #include "search/Candidates.h"
 #include "search/Directives.h"
+#include "search/Polish.h"
 #include "search/ScheduleText.h"
 
 #include <catch2/catch.hpp>
@@ -242,6 +243,46 @@ TEST_CASE("dropout with a seed is reproducible and greedy is a single pass", "[s
     StatePtr g = beam_search(space, eval, opt, &stats);
     CHECK(stats.best_cost_per_pass.size() == 1);
     CHECK(g->cost > 0);
+}
+
+TEST_CASE("the polish keeps a loop unrolled inside the vectors only where it is cheaper",
+          "[search]") {
+    // F(x, y, c) = in(x, y, c) * in(x, y, 2) over 64 x 32 x 3, at root, order y, c, x with 8
+    // lanes: c unrolled inside the vectors loads in(x, y, 2) once for the three channels.
+    PipelineDag dag = test::scale_3d(64, 32, 3);
+    Stage &st = dag.funcs[0].stages[0];
+    Load alpha = st.loads[0];
+    for (int l = 0; l < 3; l++)
+        alpha.jacobian[size_t(2 * 3 + l)] = {0, 1, true};
+    auto pick = [&](const PipelineDag &g) {
+        SearchSpace space(g);
+        AnalyticalModel model(g.machine.parallelism, double(g.machine.last_level_cache_bytes));
+        ModelEvaluator eval(g, model);
+        FuncSched f;
+        f.placement = Placement::Root;
+        f.stages = {
+            test::sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
+        StatePtr s = space.make_child(*space.initial_state(), f);
+        eval.evaluate({s.get()});
+        PolishStats ps;
+        StatePtr p = polish_unrolled_inside(space, eval, s, 0.0, &ps);
+        CHECK(ps.tried == 1);
+        CHECK(p->cost <= s->cost);
+        return p;
+    };
+    // Without the shared load the copies save nothing: the pick stays as it was.
+    CHECK(pick(dag)->decisions[0].stages[0].unrolled_inside == -1);
+    st.loads.push_back(alpha);
+    CHECK(pick(dag)->decisions[0].stages[0].unrolled_inside == 2);
+    // Offered while the copies' lanes fill at most 8 AVX2 registers of floats: 8 lanes x 3
+    // copies do (3 registers), 32 lanes x 2 unrolled x 3 do not (24).
+    StageSched ss =
+        test::sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0);
+    CHECK(unrolled_inside_fits_registers(st, ss, 2, 256));
+    ss.vector_width = 32;
+    ss.unroll = 2;
+    CHECK(!unrolled_inside_fits_registers(st, ss, 2, 256));
+    CHECK(unrolled_inside_fits_registers(st, ss, 2, 1024));
 }
 
 TEST_CASE("ScheduleText round-trips and directives name the loops they create", "[search]") {
