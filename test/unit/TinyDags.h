@@ -232,6 +232,16 @@ inline PipelineDag scale_3d(int64_t X, int64_t Y, int64_t C) {
     return dag;
 }
 
+/** A load of scale_3d's stage like its first but of channel 2 whatever `c` is (a premultiplied
+ * image's alpha, `in(x, y, 2)`): appended by the caller to make F(x, y, c) = in(x, y, c) *
+ * in(x, y, 2). */
+inline Load channel_2_load(const Stage &s) {
+    Load alpha = s.loads[0];
+    for (int l = 0; l < 3; l++)
+        alpha.jacobian[size_t(2 * 3 + l)] = {0, 1, true}; // no c
+    return alpha;
+}
+
 /** in (f32) -> D(x) = in(stride * x), the output over [0, 63]. 1 core, AVX2, 1 MiB cache. */
 inline PipelineDag strided_read(int64_t stride) {
     PipelineDag dag;

@@ -238,10 +238,7 @@ TEST_CASE("a loop unrolled inside the vectors shares the loads that do not move 
     // (order y, c, x), 8 lanes.
     PipelineDag dag = test::scale_3d(64, 32, 3);
     Stage &st = dag.funcs[0].stages[0];
-    Load alpha = st.loads[0];
-    for (int l = 0; l < 3; l++)
-        alpha.jacobian[size_t(2 * 3 + l)] = {0, 1, true}; // in(x, y, 2): no c
-    st.loads.push_back(alpha);
+    st.loads.push_back(test::channel_2_load(st));
     Decisions d(1);
     d.mut(0).placement = Placement::Root;
     d.mut(0).stages = {

@@ -251,9 +251,7 @@ TEST_CASE("the polish keeps a loop unrolled inside the vectors only where it is 
     // lanes: c unrolled inside the vectors loads in(x, y, 2) once for the three channels.
     PipelineDag dag = test::scale_3d(64, 32, 3);
     Stage &st = dag.funcs[0].stages[0];
-    Load alpha = st.loads[0];
-    for (int l = 0; l < 3; l++)
-        alpha.jacobian[size_t(2 * 3 + l)] = {0, 1, true};
+    const Load alpha = test::channel_2_load(st);
     auto pick = [&](const PipelineDag &g) {
         SearchSpace space(g);
         AnalyticalModel model(g.machine.parallelism, double(g.machine.last_level_cache_bytes));
