@@ -29,8 +29,8 @@ StatePtr polish_unrolled_inside(const SearchSpace &space, StateEvaluator &eval, 
             if (!unrolled_inside_problem(dag, t, f, int(s), loop).empty()) continue;
             StatePtr c = space.replay(to_schedule_text(dag, t));
             eval.evaluate({c.get()});
-            if (stats) stats->tried++;
             if (stats) {
+                stats->tried++;
                 std::ostringstream o;
                 o << dag.funcs[size_t(f)].name << "." << s << " " << (cost - c->cost) / cost * 100
                   << "%";
