@@ -110,6 +110,15 @@ inline FuncNode func(int id, const std::string &name, Box64 bounds) {
     return f;
 }
 
+/** Stage 0 of Func `func`, named `name`, over `loops` (its ops and loads left to the caller). */
+inline Stage pure_stage(int func, const std::string &name, std::vector<LoopDim> loops) {
+    Stage s;
+    s.func = func;
+    s.name = name;
+    s.loops = std::move(loops);
+    return s;
+}
+
 /** An AVX2 machine (8 f32 lanes) with a 1 MiB last-level cache. */
 inline MachineInfo avx2_machine(int parallelism) {
     MachineInfo m;
@@ -139,10 +148,7 @@ inline PipelineDag stencil_1d() {
 
     FuncNode p = func(0, "P", {{-1, 64}});
     p.can_inline = true;
-    Stage ps;
-    ps.func = 0;
-    ps.name = "P";
-    ps.loops = {pure_loop("x", 0, -1, 64)};
+    Stage ps = pure_stage(0, "P", {pure_loop("x", 0, -1, 64)});
     ps.ops.at(OpKind::Mul, TypeClass::F32) = 1;
     ps.ops.at(OpKind::InputLoad, TypeClass::F32) = 1;
     ps.loads = {simple_load(ProducerKind::Input, 0, 1, 1, {{1, 1, true}})};
@@ -151,10 +157,7 @@ inline PipelineDag stencil_1d() {
 
     FuncNode c = func(1, "C", {{0, 63}});
     c.is_output = true;
-    Stage cs;
-    cs.func = 1;
-    cs.name = "C";
-    cs.loops = {pure_loop("x", 0, 0, 63)};
+    Stage cs = pure_stage(1, "C", {pure_loop("x", 0, 0, 63)});
     cs.ops.at(OpKind::Add, TypeClass::F32) = 2;
     cs.ops.at(OpKind::FuncLoad, TypeClass::F32) = 3;
     cs.loads = {simple_load(ProducerKind::Func, 0, 3, 1, {{1, 1, true}})};
@@ -176,10 +179,7 @@ inline PipelineDag stencil_2d() {
     dag.inputs.push_back(input({{0, 63}, {-1, 32}}));
     FuncNode p = func(0, "P", {{0, 63}, {-1, 32}});
     p.can_inline = true;
-    Stage ps;
-    ps.func = 0;
-    ps.name = "P";
-    ps.loops = {pure_loop("x", 0, 0, 63), pure_loop("y", 1, -1, 32)};
+    Stage ps = pure_stage(0, "P", {pure_loop("x", 0, 0, 63), pure_loop("y", 1, -1, 32)});
     ps.ops.at(OpKind::Mul, TypeClass::F32) = 1;
     ps.loads = {simple_load(ProducerKind::Input, 0, 1, 2,
                             {{1, 1, true}, {0, 1, true}, {0, 1, true}, {1, 1, true}})};
@@ -187,10 +187,7 @@ inline PipelineDag stencil_2d() {
     dag.funcs.push_back(p);
     FuncNode c = func(1, "C", {{0, 63}, {0, 31}});
     c.is_output = true;
-    Stage cs;
-    cs.func = 1;
-    cs.name = "C";
-    cs.loops = {pure_loop("x", 0, 0, 63), pure_loop("y", 1, 0, 31)};
+    Stage cs = pure_stage(1, "C", {pure_loop("x", 0, 0, 63), pure_loop("y", 1, 0, 31)});
     cs.ops.at(OpKind::Add, TypeClass::F32) = 2;
     cs.loads = {simple_load(ProducerKind::Func, 0, 3, 2,
                             {{1, 1, true}, {0, 1, true}, {0, 1, true}, {1, 1, true}})};
@@ -212,11 +209,9 @@ inline PipelineDag scale_3d(int64_t X, int64_t Y, int64_t C) {
     dag.inputs.push_back(input(b));
     FuncNode f = func(0, "F", b);
     f.is_output = true;
-    Stage s;
-    s.func = 0;
-    s.name = "F";
-    s.loops = {pure_loop("x", 0, 0, X - 1), pure_loop("y", 1, 0, Y - 1),
-               pure_loop("c", 2, 0, C - 1)};
+    Stage s = pure_stage(
+        0, "F",
+        {pure_loop("x", 0, 0, X - 1), pure_loop("y", 1, 0, Y - 1), pure_loop("c", 2, 0, C - 1)});
     s.ops.at(OpKind::Mul, TypeClass::F32) = 1;
     s.ops.at(OpKind::InputLoad, TypeClass::F32) = 1;
     std::vector<JacobianEntry> identity;
@@ -249,10 +244,7 @@ inline PipelineDag strided_read(int64_t stride) {
     dag.inputs.push_back(input({{0, 64 * stride - 1}}));
     FuncNode f = func(0, "D", {{0, 63}});
     f.is_output = true;
-    Stage s;
-    s.func = 0;
-    s.name = "D";
-    s.loops = {pure_loop("x", 0, 0, 63)};
+    Stage s = pure_stage(0, "D", {pure_loop("x", 0, 0, 63)});
     s.ops.at(OpKind::InputLoad, TypeClass::F32) = 1;
     s.loads = {simple_load(ProducerKind::Input, 0, 1, 1, {{stride, 1, true}})};
     f.stages.push_back(s);
@@ -279,10 +271,7 @@ inline PipelineDag transpose_reduce(int64_t X = 128) {
 
     FuncNode t = func(0, "T", {{0, X - 1}, {0, 63}});
     t.can_inline = true;
-    Stage ts;
-    ts.func = 0;
-    ts.name = "T";
-    ts.loops = {pure_loop("x", 0, 0, X - 1), pure_loop("y", 1, 0, 63)};
+    Stage ts = pure_stage(0, "T", {pure_loop("x", 0, 0, X - 1), pure_loop("y", 1, 0, 63)});
     ts.loads = {simple_load(ProducerKind::Input, 0, 1, 2,
                             {{0, 1, true}, {1, 1, true}, {1, 1, true}, {0, 1, true}})};
     t.stages.push_back(ts);
@@ -290,10 +279,7 @@ inline PipelineDag transpose_reduce(int64_t X = 128) {
 
     FuncNode s = func(1, "S", {{0, X - 1}});
     s.is_output = true;
-    Stage s0;
-    s0.func = 1;
-    s0.name = "S";
-    s0.loops = {pure_loop("x", 0, 0, X - 1)};
+    Stage s0 = pure_stage(1, "S", {pure_loop("x", 0, 0, X - 1)});
     Stage s1;
     s1.func = 1;
     s1.index = 1;
@@ -343,10 +329,7 @@ inline PipelineDag transpose_reduce_with_output(int64_t X = 128) {
     dag.funcs[1].is_output = false;
     FuncNode o = func(2, "O", {{0, X - 1}});
     o.is_output = true;
-    Stage os;
-    os.func = 2;
-    os.name = "O";
-    os.loops = {pure_loop("x", 0, 0, X - 1)};
+    Stage os = pure_stage(2, "O", {pure_loop("x", 0, 0, X - 1)});
     os.loads = {simple_load(ProducerKind::Func, 1, 1, 1, {{1, 1, true}})};
     o.stages.push_back(os);
     dag.funcs.push_back(o);
@@ -368,10 +351,7 @@ inline PipelineDag stencil_chain(int n) {
         FuncNode f = func(k, out ? "C" : "P" + std::to_string(k), {{out ? 0 : lo, out ? 63 : hi}});
         f.can_inline = !out;
         f.is_output = out;
-        Stage s;
-        s.func = k;
-        s.name = f.name;
-        s.loops = {pure_loop("x", 0, f.bounds[0].min, f.bounds[0].max)};
+        Stage s = pure_stage(k, f.name, {pure_loop("x", 0, f.bounds[0].min, f.bounds[0].max)});
         s.ops.at(OpKind::Add, TypeClass::F32) = 8;
         ProducerKind kind = k == 0 ? ProducerKind::Input : ProducerKind::Func;
         s.ops.at(k == 0 ? OpKind::InputLoad : OpKind::FuncLoad, TypeClass::F32) = 9;
