@@ -180,6 +180,7 @@ StatePtr search(const PipelineDag &dag, const SearchSpace &space, CostModel &mod
             if (!params.trace_file.empty()) {
                 target = parse_schedule_text(dag, read_file(params.trace_file));
                 traced.trace = &target;
+                traced.trace_costs = params.debug > 1;
             }
             best = beam_search(space, ev, traced, stats,
                                params.debug > 1 || traced.trace

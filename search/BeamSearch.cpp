@@ -410,6 +410,16 @@ private:
         if (!offered) o << "; not offered from its own prefix";
         if (alike_best >= 0)
             o << "; its prefix's cheapest child placed alike: " << alike_best * 1e3 << " ms";
+        if (opt_.trace_costs) {
+            double funcs = 0;
+            for (size_t f = 0; f < t->func_scores.size(); f++) {
+                if (t->func_scores[f].cost == 0) continue;
+                funcs += t->func_scores[f].cost;
+                o << "\n    " << space_.dag().funcs[f].name << " " << t->func_scores[f].cost * 1e3
+                  << " ms";
+            }
+            o << "\n    allocator " << (t->cost - funcs) * 1e3 << " ms";
+        }
         if (log_) log_(o.str());
         p.trace = t;
     }

@@ -111,6 +111,9 @@ struct BeamSearchOptions {
      * against the beam, whether the beam holds it and whether the step offered it at all. It
      * explains why a search misses a schedule its own model prefers. */
     const Decisions *trace = nullptr;
+    /** With a trace: also log each traced prefix's cost per Func and the allocator's share
+     * (the state's cost less its Funcs'), to see which decision a later one makes cheaper. */
+    bool trace_costs = false;
 };
 
 struct SearchStats {

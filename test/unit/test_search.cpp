@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 
 #include <set>
+#include <sstream>
 
 using namespace sextant;
 
@@ -223,6 +224,53 @@ TEST_CASE("a traced schedule is followed and reported at every step", "[search]"
         CHECK_THAT(l, !Catch::Contains("not offered"));
     CHECK_THAT(lines.back(), Catch::Contains("1 of 1 beam states cheaper"));
     CHECK_THAT(lines.back(), Catch::Contains("not in the beam (nor are its placements)"));
+}
+
+TEST_CASE("a traced prefix's cost is listed per Func and the allocator's share", "[search]") {
+    // SEXTANT_DEBUG=2 with a trace: which Funcs (and how much allocator) a prefix costs, to see
+    // a later decision make an earlier one cheaper.
+    PipelineDag dag = test::transpose_reduce();
+    SearchSpace space(dag);
+    AnalyticalModel model(dag.machine.parallelism, double(dag.machine.last_level_cache_bytes));
+    ModelEvaluator eval(dag, model);
+    BeamSearchOptions opt;
+    opt.beam_size = 4;
+    opt.num_passes = 1;
+    StatePtr best = beam_search(space, eval, opt, nullptr);
+    REQUIRE(best);
+    std::vector<std::string> lines;
+    auto log = [&](const std::string &m) {
+        if (m.rfind("trace:", 0) == 0) lines.push_back(m);
+    };
+    opt.trace = &best->decisions;
+    opt.trace_costs = true;
+    beam_search(space, eval, opt, nullptr, log);
+    REQUIRE(lines.size() == space.order().size());
+    // The last line lists every Func with a buffer, and its parts add up to the prefix's cost.
+    std::istringstream in(lines.back());
+    std::string line;
+    std::getline(in, line);
+    const double predicted = std::stod(line.substr(line.find("prefix predicted ") + 17));
+    double sum = 0;
+    int funcs = 0, allocator = 0;
+    while (std::getline(in, line)) {
+        std::istringstream w(line);
+        std::string name, ms;
+        double v = 0;
+        w >> name >> v >> ms;
+        CHECK(ms == "ms");
+        sum += v;
+        if (name == "allocator")
+            allocator++;
+        else
+            funcs++;
+    }
+    int with_buffers = 0;
+    for (const FuncSched &f : best->decisions)
+        with_buffers += f.placement == Placement::Root || f.placement == Placement::At;
+    CHECK(allocator == 1);
+    CHECK(funcs == with_buffers);
+    CHECK(sum == Approx(predicted).epsilon(1e-4));
 }
 
 TEST_CASE("dropout with a seed is reproducible and greedy is a single pass", "[search]") {
