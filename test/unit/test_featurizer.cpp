@@ -230,6 +230,18 @@ TEST_CASE("sliding window: storage further out computes each row once", "[featur
     CHECK(at(b, F::allocation_bytes) == 4 * 64 * 4); // Halide folds the 10 rows to 4
     CHECK(at(b, F::num_allocations) == 4);
     CHECK(at(b, F::recompute_ratio) == Approx(2560.0 / (34 * 64)));
+    // P's y split by 4 under the window: every step runs a whole tile (Halide's `y.y_i` loop
+    // of 4 inside C's row loop), the first its 3-row window rounded up, the next seven one
+    // new row rounded up: 4 + 7 x 4 = 32 rows a strip, not 10.
+    d.mut(0).stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Split, 4}}, 8, 0)};
+    Nests split = build_all_nests(dag, d);
+    REQUIRE(split[0]->sliding);
+    ScheduleRow c = fz.schedule_features(d, split, 0, 0);
+    CHECK(at(c, F::total_points) == Approx(4 * 32 * 64));
+    // Split by 1 row, or along x (the window does not slide in x): nothing rounds.
+    d.mut(0).stages = {sched({{LoopMode::Split, 16}, {LoopMode::Inner, 0}}, 8, 0)};
+    Nests along_x = build_all_nests(dag, d);
+    CHECK(at(fz.schedule_features(d, along_x, 0, 0), F::total_points) == Approx(4 * 10 * 64));
 }
 
 TEST_CASE("a loop unrolled inside the vectors shares the loads that do not move with it",
