@@ -488,8 +488,14 @@ void place_func_nest(const PipelineDag &dag, const Decisions &d, const Nests &ne
         std::vector<int64_t> window(n->region.size());
         for (size_t k = 0; k < window.size(); k++)
             window[k] = n->region[k].extent();
+        // Halide folds no storage of a Func that some consumers slide down the loop beside it
+        // and others do not (bench harris on AVX-512: `gx` read by the sliding `ixy` and by the
+        // output it is computed in, through inlined Funcs, is allocated 260 rows a strip, not
+        // a 4-row ring; with `ixy` inlined too it is folded to 4).
+        bool mixed = false;
         if (n->sliding) {
             std::vector<int64_t> overlap(window.size(), -1);
+            int along = 0, other = 0;
             for (const StageRef &r : effective_consumers(dag, d, func)) {
                 const FuncSched &rs = d[size_t(r.first)];
                 const FuncNest *rn = nests[size_t(r.first)].get();
@@ -497,6 +503,7 @@ void place_func_nest(const PipelineDag &dag, const Decisions &d, const Nests &ne
                                           rs.at_func == fs.at_func && rs.at_stage == fs.at_stage &&
                                           rs.at_level == fs.at_level &&
                                           rn->region.size() == window.size();
+                (slides_along ? along : other)++;
                 const double full = rn ? rn->realizations * double(box_volume(rn->region)) : 0;
                 const double fresh =
                     slides_along && full > 0
@@ -512,13 +519,14 @@ void place_func_nest(const PipelineDag &dag, const Decisions &d, const Nests &ne
             }
             for (size_t k = 0; k < window.size(); k++)
                 if (overlap[k] > 0) window[k] = std::max<int64_t>(1, window[k] - overlap[k]);
+            mixed = along > 0 && other > 0;
         }
         n->alloc_points = 1;
         for (size_t k = 0; k < n->store_region.size(); k++) {
             int64_t e = allocated[k].extent(), folded = 1;
             while (n->sliding && folded < window[k])
                 folded *= 2;
-            if (n->sliding && e > n->region[k].extent()) e = std::min(e, folded);
+            if (n->sliding && !mixed && e > n->region[k].extent()) e = std::min(e, folded);
             n->alloc_points *= double(std::max<int64_t>(0, e));
         }
         // Constant size: every consumer loop at or outside the compute level covers a

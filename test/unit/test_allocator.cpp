@@ -159,6 +159,39 @@ TEST_CASE("a sliding window's buffer is folded to a power of two along the slide
     CHECK(n[0]->alloc_points == 1024 * 3);
 }
 
+TEST_CASE("a window read by a sliding consumer and by the Func it slides in is not folded",
+          "[allocator]") {
+    // two_producers with P1 reading P0 (rows y-1..y+1) instead of the input: P0 is read by P1
+    // and by C. Both producers computed per row of C's 8-row strips and stored per strip.
+    PipelineDag dag = two_producers(1024, 256);
+    dag.funcs[0].bounds = {{0, 1023}, {-2, 257}};
+    dag.funcs[1].stages[0].loads[0].kind = ProducerKind::Func; // producer 0: P0
+    for (Edge &e : dag.edges)
+        if (e.consumer_func == 1)
+            e = test::offset_edge(1, 0, ProducerKind::Func, 0, {0, -1}, {0, 1}, 3);
+    dag.link();
+    Decisions d = strips(Placement::At, Placement::At);
+    d.mut(2).stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Split, 8}}, 8, 1)}; // y_o, y_i, x
+    for (int id = 0; id < 2; id++) {
+        d.mut(id).at_level = 1;
+        d.mut(id).store_level = 0;
+    }
+    Nests n = build_all_nests(dag, d);
+    REQUIRE(n[0]->sliding);
+    REQUIRE(n[1]->sliding);
+    // P1 (read by C alone) is folded; P0, read by the sliding P1 and by C itself, keeps the
+    // strip's 12 rows (bench harris: `gx`, read by the sliding `ixy` and by the output).
+    CHECK(n[1]->alloc_points == 1024 * 4);
+    CHECK(n[0]->alloc_points == double(box_volume(n[0]->store_region)));
+    CHECK(box_volume(n[0]->store_region) == 1024 * 12);
+    // With P1 inlined, C is P0's one consumer: folded.
+    d.mut(1).placement = Placement::Inline;
+    d.mut(1).stages.clear();
+    n = build_all_nests(dag, d);
+    REQUIRE(n[0]->sliding);
+    CHECK(n[0]->alloc_points < double(box_volume(n[0]->store_region)));
+}
+
 TEST_CASE("a stack buffer over 16 KiB is Halide's pseudostack: malloc'd once per task",
           "[allocator]") {
     // C in 8-row parallel strips of two 4096-column tiles (y.outer, x.outer, y.inner, x.inner);
