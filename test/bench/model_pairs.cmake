@@ -2,7 +2,8 @@
 # prediction of both schedules (the bench generator replaying each ScheduleText through the
 # plugin, SEXTANT_SCHEDULE_FILE; a `random:SEED` pipeline through RANDOM_GEN at the faithful
 # corpus's sizes and machine); a `ranked` pair fails unless the measured-faster schedule is
-# predicted faster. Arguments: GEN, RANDOM_GEN, PLUGIN, TARGET, PAIRS, WORK.
+# predicted faster, for the target the pair was measured on (`@avx2` or `@avx512` after the two
+# files; the host's TARGET without one). Arguments: GEN, RANDOM_GEN, PLUGIN, TARGET, PAIRS, WORK.
 file(STRINGS "${PAIRS}" lines)
 get_filename_component(pairs_dir "${PAIRS}" DIRECTORY)
 set(failed "")
@@ -10,13 +11,21 @@ foreach(line IN LISTS lines)
     if(line MATCHES "^#" OR line STREQUAL "")
         continue()
     endif()
-    string(REGEX MATCH "^([a-z]+) +([a-z_0-9:]+) +([^ ]+) +([^ ]+)" m "${line}")
+    string(REGEX MATCH "^([a-z]+) +([a-z_0-9:]+) +([^ ]+) +([^ ]+)( +@(avx2|avx512))?" m "${line}")
     if(NOT m)
         message(FATAL_ERROR "model_pairs: cannot read line '${line}' of ${PAIRS}")
     endif()
     set(status ${CMAKE_MATCH_1})
     set(pipeline ${CMAKE_MATCH_2})
     set(files ${CMAKE_MATCH_3} ${CMAKE_MATCH_4})
+    # A pair is priced for the machine it was measured on: the VM had AVX-512 until session 30
+    # and in session 49, AVX2 in between, and the featurizer reads the target's vector width.
+    set(target ${TARGET})
+    if(CMAKE_MATCH_6 STREQUAL "avx2")
+        set(target x86-64-linux-avx-avx2-f16c-fma-sse41)
+    elseif(CMAKE_MATCH_6 STREQUAL "avx512")
+        set(target x86-64-linux-avx-avx2-avx512-avx512_cannonlake-avx512_skylake-f16c-fma-sse41)
+    endif()
     if(pipeline MATCHES "^random:([0-9]+)$")
         set(gen ${RANDOM_GEN} -g random_pipeline)
         set(params seed=${CMAKE_MATCH_1} min_extent=256 max_input_points=4194304 max_work=3e8
@@ -35,7 +44,7 @@ foreach(line IN LISTS lines)
         execute_process(
             COMMAND ${CMAKE_COMMAND} -E env SEXTANT_SCHEDULE_FILE=${path} SEXTANT_COST_MODEL=analytical
                     ${gen} -f p -n p -o ${out} -e schedule -p ${PLUGIN} -s Sextant
-                    auto_schedule=true ${params} target=${TARGET}-no_runtime
+                    auto_schedule=true ${params} target=${target}-no_runtime
             RESULT_VARIABLE rc OUTPUT_VARIABLE log ERROR_VARIABLE log)
         if(NOT rc EQUAL 0)
             message(FATAL_ERROR "model_pairs: replaying ${f} on ${pipeline} failed:\n${log}")
