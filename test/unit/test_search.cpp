@@ -9,6 +9,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <functional>
 #include <set>
 #include <sstream>
 
@@ -24,6 +25,21 @@ std::set<std::pair<int, int>> placements_of(const std::vector<StatePtr> &childre
     }
     return out;
 }
+
+/** A search log that keeps the trace's lines (SEXTANT_TRACE_SCHEDULE) in `lines`. */
+std::function<void(const std::string &)> trace_lines(std::vector<std::string> &lines) {
+    return [&lines](const std::string &m) {
+        if (m.rfind("trace:", 0) == 0) lines.push_back(m);
+    };
+}
+
+/** transpose_reduce, scored by the analytical model. */
+struct AnalyticalTransposeReduce {
+    PipelineDag dag = test::transpose_reduce();
+    SearchSpace space{dag};
+    AnalyticalModel model{dag.machine.parallelism, double(dag.machine.last_level_cache_bytes)};
+    ModelEvaluator eval{dag, model};
+};
 
 } // namespace
 
@@ -196,9 +212,7 @@ TEST_CASE("a traced schedule is followed and reported at every step", "[search]"
     StatePtr best = beam_search(space, eval, opt, nullptr);
     REQUIRE(best);
     std::vector<std::string> lines;
-    auto log = [&](const std::string &m) {
-        if (m.rfind("trace:", 0) == 0) lines.push_back(m);
-    };
+    auto log = trace_lines(lines);
     // The search's own pick: in the beam at every step, nothing cheaper at the end.
     opt.trace = &best->decisions;
     StatePtr again = beam_search(space, eval, opt, nullptr, log);
@@ -229,23 +243,17 @@ TEST_CASE("a traced schedule is followed and reported at every step", "[search]"
 TEST_CASE("a traced prefix's cost is listed per Func and the allocator's share", "[search]") {
     // SEXTANT_DEBUG=2 with a trace: which Funcs (and how much allocator) a prefix costs, to see
     // a later decision make an earlier one cheaper.
-    PipelineDag dag = test::transpose_reduce();
-    SearchSpace space(dag);
-    AnalyticalModel model(dag.machine.parallelism, double(dag.machine.last_level_cache_bytes));
-    ModelEvaluator eval(dag, model);
+    AnalyticalTransposeReduce t;
     BeamSearchOptions opt;
     opt.beam_size = 4;
     opt.num_passes = 1;
-    StatePtr best = beam_search(space, eval, opt, nullptr);
+    StatePtr best = beam_search(t.space, t.eval, opt, nullptr);
     REQUIRE(best);
     std::vector<std::string> lines;
-    auto log = [&](const std::string &m) {
-        if (m.rfind("trace:", 0) == 0) lines.push_back(m);
-    };
     opt.trace = &best->decisions;
     opt.trace_costs = true;
-    beam_search(space, eval, opt, nullptr, log);
-    REQUIRE(lines.size() == space.order().size());
+    beam_search(t.space, t.eval, opt, nullptr, trace_lines(lines));
+    REQUIRE(lines.size() == t.space.order().size());
     // The last line lists every Func with a buffer, and its parts add up to the prefix's cost.
     std::istringstream in(lines.back());
     std::string line;
@@ -274,10 +282,10 @@ TEST_CASE("a traced prefix's cost is listed per Func and the allocator's share",
 }
 
 TEST_CASE("dropout with a seed is reproducible and greedy is a single pass", "[search]") {
-    PipelineDag dag = test::transpose_reduce();
-    SearchSpace space(dag);
-    AnalyticalModel model(dag.machine.parallelism, double(dag.machine.last_level_cache_bytes));
-    ModelEvaluator eval(dag, model);
+    AnalyticalTransposeReduce t;
+    const PipelineDag &dag = t.dag;
+    SearchSpace &space = t.space;
+    ModelEvaluator &eval = t.eval;
     BeamSearchOptions opt;
     opt.beam_size = 3;
     opt.random_dropout = 40;
