@@ -87,8 +87,6 @@ FeatureBatch Featurizer::featurize_schedule(const Decisions &d, const Nests &nes
 
 namespace {
 
-/** What the parts of schedule_features share about one stage of one schedule: its nest, how
- * many points it computes, and how its innermost loops run (vectors, an unrolled block). */
 /** A sliding window computes only the new points of each step, but a stage loop split along
  * the dimension it slides in runs whole tiles: each step computes its new rows rounded up to
  * the split, the first step its whole window rounded up. Bench stencil_chain on AVX-512:
@@ -116,6 +114,8 @@ double split_slide_rounding(const StageSched &ss, const Stage &s, const FuncNest
     return factor;
 }
 
+/** What the parts of schedule_features share about one stage of one schedule: its nest, how
+ * many points it computes, and how its innermost loops run (vectors, an unrolled block). */
 struct StageView {
     const PipelineDag &dag;
     const Decisions &d;
