@@ -153,8 +153,11 @@ public:
             }
             if (!run_pass(pass)) break;
             if (pass + 1 == passes_ && passes_ > 1 && opt_.near_cost > 0 && !out_of_time())
-                run_pass(pass + 1, true);
+                run_pass(pass + 1, Kind::near);
         }
+        if (best_ && !abandoned_ && !finishing_ && passes_ > 1 && opt_.lookahead_pass &&
+            !out_of_time())
+            run_pass(passes_ + 1, Kind::lookahead);
         if (st_.cache_drops > 0)
             note("memory bound: dropped the tiling cache " + std::to_string(st_.cache_drops) +
                  " times");
@@ -164,12 +167,16 @@ public:
     }
 
 private:
+    /** The regular passes; the near-cost pass (BeamSearchOptions::near_cost: coarse, with
+     * near-equal costs counted as equal); the lookahead pass (lookahead_pass). The last two
+     * replace the regular passes' pick only by their margins. */
+    enum class Kind { regular, near, lookahead };
+
     /** What one pass carries from step to step. */
     struct Pass {
         int index = 0;
-        /** The near-cost pass (BeamSearchOptions::near_cost): coarse, with near-equal costs
-         * counted as equal, its pick kept only by the margin. */
-        bool near = false;
+        Kind kind = Kind::regular;
+        bool near = false; ///< kind == near
         SearchSpaceOptions so;
         std::vector<StatePtr> beam;
         double per_child = 0; ///< estimated bytes of one child state
@@ -191,14 +198,16 @@ private:
     bool out_of_time() const { return opt_.time_limit_s > 0 && since(start_) > opt_.time_limit_s; }
 
     /** One pass; false when the search ends with it. */
-    bool run_pass(int pass, bool near = false) {
+    bool run_pass(int pass, Kind kind = Kind::regular) {
         st_.pass = pass + 1;
         const auto pass_start = Clock::now();
         Pass p;
         p.index = pass;
-        p.near = near;
+        p.kind = kind;
+        p.near = kind == Kind::near;
+        const bool look = kind == Kind::lookahead;
         p.so = opt_.space;
-        p.so.coarse = (passes_ > 1 && pass == 0) || near;
+        p.so.coarse = (passes_ > 1 && pass == 0) || p.near;
         p.so.memory_limit_bytes = opt_.memory_limit_bytes;
         p.beam = {opt_.start ? opt_.start : space_.initial_state()};
         p.per_child = child_bytes(*p.beam[0], -1) * 1.3;
@@ -225,11 +234,12 @@ private:
         }
         // The near-cost pass's pick must be clearly cheaper: below the margin the model
         // cannot tell the two apart (BeamSearchOptions::near_cost_margin).
-        const bool take = p.near ? p.beam[0]->cost < best_->cost * (1 - opt_.near_cost_margin)
-                                 : !best_ || better_state(p.beam[0], best_);
+        const double margin = p.near ? opt_.near_cost_margin : opt_.lookahead_margin;
+        const bool take = look || p.near ? p.beam[0]->cost < best_->cost * (1 - margin)
+                                         : !best_ || better_state(p.beam[0], best_);
         if (take) best_ = p.beam[0];
-        if (!p.near) st_.best_cost_per_pass.push_back(p.beam[0]->cost);
-        if (!p.near || take) {
+        if (kind == Kind::regular) st_.best_cost_per_pass.push_back(p.beam[0]->cost);
+        if (kind == Kind::regular || take) {
             st_.final_beam.clear();
             for (const StatePtr &b : p.beam)
                 if (space_.is_complete(*b)) st_.final_beam.push_back(b);
@@ -238,17 +248,19 @@ private:
             std::ostringstream o;
             if (p.near)
                 o << "near-cost pass (coarse, costs within " << opt_.near_cost * 100 << "% alike)";
+            else if (look)
+                o << "lookahead pass (width " << opt_.lookahead_width << ")";
             else
                 o << "pass " << pass + 1 << "/" << passes_ << (p.so.coarse ? " (coarse)" : "");
             o << ": best predicted " << p.beam[0]->cost * 1e3 << " ms (" << since(pass_start)
               << " s)"
-              << (!p.near ? ""
-                  : take  ? "; taken"
-                          : "; not taken");
+              << (kind == Kind::regular ? ""
+                  : take                ? "; taken"
+                                        : "; not taken");
             log_(o.str());
         }
-        if (p.near) return false;     // the last pass
-        if (finishing_) return false; // the time is up: no further passes
+        if (kind != Kind::regular) return false; // the last passes
+        if (finishing_) return false;            // the time is up: no further passes
         // Structures of the best states of this pass constrain the next one.
         allow_structures_of(space_, p.beam, opt_.keep_structures, allowed_);
         return true;
@@ -287,7 +299,14 @@ private:
                    steps_ - step, keep, batch, two_batches, p.bounds);
         const double parents = double(p.beam.size()) * (p.per_child * 1.05 + 1024);
         auto step_start = Clock::now();
-        const bool filter = !p.near && p.index > opt_.free_passes && !allowed_[step + 1].empty();
+        const bool filter =
+            p.kind == Kind::regular && p.index > opt_.free_passes && !allowed_[step + 1].empty();
+        // The lookahead pass keeps more by partial cost, then the beam by the next step's.
+        // Only where memory is ample: the widened beam is not counted in the bound.
+        const bool look = p.kind == Kind::lookahead && step + 1 < steps_ && !finishing_ &&
+                          keep > 1 && two_batches && p.bounds.narrowed == narrowed;
+        const int look_keep = keep;
+        if (look) keep *= std::max(1, opt_.lookahead_width);
         // The structure share is of at most structure_cap_beam states.
         const int share_of =
             opt_.structure_cap_beam > 0 ? std::min(keep, opt_.structure_cap_beam) : keep;
@@ -350,8 +369,41 @@ private:
         p.beam = kept.take();
         kept.set_ahead(nullptr);
         ahead.reset();
+        if (look) look_ahead(p, size_t(look_keep));
         p.parent_seconds += since(step_start);
         if (p.trace) trace_step(p, step);
+    }
+
+    /** Keeps the `keep` states of the beam whose cheapest child for the next Func (coarse
+     * tilings) is cheapest; a state with no child keeps its own cost. */
+    void look_ahead(Pass &p, size_t keep) {
+        if (p.beam.size() <= keep) return;
+        SearchSpaceOptions so = p.so;
+        so.coarse = true;
+        std::vector<std::pair<double, size_t>> ahead;
+        std::vector<StatePtr> kids;
+        std::vector<State *> group;
+        for (size_t i = 0; i < p.beam.size(); i++) {
+            kids.clear();
+            space_.children(*p.beam[i], so, [&](StatePtr c) { kids.push_back(std::move(c)); });
+            double best = p.beam[i]->cost;
+            if (!kids.empty()) {
+                group.clear();
+                for (const StatePtr &c : kids)
+                    group.push_back(c.get());
+                eval_.evaluate(group);
+                st_.states_evaluated += int64_t(group.size());
+                best = kids[0]->cost;
+                for (const StatePtr &c : kids)
+                    best = std::min(best, c->cost);
+            }
+            ahead.push_back({best, i});
+        }
+        std::stable_sort(ahead.begin(), ahead.end());
+        std::vector<StatePtr> beam;
+        for (size_t k = 0; k < keep; k++)
+            beam.push_back(std::move(p.beam[ahead[k].second]));
+        p.beam = std::move(beam);
     }
 
     /** Follows the traced schedule one step (BeamSearchOptions::trace) and logs where it is:

@@ -68,6 +68,16 @@ struct BeamSearchOptions {
      * cheaper. Below a few percent the model's ranking is a coin toss: the same crowding in
      * every pass moved four bench picks by 0.6-1.1% predicted, and they ran 1.16-2.38x slower. */
     double near_cost_margin = 0.05;
+    /** After the regular passes (and the near-cost pass), one more pass that searches every
+     * structure with a one-step lookahead: each step keeps `lookahead_width` times the beam by
+     * predicted cost, then keeps the beam's width of them by the cost of each state's cheapest
+     * child for the next Func (made with coarse tilings). A prefix that one decision makes
+     * dearer and the next makes cheaper is how the regular passes lose the schedules their
+     * model prefers (docs/SEARCH.md, "Where the beam loses what its model prefers"). Its pick
+     * replaces the regular passes' only when predicted `lookahead_margin` cheaper. */
+    bool lookahead_pass = false;
+    int lookahead_width = 2;
+    double lookahead_margin = 0.05;
     /** States whose placement prefix matches the best `keep_structures` of a pass go on. */
     int keep_structures = 4;
     /** Fine passes after the coarse first one that search every structure, as a one-pass

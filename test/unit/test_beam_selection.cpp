@@ -1,5 +1,5 @@
 // The beam's selection and scoring: varied structures and costs, de-duplication, scoring
-// beside the search on a JobQueue, sibling scoring and filtered passes.
+// beside the search on a JobQueue, sibling scoring, filtered passes and the lookahead pass.
 #include "TinyDags.h"
 #include "costmodel/CostModel.h"
 #include "costmodel/ModelEvaluator.h"
@@ -115,6 +115,58 @@ TEST_CASE("the near-cost pass crowds out near-equal costs and is taken only by a
     // A margin the near-cost pick does not clear (2 is not 90% below 11): the regular pick.
     opt.near_cost_margin = 0.9;
     StatePtr kept = beam_search(space, eval, opt, nullptr);
+    REQUIRE(kept);
+    CHECK(kept->hash == trapped->hash);
+}
+
+namespace {
+
+/** P1 at root is the cheapest prefix, inlined the next; inside C it is dearer, but only there
+ * does its producer P0 cost nothing: a prefix one decision behind that the next makes the
+ * cheapest (bench nl_means' `weight`, docs/SEARCH.md). */
+double one_step_trap(const State &s) {
+    const FuncSched &p1 = s.decisions[1], &p0 = s.decisions[0];
+    double cost = p1.placement == Placement::Root     ? 1.0
+                  : p1.placement == Placement::Inline ? 1.5
+                                                      : 2.0;
+    if (p0.placement != Placement::Undecided && p1.placement != Placement::At) cost += 5;
+    return cost;
+}
+
+} // namespace
+
+TEST_CASE("the lookahead pass keeps a prefix the next decision makes the cheapest", "[search]") {
+    PipelineDag dag = test::stencil_chain(2); // P0 -> P1 -> C; decided C, P1, P0
+    SearchSpace space(dag);
+    test::CostOf eval(one_step_trap);
+    BeamSearchOptions opt;
+    opt.beam_size = 2;
+    opt.structure_share = 0.25; // one state per structure: P1 at root and inlined fill it
+    opt.equal_cost_share = 0;
+    SearchStats stats;
+    StatePtr trapped = beam_search(space, eval, opt, &stats);
+    REQUIRE(trapped);
+    CHECK(trapped->decisions[1].placement == Placement::Root);
+    CHECK(trapped->cost == 6.0);
+    // Twice the beam by partial cost holds P1 inside C; its cheapest child keeps it.
+    opt.lookahead_pass = true;
+    stats = SearchStats();
+    StatePtr best = beam_search(space, eval, opt, &stats);
+    REQUIRE(best);
+    CHECK(best->decisions[1].placement == Placement::At);
+    CHECK(best->cost == 2.0);
+    CHECK(stats.best_cost_per_pass.size() == 3); // the regular passes only
+    REQUIRE(!stats.final_beam.empty());
+    CHECK(stats.final_beam[0] == best);
+    // Taken only by its margin: 2 is not 70% below 6.
+    opt.lookahead_margin = 0.7;
+    StatePtr kept = beam_search(space, eval, opt, nullptr);
+    REQUIRE(kept);
+    CHECK(kept->hash == trapped->hash);
+    // A lookahead as wide as the beam is no lookahead.
+    opt.lookahead_margin = 0.05;
+    opt.lookahead_width = 1;
+    kept = beam_search(space, eval, opt, nullptr);
     REQUIRE(kept);
     CHECK(kept->hash == trapped->hash);
 }

@@ -13,6 +13,11 @@ TEST_CASE("defaults", "[params]") {
     CHECK(p.search.seed == 0);
     CHECK(p.search.near_cost == sextant::BeamSearchOptions::kNearCost);
     CHECK(Params::parse({{"SEXTANT_NEAR_COST_PASS", "0"}}).search.near_cost == 0);
+    CHECK(p.search.lookahead_pass);
+    CHECK(p.search.lookahead_width == 2);
+    CHECK(!Params::parse({{"SEXTANT_LOOKAHEAD_PASS", "0"}}).search.lookahead_pass);
+    CHECK(Params::parse({{"SEXTANT_LOOKAHEAD_WIDTH", "3"}}).search.lookahead_width == 3);
+    CHECK(Params::parse({{"SEXTANT_LOOKAHEAD_MARGIN", "10"}}).search.lookahead_margin == 0.1);
 }
 
 TEST_CASE("Adams2019 names are accepted and SEXTANT_ names win", "[params]") {
