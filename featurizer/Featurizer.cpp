@@ -402,28 +402,9 @@ void access_features(const StageView &v, const std::vector<EffLoad> &loads, bool
     for (const EffLoad &l : loads) {
         lpp += l.count;
         bool depends_on_vector = nl > 0 && l.depends_on(sn.order[nl - 1].stage_loop);
-        // Per dimension of the producer (inline: this runs per row and load).
-        SmallVec<double, 8> stride(l.jac.size() / std::max(1, K), 0.0);
-        for (size_t p = 0; p < stride.size(); p++)
-            stride[p] = vloop >= 0 ? l.at(int(p), vloop) : 0;
-        bool zero = true, unit = true, rest_zero = true;
-        for (size_t k = 0; k < stride.size(); k++) {
-            double st = stride[k];
-            if (std::isnan(st) || st != 0) zero = false;
-            bool want = k == 0 ? 1.0 : 0.0;
-            if (std::isnan(st) || st != want) unit = false;
-            if (k > 0 && (std::isnan(st) || st != 0)) rest_zero = false;
-        }
-        // Halide 14 loads a short constant stride along the innermost dimension (2 to 4, or a
-        // reversed ramp) as dense vectors and shuffles, not lane by lane: `f(2 * x + 1)` of
-        // a downsample reads |stride| dense vectors and picks every other lane (vshufps /
-        // vpermps in the assembly; strides of 5 and more are inserted lane by lane). Priced
-        // as twice |stride| dense loads: the loads and the shuffles that pick the lanes.
-        double short_stride = 0;
-        if (!unit && !zero && rest_zero && !stride.empty()) {
-            const double st = std::fabs(stride[0]);
-            if (st == std::floor(st) && st <= 4) short_stride = 2 * std::max(1.0, st);
-        }
+        const VectorAccess va = vector_access(l, vloop, K);
+        bool zero = va.zero, unit = va.unit;
+        double short_stride = va.short_stride;
         // A clamped index that stays in the vector loop's body (see op_features) makes the
         // lanes' addresses a clamp of a ramp: a gather, not a dense load.
         if (vloop >= 0 && inner_clamp_kept && l.clamp_moves[size_t(vloop)]) {
@@ -451,6 +432,13 @@ void access_features(const StageView &v, const std::vector<EffLoad> &loads, bool
                 dense_exec += execs;
             continue;
         }
+        // A gather from a table that stays in the core's L1 (a lookup table of at most
+        // kL1TableBytes) costs half a lane: bench camera_pipe's 1 KiB tone curve at root,
+        // gathered per output lane, ran 9.06 ms against 11.65 with the curve's pow inlined
+        // (5 interleaved rounds, AVX-512), and was priced dearer at a full lane each.
+        const double table = double(box_volume(producer_bounds(v.dag, l.kind, l.producer))) *
+                             producer_bytes(v.dag, l.kind, l.producer);
+        const double lane = table <= kL1TableBytes ? kL1TableGatherLane : 1.0;
         // Otherwise the accumulator is loaded and stored by every reduction step that runs
         // inside its pure loops.
         auto depends = [&](int loop) {
@@ -467,14 +455,14 @@ void access_features(const StageView &v, const std::vector<EffLoad> &loads, bool
             else if (short_stride > 0)
                 dense_exec += sites * vectors * pieces * short_stride;
             else
-                gather_exec += sites * vectors * vw;
+                gather_exec += sites * vectors * vw * lane;
         } else if (vw > 1 && depends_on_vector) {
             if (unit)
                 dense_exec += sites / vw * pieces;
             else if (short_stride > 0)
                 dense_exec += sites / vw * pieces * short_stride;
             else
-                gather_exec += sites;
+                gather_exec += sites * lane;
         } else if (vw > 1) {
             bcast_exec += sites; // invariant across lanes: one broadcast per execution
         } else {

@@ -108,6 +108,10 @@ constexpr double kStackAllocationBytes = 16 * 1024;
 constexpr double kTrimThresholdBytes = 128 * 1024;
 constexpr double kMmapMaxBytes = 32.0 * 1024 * 1024;
 constexpr double kPageBytes = 4096;
+/** A gather from a producer whose whole buffer is at most this size (a lookup table that stays
+ * in L1) counts kL1TableGatherLane of a lane in `gather_lane_executions`. */
+constexpr double kL1TableBytes = 16 * 1024;
+constexpr double kL1TableGatherLane = 0.5;
 
 /** Heap bytes of every buffer stored inside the nest of `func`'s Root anchor (the Func
  * whose loops hold it, following compute_at consumers outwards): what one iteration of

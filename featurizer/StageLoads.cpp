@@ -164,4 +164,34 @@ StageLoads collect_stage_loads(const PipelineDag &dag, const Decisions &d, const
     return out;
 }
 
+VectorAccess vector_access(const EffLoad &l, int vloop, int K) {
+    VectorAccess a;
+    // Per dimension of the producer (inline: this runs per row and load).
+    SmallVec<double, 8> stride(l.jac.size() / std::max(1, K), 0.0);
+    for (size_t p = 0; p < stride.size(); p++)
+        stride[p] = vloop >= 0 ? l.at(int(p), vloop) : 0;
+    bool rest_zero = true;
+    for (size_t k = 0; k < stride.size(); k++) {
+        double st = stride[k];
+        if (std::isnan(st) || st != 0) a.zero = false;
+        bool want = k == 0 ? 1.0 : 0.0;
+        if (std::isnan(st) || st != want) a.unit = false;
+        if (k > 0 && (std::isnan(st) || st != 0)) rest_zero = false;
+    }
+    // Halide 14 loads a short constant stride along the innermost dimension (2 to 4, or a
+    // reversed ramp) as dense vectors and shuffles, not lane by lane: `f(2 * x + 1)` of a
+    // downsample reads |stride| dense vectors and picks every other lane (vshufps / vpermps in
+    // the assembly; strides of 5 and more are inserted lane by lane). Priced as twice |stride|
+    // dense loads: the loads and the shuffles that pick the lanes. An upsample's `f(x / 2)` or
+    // `f(x / 4)` (a stride of 1/2 or 1/4) is one narrower dense load and the unpacks that
+    // repeat its lanes (vunpcklps / vunpckhps / vinsertf128): two dense loads. `f(x / 3)` is
+    // inserted lane by lane, a gather.
+    if (!a.unit && !a.zero && rest_zero && !stride.empty()) {
+        const double st = std::fabs(stride[0]);
+        if (st == std::floor(st) && st <= 4) a.short_stride = 2 * std::max(1.0, st);
+        if (st == 0.5 || st == 0.25) a.short_stride = 2;
+    }
+    return a;
+}
+
 } // namespace sextant

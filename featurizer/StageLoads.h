@@ -53,6 +53,16 @@ struct EffLoad {
     }
 };
 
+/** How a load's address moves along the vector loop `vloop` (-1: none) of a stage with `K`
+ * loops: not at all (`zero`: a broadcast), one element a lane along the producer's innermost
+ * dimension (`unit`: a dense load), or a short constant stride Halide 14 reads as dense
+ * vectors and shuffles (`short_stride` > 0: that many dense loads a vector; 0: a gather). */
+struct VectorAccess {
+    bool zero = true, unit = true;
+    double short_stride = 0;
+};
+VectorAccess vector_access(const EffLoad &l, int vloop, int K);
+
 /** The clamps of one index of a load, seen from a non-inlined stage: `count` min/max per
  * point, moving with the root stage loops j where `moves[j]`. */
 struct IndexClamp {

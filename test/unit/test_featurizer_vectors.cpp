@@ -1,0 +1,101 @@
+// Schedule features of vector accesses: vectors narrower than a register, strided and
+// fractional-stride loads, gathers from tables that stay in L1 (see TinyDags.h).
+#include "TinyDags.h"
+#include "featurizer/Featurizer.h"
+
+#include <catch2/catch.hpp>
+
+using namespace sextant;
+using F = ScheduleFeature;
+
+namespace {
+
+using test::sched;
+
+double at(const ScheduleRow &r, F f) {
+    return r[int(f)];
+}
+
+} // namespace
+
+TEST_CASE("a vector narrower than a register costs its fill where the stage computes wider",
+          "[features]") {
+    // F(x, y, c) as a uint8 Func over 64 x 32 x 3 (32 natural AVX2 lanes).
+    auto vectors = [](TypeClass arithmetic, int vw) {
+        PipelineDag dag = test::scale_3d(64, 32, 3);
+        FuncNode &f = dag.funcs[0];
+        f.value_types = {TypeClass::U8};
+        f.bytes_per_point = 1;
+        f.stages[0].ops = OpHistogram{};
+        f.stages[0].ops.at(OpKind::Mul, arithmetic) = 1;
+        Decisions d(1);
+        d.mut(0).placement = Placement::Root;
+        d.mut(0).stages = {sched({{LoopMode::Inner}, {LoopMode::Inner}, {LoopMode::Inner}}, vw, 0)};
+        Nests n = build_all_nests(dag, d);
+        Featurizer fz(dag);
+        return at(fz.schedule_features(d, n, 0, 0), F::num_vectors);
+    };
+    // In int32 a 16-lane vector is two registers an op, half of 32 lanes' four: the same count.
+    CHECK(vectors(TypeClass::I32, 32) == Approx(6144.0 / 32));
+    CHECK(vectors(TypeClass::I32, 16) == Approx(6144.0 / 32));
+    // In int16, 16 lanes fill one register: the same again; in 8 bits half a register costs one.
+    CHECK(vectors(TypeClass::I16, 16) == Approx(6144.0 / 32));
+    CHECK(vectors(TypeClass::U8, 16) == Approx(6144.0 / 16));
+    CHECK(vectors(TypeClass::U8, 32) == Approx(6144.0 / 32));
+}
+
+namespace {
+
+/** test::strided_read(stride) with D at root, x vectorized by 8 (AVX2): D's features. The
+ * load's stride may be a fraction (`den`), and the input larger than D reads (`input_points`). */
+ScheduleRow strided_read(int64_t stride, int64_t den = 1, int64_t input_points = 0) {
+    PipelineDag dag = test::strided_read(stride);
+    dag.funcs[0].stages[0].loads[0].jacobian = {{stride, den, true}};
+    if (input_points > 0) dag.inputs[0].bounds = {{0, input_points - 1}};
+    Decisions d(1);
+    d.mut(0).placement = Placement::Root;
+    d.mut(0).stages = {sched({{LoopMode::Inner, 0}}, 8, 0)};
+    Nests n = build_all_nests(dag, d);
+    return Featurizer(dag).schedule_features(d, n, 0, 0);
+}
+
+} // namespace
+
+TEST_CASE("a short constant stride is read as dense vectors and shuffles, a long one lane by lane",
+          "[features]") {
+    // Halide 14 on x86 loads in[ramp(2x, 2, 8)] as two dense vectors and a shuffle (strides
+    // 2 to 4: vshufps / vpermps); from stride 5 on it inserts lane by lane (vinsertps).
+    // 64 points are 8 vectors: a stride s <= 4 costs 2s dense loads a vector.
+    for (int64_t stride : {2, 3, 4}) {
+        ScheduleRow r = strided_read(stride);
+        CHECK(at(r, F::strided_loads_per_vector) == 1);
+        CHECK(at(r, F::dense_load_executions) == 8 * 2 * stride);
+        CHECK(at(r, F::gather_lane_executions) == 0);
+    }
+    // The input here is 64 * 5 floats, a table in L1: half a lane a gather (below).
+    ScheduleRow r = strided_read(5, 1, 1 << 16);
+    CHECK(at(r, F::dense_load_executions) == 0);
+    CHECK(at(r, F::gather_lane_executions) == 64);
+    // An upsample's in(x / 2) or in(x / 4) is one narrower dense load and the unpacks that
+    // repeat its lanes (vunpcklps / vunpckhps): two dense loads a vector. in(x / 3) is
+    // inserted lane by lane.
+    for (int64_t den : {2, 4}) {
+        r = strided_read(1, den, 1 << 16);
+        CHECK(at(r, F::dense_load_executions) == 8 * 2);
+        CHECK(at(r, F::gather_lane_executions) == 0);
+    }
+    r = strided_read(1, 3, 1 << 16);
+    CHECK(at(r, F::dense_load_executions) == 0);
+    CHECK(at(r, F::gather_lane_executions) == 64);
+}
+
+TEST_CASE("a gather from a table that stays in L1 counts half a lane", "[features]") {
+    // Bench camera_pipe's 1 KiB tone curve at root, gathered per output lane, ran 10.57 ms
+    // against 12.11 with the curve's arithmetic inlined (AVX-512, session 50).
+    const double lanes = 64; // 8 vectors of 8, each lane a gather at stride 5
+    CHECK(at(strided_read(5), F::gather_lane_executions) == lanes * kL1TableGatherLane);
+    const int64_t table_floats = int64_t(kL1TableBytes) / 4;
+    CHECK(at(strided_read(5, 1, table_floats), F::gather_lane_executions) ==
+          lanes * kL1TableGatherLane);
+    CHECK(at(strided_read(5, 1, table_floats + 1), F::gather_lane_executions) == lanes);
+}
