@@ -26,7 +26,8 @@ case $sch in
     expert) env_args=(SEXTANT_BENCH_PIPELINE="$p")
             plugin_args=(-p "$BUILD/bench/libautoschedule_benchexpert.so" -s BenchExpert) ;;
     adams2019|mullapudi2016)
-            lib=$(ls /usr/lib/x86_64-linux-gnu/libautoschedule_$sch.so* 2>/dev/null | head -1)
+            # Debian's libhalide14-0-dev keeps the plugins where scripts/bench.sh finds them.
+            lib=$(ls /usr/lib/x86_64-linux-gnu/halide14/libautoschedule_$sch.so* 2>/dev/null | head -1)
             [[ -n $lib ]] || { echo "profile_funcs.sh: no libautoschedule_$sch.so" >&2; exit 1; }
             name=$([[ $sch == adams2019 ]] && echo Adams2019 || echo Mullapudi2016)
             plugin_args=(-p "$lib" -s "$name") ;;
