@@ -19,32 +19,60 @@ using namespace sextant;
 
 namespace {
 
+/** stencil_chain(2): P0 -> P1 -> C, decided C, P1, P0; searched under a cost of the decisions. */
+struct Chain {
+    PipelineDag dag = test::stencil_chain(2);
+    SearchSpace space{dag};
+    test::CostOf eval;
+    explicit Chain(std::function<double(const State &)> cost) : eval(std::move(cost)) {}
+    StatePtr search(const BeamSearchOptions &opt, SearchStats *stats = nullptr) {
+        return beam_search(space, eval, opt, stats);
+    }
+};
+
+/** A pick with P1 inside C (cost 2) that leads the final beam, after `passes` regular ones. */
+void check_inside_pick(const StatePtr &best, const SearchStats &stats, size_t passes) {
+    REQUIRE(best);
+    CHECK(best->decisions[1].placement == Placement::At);
+    CHECK(best->cost == 2.0);
+    CHECK(stats.best_cost_per_pass.size() == passes);
+    REQUIRE(!stats.final_beam.empty());
+    CHECK(stats.final_beam[0] == best);
+}
+
+/** A price of P1's placement alone (at `root`, `inlined` or `inside` C) and, once P0 is
+ * decided, `penalty` more where P1's placement is `penalized`. */
+std::function<double(const State &)> chain_price(double root, double inlined, double inside,
+                                                 double penalty,
+                                                 std::function<bool(Placement)> penalized) {
+    return [=](const State &s) {
+        const Placement p1 = s.decisions[1].placement;
+        double cost = p1 == Placement::Root ? root : p1 == Placement::Inline ? inlined : inside;
+        if (s.decisions[0].placement != Placement::Undecided && penalized(p1)) cost += penalty;
+        return cost;
+    };
+}
+
 /** P1 at root looks cheapest when it is decided, but makes its producer P0 cost 10 more:
  * the trap a beam full of one structure falls into. */
-double root_trap(const State &s) {
-    const FuncSched &p1 = s.decisions[1], &p0 = s.decisions[0];
-    double cost = p1.placement == Placement::Root ? 1.0 : p1.placement == Placement::At ? 2.0 : 3.0;
-    if (p0.placement != Placement::Undecided && p1.placement == Placement::Root) cost += 10;
-    return cost;
-}
+const auto root_trap =
+    chain_price(1.0, 3.0, 2.0, 10.0, [](Placement p) { return p == Placement::Root; });
 
 } // namespace
 
 TEST_CASE("the beam keeps several placement structures and costs", "[search]") {
-    PipelineDag dag = test::stencil_chain(2); // P0 -> P1 -> C; decided C, P1, P0
-    SearchSpace space(dag);
-    test::CostOf eval(root_trap);
+    Chain chain(root_trap);
     BeamSearchOptions opt;
     opt.beam_size = 4;
     opt.num_passes = 1;
     opt.structure_share = 0; // no cap: four tilings of P1 at root fill the beam
     opt.equal_cost_share = 0;
-    StatePtr trapped = beam_search(space, eval, opt, nullptr);
+    StatePtr trapped = chain.search(opt);
     REQUIRE(trapped);
     CHECK(trapped->decisions[1].placement == Placement::Root);
     CHECK(trapped->cost == 11.0);
     opt.structure_share = 0.25; // one state per structure while others are left
-    StatePtr best = beam_search(space, eval, opt, nullptr);
+    StatePtr best = chain.search(opt);
     REQUIRE(best);
     CHECK(best->decisions[1].placement == Placement::At);
     CHECK(best->cost == 2.0);
@@ -52,7 +80,7 @@ TEST_CASE("the beam keeps several placement structures and costs", "[search]") {
     // keeps P1 inside C as well, without the structure cap.
     opt.structure_share = 0;
     opt.equal_cost_share = 0.25;
-    best = beam_search(space, eval, opt, nullptr);
+    best = chain.search(opt);
     REQUIRE(best);
     CHECK(best->decisions[1].placement == Placement::At);
     CHECK(best->cost == 2.0);
@@ -62,11 +90,11 @@ TEST_CASE("the beam keeps several placement structures and costs", "[search]") {
     opt.equal_cost_share = 0;
     opt.structure_share = 1.0;
     opt.structure_cap_beam = 0; // of the whole beam
-    best = beam_search(space, eval, opt, nullptr);
+    best = chain.search(opt);
     REQUIRE(best);
     CHECK(best->decisions[1].placement == Placement::Root);
     opt.structure_cap_beam = 1;
-    best = beam_search(space, eval, opt, nullptr);
+    best = chain.search(opt);
     REQUIRE(best);
     CHECK(best->decisions[1].placement == Placement::At);
     CHECK(best->cost == 2.0);
@@ -86,9 +114,7 @@ double near_root_trap(const State &s) {
 
 TEST_CASE("the near-cost pass crowds out near-equal costs and is taken only by a margin",
           "[search]") {
-    PipelineDag dag = test::stencil_chain(2);
-    SearchSpace space(dag);
-    test::CostOf eval(near_root_trap);
+    Chain chain(near_root_trap);
     BeamSearchOptions opt;
     opt.beam_size = 4;
     opt.num_passes = 2;
@@ -96,7 +122,7 @@ TEST_CASE("the near-cost pass crowds out near-equal costs and is taken only by a
     opt.equal_cost_share = 0.25;
     REQUIRE(opt.near_cost == 0); // off by default: P1's root tilings fill every pass's beam
     SearchStats stats;
-    StatePtr trapped = beam_search(space, eval, opt, &stats);
+    StatePtr trapped = chain.search(opt, &stats);
     REQUIRE(trapped);
     CHECK(trapped->decisions[1].placement == Placement::Root);
     CHECK(trapped->cost == Approx(11.0));
@@ -105,16 +131,10 @@ TEST_CASE("the near-cost pass crowds out near-equal costs and is taken only by a
     // schedule (2 against 11) is far more than the margin cheaper.
     opt.near_cost = BeamSearchOptions::kNearCost;
     stats = SearchStats();
-    StatePtr best = beam_search(space, eval, opt, &stats);
-    REQUIRE(best);
-    CHECK(best->decisions[1].placement == Placement::At);
-    CHECK(best->cost == 2.0);
-    CHECK(stats.best_cost_per_pass.size() == 2);
-    REQUIRE(!stats.final_beam.empty());
-    CHECK(stats.final_beam[0] == best);
+    check_inside_pick(chain.search(opt, &stats), stats, 2);
     // A margin the near-cost pick does not clear (2 is not 90% below 11): the regular pick.
     opt.near_cost_margin = 0.9;
-    StatePtr kept = beam_search(space, eval, opt, nullptr);
+    StatePtr kept = chain.search(opt);
     REQUIRE(kept);
     CHECK(kept->hash == trapped->hash);
 }
@@ -124,49 +144,35 @@ namespace {
 /** P1 at root is the cheapest prefix, inlined the next; inside C it is dearer, but only there
  * does its producer P0 cost nothing: a prefix one decision behind that the next makes the
  * cheapest (bench nl_means' `weight`, docs/SEARCH.md). */
-double one_step_trap(const State &s) {
-    const FuncSched &p1 = s.decisions[1], &p0 = s.decisions[0];
-    double cost = p1.placement == Placement::Root     ? 1.0
-                  : p1.placement == Placement::Inline ? 1.5
-                                                      : 2.0;
-    if (p0.placement != Placement::Undecided && p1.placement != Placement::At) cost += 5;
-    return cost;
-}
+const auto one_step_trap =
+    chain_price(1.0, 1.5, 2.0, 5.0, [](Placement p) { return p != Placement::At; });
 
 } // namespace
 
 TEST_CASE("the lookahead pass keeps a prefix the next decision makes the cheapest", "[search]") {
-    PipelineDag dag = test::stencil_chain(2); // P0 -> P1 -> C; decided C, P1, P0
-    SearchSpace space(dag);
-    test::CostOf eval(one_step_trap);
+    Chain chain(one_step_trap);
     BeamSearchOptions opt;
     opt.beam_size = 2;
     opt.structure_share = 0.25; // one state per structure: P1 at root and inlined fill it
     opt.equal_cost_share = 0;
     SearchStats stats;
-    StatePtr trapped = beam_search(space, eval, opt, &stats);
+    StatePtr trapped = chain.search(opt, &stats);
     REQUIRE(trapped);
     CHECK(trapped->decisions[1].placement == Placement::Root);
     CHECK(trapped->cost == 6.0);
     // Twice the beam by partial cost holds P1 inside C; its cheapest child keeps it.
     opt.lookahead_pass = true;
     stats = SearchStats();
-    StatePtr best = beam_search(space, eval, opt, &stats);
-    REQUIRE(best);
-    CHECK(best->decisions[1].placement == Placement::At);
-    CHECK(best->cost == 2.0);
-    CHECK(stats.best_cost_per_pass.size() == 3); // the regular passes only
-    REQUIRE(!stats.final_beam.empty());
-    CHECK(stats.final_beam[0] == best);
+    check_inside_pick(chain.search(opt, &stats), stats, 3); // 3: the regular passes only
     // Taken only by its margin: 2 is not 70% below 6.
     opt.lookahead_margin = 0.7;
-    StatePtr kept = beam_search(space, eval, opt, nullptr);
+    StatePtr kept = chain.search(opt);
     REQUIRE(kept);
     CHECK(kept->hash == trapped->hash);
     // A lookahead as wide as the beam is no lookahead.
     opt.lookahead_margin = 0.05;
     opt.lookahead_width = 1;
-    kept = beam_search(space, eval, opt, nullptr);
+    kept = chain.search(opt);
     REQUIRE(kept);
     CHECK(kept->hash == trapped->hash);
 }

@@ -1,4 +1,5 @@
 // Schedule features with hand-computed values (see TinyDags.h for the pipelines).
+#include "FeatureAt.h"
 #include "TinyDags.h"
 #include "costmodel/CostModel.h"
 #include "featurizer/Featurizer.h"
@@ -10,11 +11,8 @@ using F = ScheduleFeature;
 
 namespace {
 
+using test::at;
 using test::sched;
-
-double at(const ScheduleRow &r, F f) {
-    return r[int(f)];
-}
 
 /** transpose_reduce_with_output with O at root split by `tile` (vector 8), S computed per
  * tile of O (pure stage one vector loop, update scheduled by `update`) and T at root. */

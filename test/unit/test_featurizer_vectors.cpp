@@ -1,22 +1,15 @@
 // Schedule features of vector accesses: vectors narrower than a register, strided and
 // fractional-stride loads, gathers from tables that stay in L1 (see TinyDags.h).
+#include "FeatureAt.h"
 #include "TinyDags.h"
-#include "featurizer/Featurizer.h"
 
 #include <catch2/catch.hpp>
 
 using namespace sextant;
 using F = ScheduleFeature;
 
-namespace {
-
+using test::at;
 using test::sched;
-
-double at(const ScheduleRow &r, F f) {
-    return r[int(f)];
-}
-
-} // namespace
 
 TEST_CASE("a vector narrower than a register costs its fill where the stage computes wider",
           "[features]") {
