@@ -1,6 +1,7 @@
 #include "StageLoads.h"
 
 #include "search/LoopNest.h"
+#include "search/Tails.h"
 
 #include <algorithm>
 #include <cstring>
@@ -192,6 +193,47 @@ VectorAccess vector_access(const EffLoad &l, int vloop, int K) {
         if (st == 0.5 || st == 0.25) a.short_stride = 2;
     }
     return a;
+}
+
+/** A sliding window computes only the new points of each step, but a stage loop split along
+ * the dimension it slides in runs whole tiles: each step computes its new rows rounded up to
+ * the split, the first step its whole window rounded up. Bench stencil_chain on AVX-512:
+ * `stage_0` computed per output row and stored per 256-row strip, its y split by 8, computes
+ * 8 rows at every row (`-e stmt`: `for (stage_0.s0.y.y_i, 0, 8)` inside the output's row
+ * loop); Halide's profiler gives it 4.3 of 8.7 ms, against 0.38 ms at root. Returns the
+ * factor by which that multiplies the points a storage realization computes (1: none). */
+double split_slide_rounding(const StageSched &ss, const Stage &s, const FuncNest &fn) {
+    if (fn.store_realizations <= 0) return 1.0;
+    const double steps = fn.realizations / fn.store_realizations;
+    double factor = 1.0;
+    for (size_t i = 0; i < s.loops.size() && i < ss.loops.size(); i++) {
+        const int k = s.loops[i].func_dim;
+        const LoopTiling &t = ss.loops[i];
+        if (k < 0 || t.mode != LoopMode::Split || t.tile <= 1) continue;
+        const double window = double(fn.region[size_t(k)].extent());
+        const double stored = double(fn.store_region[size_t(k)].extent());
+        if (stored <= window || steps <= 1) continue; // it does not slide along k
+        const double tile = double(t.tile);
+        const double fresh = (stored - window) / (steps - 1);
+        const double computed =
+            std::ceil(window / tile) * tile + (steps - 1) * std::ceil(fresh / tile) * tile;
+        factor *= std::max(1.0, computed / stored);
+    }
+    return factor;
+}
+
+double split_rounding(const PipelineDag &dag, const StageSched &ss, int func, int stage,
+                      const Box64 &loop_box) {
+    double factor = 1.0;
+    for (size_t i = 0; i < ss.loops.size() && i < loop_box.size(); i++) {
+        const LoopTiling &t = ss.loops[i];
+        if (t.mode != LoopMode::Split || t.tile <= 1) continue;
+        if (split_tail(dag, func, stage, int(i)) == Tail::GuardWithIf) continue;
+        const double n = double(loop_box[i].extent());
+        const double tile = double(t.band > 0 ? t.band : t.tile);
+        if (n > tile) factor *= std::ceil(n / tile) * tile / n;
+    }
+    return factor;
 }
 
 } // namespace sextant

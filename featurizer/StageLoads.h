@@ -5,6 +5,7 @@
 #pragma once
 
 #include "dag/PipelineDag.h"
+#include "search/LoopNest.h"
 #include "search/Schedule.h"
 
 #include <cmath>
@@ -81,6 +82,20 @@ struct StageLoads {
     double ops = 0;   // arithmetic per point, op_kind_cost units (arith_ops)
     double trans = 0; // scalarized transcendental calls per point, one lane's (see below)
 };
+
+/** A sliding window computes only the new points of each step, but a stage loop split along
+ * the dimension it slides in runs whole tiles (split_slide_rounding in StageLoads.cpp): the
+ * factor by which that multiplies the points a storage realization computes (1: none). */
+double split_slide_rounding(const StageSched &ss, const Stage &s, const FuncNest &fn);
+
+/** A split whose tile does not divide the loop's extent per realization computes whole tiles:
+ * Halide's ShiftInwards runs the last tile shifted back over points already computed, RoundUp
+ * computes past the end (search/Tails.h; a GuardWithIf tail does not). Bench box_blur: `rows`
+ * computed per 16-row strip of `output` needs 18 rows, split by 16 it runs `for (y_o, 0, 2)`
+ * of 16 rows each (`-e stmt`), 32 rows for 18. The factor by which the splits multiply the
+ * stage's points per realization (1: none); the band of a banded split is its tile here. */
+double split_rounding(const PipelineDag &dag, const StageSched &ss, int func, int stage,
+                      const Box64 &loop_box);
 
 /** The loads of `s` (a stage of a Func that is not inlined) under decisions `d`. An inlined
  * Func reached along several paths with the same Jacobian (a stencil of a stencil) is walked

@@ -98,6 +98,15 @@ TEST_CASE("stencil, producer per consumer tile: recompute and locality", "[featu
     CHECK(at(c, F::bytes_read_local) == 264);
     CHECK(at(c, F::bytes_read_root) == 0);
     CHECK(at(c, F::dram_bytes) == 0);
+    // P's 18 points a tile split by 16: Halide's ShiftInwards runs two whole tiles of 16 (the
+    // second shifted back over points the first computed), 32 points; by 6, three tiles of 6.
+    for (auto [tile, points] : {std::pair<int64_t, double>{16, 32}, {6, 18}}) {
+        d.mut(0).stages = {sched({{LoopMode::Split, tile}}, 8, 0)};
+        n = build_all_nests(dag, d);
+        p = fz.schedule_features(d, n, 0, 0);
+        CHECK(at(p, F::points_per_realization) == points);
+        CHECK(at(p, F::total_points) == 4 * points);
+    }
 }
 
 TEST_CASE("stencil, producer inlined: ops and loads move into the consumer", "[features]") {
