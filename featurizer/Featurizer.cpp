@@ -138,8 +138,7 @@ struct StageView {
             total *= slide;
             points *= slide;
         } else {
-            const double r =
-                split_rounding(dag, d[func].stages[size_t(stage_)], func_, stage_, sn.loop_box);
+            const double r = split_rounding(s, d[func].stages[size_t(stage_)], sn.loop_box);
             total *= r;
             points *= r;
         }
@@ -414,9 +413,12 @@ void access_features(const StageView &v, const std::vector<EffLoad> &loads, bool
         // kL1TableBytes) costs half a lane: bench camera_pipe's 1 KiB tone curve at root,
         // gathered per output lane, ran 9.06 ms against 11.65 with the curve's pow inlined
         // (5 interleaved rounds, AVX-512), and was priced dearer at a full lane each.
-        const double table = double(box_volume(producer_bounds(v.dag, l.kind, l.producer))) *
-                             producer_bytes(v.dag, l.kind, l.producer);
-        const double lane = table <= kL1TableBytes ? kL1TableGatherLane : 1.0;
+        // (Sized only where a gather is charged: this runs per load of every candidate.)
+        auto lane = [&] {
+            const double table = double(box_volume(producer_bounds(v.dag, l.kind, l.producer))) *
+                                 producer_bytes(v.dag, l.kind, l.producer);
+            return table <= kL1TableBytes ? kL1TableGatherLane : 1.0;
+        };
         // Otherwise the accumulator is loaded and stored by every reduction step that runs
         // inside its pure loops.
         auto depends = [&](int loop) {
@@ -433,14 +435,14 @@ void access_features(const StageView &v, const std::vector<EffLoad> &loads, bool
             else if (short_stride > 0)
                 dense_exec += sites * vectors * pieces * short_stride;
             else
-                gather_exec += sites * vectors * vw * lane;
+                gather_exec += sites * vectors * vw * lane();
         } else if (vw > 1 && depends_on_vector) {
             if (unit)
                 dense_exec += sites / vw * pieces;
             else if (short_stride > 0)
                 dense_exec += sites / vw * pieces * short_stride;
             else
-                gather_exec += sites * lane;
+                gather_exec += sites * lane();
         } else if (vw > 1) {
             bcast_exec += sites; // invariant across lanes: one broadcast per execution
         } else {

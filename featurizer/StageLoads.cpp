@@ -1,7 +1,6 @@
 #include "StageLoads.h"
 
 #include "search/LoopNest.h"
-#include "search/Tails.h"
 
 #include <algorithm>
 #include <cstring>
@@ -222,13 +221,15 @@ double split_slide_rounding(const StageSched &ss, const Stage &s, const FuncNest
     return factor;
 }
 
-double split_rounding(const PipelineDag &dag, const StageSched &ss, int func, int stage,
-                      const Box64 &loop_box) {
+double split_rounding(const Stage &s, const StageSched &ss, const Box64 &loop_box) {
     double factor = 1.0;
     for (size_t i = 0; i < ss.loops.size() && i < loop_box.size(); i++) {
         const LoopTiling &t = ss.loops[i];
         if (t.mode != LoopMode::Split || t.tile <= 1) continue;
-        if (split_tail(dag, func, stage, int(i)) == Tail::GuardWithIf) continue;
+        // A pure definition's splits shift inwards; an update's round up where annotated
+        // (search/Tails.h, filled once per DAG), else they are guarded.
+        const bool whole_tiles = s.index == 0 || (i < s.rounds_up.size() && s.rounds_up[i]);
+        if (!whole_tiles) continue;
         const double n = double(loop_box[i].extent());
         const double tile = double(t.band > 0 ? t.band : t.tile);
         if (n > tile) factor *= std::ceil(n / tile) * tile / n;

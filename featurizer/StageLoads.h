@@ -94,8 +94,7 @@ double split_slide_rounding(const StageSched &ss, const Stage &s, const FuncNest
  * computed per 16-row strip of `output` needs 18 rows, split by 16 it runs `for (y_o, 0, 2)`
  * of 16 rows each (`-e stmt`), 32 rows for 18. The factor by which the splits multiply the
  * stage's points per realization (1: none); the band of a banded split is its tile here. */
-double split_rounding(const PipelineDag &dag, const StageSched &ss, int func, int stage,
-                      const Box64 &loop_box);
+double split_rounding(const Stage &s, const StageSched &ss, const Box64 &loop_box);
 
 /** The loads of `s` (a stage of a Func that is not inlined) under decisions `d`. An inlined
  * Func reached along several paths with the same Jacobian (a stencil of a stencil) is walked
