@@ -176,7 +176,6 @@ private:
     struct Pass {
         int index = 0;
         Kind kind = Kind::regular;
-        bool near = false; ///< kind == near
         SearchSpaceOptions so;
         std::vector<StatePtr> beam;
         double per_child = 0; ///< estimated bytes of one child state
@@ -204,10 +203,9 @@ private:
         Pass p;
         p.index = pass;
         p.kind = kind;
-        p.near = kind == Kind::near;
-        const bool look = kind == Kind::lookahead;
+        const bool near = kind == Kind::near, look = kind == Kind::lookahead;
         p.so = opt_.space;
-        p.so.coarse = (passes_ > 1 && pass == 0) || p.near;
+        p.so.coarse = (passes_ > 1 && pass == 0) || near;
         p.so.memory_limit_bytes = opt_.memory_limit_bytes;
         p.beam = {opt_.start ? opt_.start : space_.initial_state()};
         p.per_child = child_bytes(*p.beam[0], -1) * 1.3;
@@ -234,9 +232,9 @@ private:
         }
         // The near-cost pass's pick must be clearly cheaper: below the margin the model
         // cannot tell the two apart (BeamSearchOptions::near_cost_margin).
-        const double margin = p.near ? opt_.near_cost_margin : opt_.lookahead_margin;
-        const bool take = look || p.near ? p.beam[0]->cost < best_->cost * (1 - margin)
-                                         : !best_ || better_state(p.beam[0], best_);
+        const double margin = near ? opt_.near_cost_margin : opt_.lookahead_margin;
+        const bool take = look || near ? p.beam[0]->cost < best_->cost * (1 - margin)
+                                       : !best_ || better_state(p.beam[0], best_);
         if (take) best_ = p.beam[0];
         if (kind == Kind::regular) st_.best_cost_per_pass.push_back(p.beam[0]->cost);
         if (kind == Kind::regular || take) {
@@ -246,7 +244,7 @@ private:
         }
         if (log_) {
             std::ostringstream o;
-            if (p.near)
+            if (near)
                 o << "near-cost pass (coarse, costs within " << opt_.near_cost * 100 << "% alike)";
             else if (look)
                 o << "lookahead pass (width " << opt_.lookahead_width << ")";
@@ -317,7 +315,7 @@ private:
                                     ? size_t(std::ceil(keep * opt_.equal_cost_share))
                                     : size_t(keep);
         BestChildren kept(eval_, queue_, &st_, size_t(keep), size_t(batch), per_structure, per_cost,
-                          p.near ? opt_.near_cost : 0, two_batches);
+                          p.kind == Kind::near ? opt_.near_cost : 0, two_batches);
         std::unique_ptr<ChildrenAhead> ahead; // makes children beside this thread
         StatePtr dropped_pick; // one child that dropout dropped, uniformly (reservoir)
         int64_t dropped = 0, matching = 0;
