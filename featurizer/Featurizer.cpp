@@ -294,9 +294,13 @@ void parallel_features(const StageView &v, ScheduleRow &r) {
  * against 0.7316; this rule: 0.7330), as per-realization loops of Funcs at root rarely touch
  * an edge the clamp is active at, and the DAG does not say which clamps are.
  *
- * Returns whether a clamp moving with the vector loop stays in its body. */
-bool op_features(const StageView &v, const std::vector<IndexClamp> &clamps, double ops,
-                 ScheduleRow &r) {
+ * A window sliding inside another's loops is computed in such copies too: its steps in the
+ * first and last iterations of the consumer loop Halide partitions (clamp_edge_share).
+ *
+ * Returns the share of the stage's points where a clamp moving with the vector loop stays in
+ * its body (0: nowhere, 1: everywhere). */
+double op_features(const StageView &v, const std::vector<IndexClamp> &clamps, double ops,
+                   ScheduleRow &r) {
     const int nl = v.nl, vw = v.vw;
     const double native = vw > 1 ? v.total / vw * v.pieces : v.total; // vectors (or points)
     const int index_bytes = 4;                                        // Int(32) index arithmetic
@@ -338,7 +342,8 @@ bool op_features(const StageView &v, const std::vector<IndexClamp> &clamps, doub
             }
         }
     }
-    bool inner_clamp_kept = false;
+    const double edge = clamp_edge_share(v.dag, v.d, v.nests, v.func, v.s, clamps);
+    double inner_clamp_kept = 0;
     for (const IndexClamp &c : clamps) {
         const bool moves_inner = nl > 0 && c.moves[size_t(v.sn.order[nl - 1].stage_loop)];
         if (moves_inner) {
@@ -348,8 +353,9 @@ bool op_features(const StageView &v, const std::vector<IndexClamp> &clamps, doub
             // steady loop reads `in[ramp(...)]` in `-e stmt`).
             const bool likely = c.likely || vw > 1;
             const bool partitioned = likely && long_inner && !no_steady_state;
-            inner_clamp_kept |= !partitioned;
-            if (!partitioned) ops += c.count * index_wide;
+            const double kept = partitioned ? edge : 1.0;
+            inner_clamp_kept = std::max(inner_clamp_kept, kept);
+            ops += c.count * index_wide * kept;
         } else if (native > 0) {
             auto moves = [&](int loop) { return bool(c.moves[size_t(loop)]); };
             ops += v.sites_of(moves, c.count) / native;
@@ -361,7 +367,7 @@ bool op_features(const StageView &v, const std::vector<IndexClamp> &clamps, doub
 }
 
 /** Loads by kind and how often each executes, and the bytes stored. */
-void access_features(const StageView &v, const std::vector<EffLoad> &loads, bool inner_clamp_kept,
+void access_features(const StageView &v, const std::vector<EffLoad> &loads, double inner_clamp_kept,
                      ScheduleRow &r) {
     const StageNest &sn = v.sn;
     const int nl = v.nl, vw = v.vw, K = v.K;
@@ -379,14 +385,15 @@ void access_features(const StageView &v, const std::vector<EffLoad> &loads, bool
     for (const EffLoad &l : loads) {
         lpp += l.count;
         bool depends_on_vector = nl > 0 && l.depends_on(sn.order[nl - 1].stage_loop);
-        const VectorAccess va = vector_access(l, vloop, K);
-        bool zero = va.zero, unit = va.unit;
-        double short_stride = va.short_stride;
+        auto [zero, unit, short_stride] = vector_access(l, vloop, K);
         // A clamped index that stays in the vector loop's body (see op_features) makes the
-        // lanes' addresses a clamp of a ramp: a gather, not a dense load.
-        if (vloop >= 0 && inner_clamp_kept && l.clamp_moves[size_t(vloop)]) {
+        // lanes' addresses a clamp of a ramp: a gather, not a dense load; where it stays in a
+        // share of the points only, that share gathers.
+        double kept = vloop >= 0 && l.clamp_moves[size_t(vloop)] ? inner_clamp_kept : 0.0;
+        if (kept >= 1 || (!unit && short_stride == 0)) {
             unit = false;
             short_stride = 0;
+            kept = 0;
         }
         if (vw <= 1 || zero) {
             bcast += zero && vw > 1 ? l.count : 0;
@@ -424,30 +431,35 @@ void access_features(const StageView &v, const std::vector<EffLoad> &loads, bool
         auto depends = [&](int loop) {
             return l.depends_on(loop) || (l.self && v.s.loops[loop].is_rvar);
         };
-        double sites = v.sites_of(depends, l.count);
-        if (v.block) {
-            // Each site is one block: its vectors (if the address moves with the lanes).
-            double vectors = std::ceil(double(sn.order[nl - 1].extent) / vw);
-            if (!depends_on_vector)
-                bcast_exec += sites;
-            else if (unit)
-                dense_exec += sites * vectors * pieces;
-            else if (short_stride > 0)
-                dense_exec += sites * vectors * pieces * short_stride;
-            else
-                gather_exec += sites * vectors * vw * lane();
-        } else if (vw > 1 && depends_on_vector) {
-            if (unit)
-                dense_exec += sites / vw * pieces;
-            else if (short_stride > 0)
-                dense_exec += sites / vw * pieces * short_stride;
-            else
-                gather_exec += sites * lane();
-        } else if (vw > 1) {
-            bcast_exec += sites; // invariant across lanes: one broadcast per execution
-        } else {
-            dense_exec += sites;
-        }
+        const double sites = v.sites_of(depends, l.count);
+        auto add = [&](bool unit, double short_stride, double share) {
+            const double n = sites * share;
+            if (v.block) {
+                // Each site is one block: its vectors (if the address moves with the lanes).
+                double vectors = std::ceil(double(sn.order[nl - 1].extent) / vw);
+                if (!depends_on_vector)
+                    bcast_exec += n;
+                else if (unit)
+                    dense_exec += n * vectors * pieces;
+                else if (short_stride > 0)
+                    dense_exec += n * vectors * pieces * short_stride;
+                else
+                    gather_exec += n * vectors * vw * lane();
+            } else if (vw > 1 && depends_on_vector) {
+                if (unit)
+                    dense_exec += n / vw * pieces;
+                else if (short_stride > 0)
+                    dense_exec += n / vw * pieces * short_stride;
+                else
+                    gather_exec += n * lane();
+            } else if (vw > 1) {
+                bcast_exec += n; // invariant across lanes: one broadcast per execution
+            } else {
+                dense_exec += n;
+            }
+        };
+        add(unit, short_stride, 1 - kept);
+        if (kept > 0) add(false, 0, kept);
     }
     set(r, ScheduleFeature::dense_load_executions, dense_exec);
     set(r, ScheduleFeature::gather_lane_executions, gather_exec);
@@ -551,7 +563,7 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
     const StageLoads &sl = *loads;
     // arith_ops counted each scalarized call once per vector: the other lanes' calls.
     const double ops = sl.ops + (v.vw > 1 ? sl.trans * (v.vw - 1) : 0.0);
-    const bool inner_clamp_kept = op_features(v, sl.clamps, ops, r);
+    const double inner_clamp_kept = op_features(v, sl.clamps, ops, r);
     access_features(v, sl.loads, inner_clamp_kept, r);
     // What the stage reads over its whole loop nest, and over one iteration of the loop
     // outside the innermost (the inner working set).

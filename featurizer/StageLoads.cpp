@@ -237,4 +237,54 @@ double split_rounding(const Stage &s, const StageSched &ss, const Box64 &loop_bo
     return factor;
 }
 
+double clamp_edge_share(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func,
+                        const Stage &s, const std::vector<IndexClamp> &clamps) {
+    const NestPtr &own = nests[size_t(func)];
+    if (d[size_t(func)].placement != Placement::At || !own || !own->sliding) return 0;
+    // The Func's own loops a likely clamp moves with, by name.
+    SmallVec<const std::string *, 8> names;
+    for (const IndexClamp &c : clamps) {
+        if (!c.likely) continue;
+        for (size_t j = 0; j < s.loops.size(); j++)
+            if (c.moves[j]) names.push_back(&s.loops[j].name);
+    }
+    if (names.empty()) return 0;
+    // The consumer loops enclosing the Func's storage, outermost first: the root anchor's,
+    // then inward.
+    struct Enclosing {
+        const std::string *name;
+        int64_t extent;
+        bool unrolled;
+    };
+    std::vector<Enclosing> outer;
+    for (int g = func; d[size_t(g)].placement == Placement::At;) {
+        const FuncSched &fs = d[size_t(g)];
+        const NestPtr &cn = nests[size_t(fs.at_func)];
+        if (!cn || fs.at_stage >= int(cn->stages.size())) break;
+        const StageNest &sn = cn->stages[size_t(fs.at_stage)];
+        const Stage &cs = dag.funcs[size_t(fs.at_func)].stages[size_t(fs.at_stage)];
+        std::vector<Enclosing> level;
+        const int last = g == func ? fs.storage_level() : fs.at_level;
+        for (int i = 0; i <= last && i < int(sn.order.size()); i++) {
+            const ConcreteLoop &l = sn.order[size_t(i)];
+            level.push_back({&cs.loops[size_t(l.stage_loop)].name, l.extent, l.unrolled});
+        }
+        outer.insert(outer.begin(), level.begin(), level.end());
+        g = fs.at_func;
+    }
+    double steady = 1;
+    std::vector<size_t> seen;
+    for (const std::string *n : names) {
+        for (size_t i = 0; i < outer.size(); i++) {
+            if (*outer[i].name != *n || outer[i].unrolled || outer[i].extent <= 1) continue;
+            if (std::find(seen.begin(), seen.end(), i) == seen.end()) {
+                seen.push_back(i);
+                steady *= 1 - std::min(1.0, 2.0 / double(outer[i].extent));
+            }
+            break; // the outermost loop it moves with is the one partitioned
+        }
+    }
+    return 1 - steady;
+}
+
 } // namespace sextant

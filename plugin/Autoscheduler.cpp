@@ -187,16 +187,25 @@ StatePtr search(const PipelineDag &dag, const SearchSpace &space, CostModel &mod
                                    ? log
                                    : std::function<void(const std::string &)>());
             if (best && params.polish) {
-                PolishStats ps;
-                const double before = best->cost;
-                best = polish_unrolled_inside(space, ev, best, params.polish_margin, &ps);
-                std::ostringstream o;
-                o << "polish: " << ps.kept << " of " << ps.tried
-                  << " loops unrolled inside the vectors kept; predicted " << before * 1e3 << " -> "
-                  << best->cost * 1e3 << " ms;";
-                for (const std::string &st : ps.steps)
-                    o << " " << st;
-                log(o.str());
+                auto report = [&](const char *what, const PolishStats &ps, double before) {
+                    std::ostringstream o;
+                    o << "polish: " << ps.kept << " of " << ps.tried << " " << what
+                      << " kept; predicted " << before * 1e3 << " -> " << best->cost * 1e3
+                      << " ms;";
+                    for (const std::string &st : ps.steps)
+                        o << " " << st;
+                    log(o.str());
+                };
+                // Finer strips for the root Funcs of the pick and of the last pass's beam.
+                std::vector<StatePtr> from = {best};
+                from.insert(from.end(), stats->final_beam.begin(), stats->final_beam.end());
+                PolishStats strips, unrolled;
+                double before = best->cost;
+                best = polish_root_splits(space, ev, from, params.polish_margin, &strips);
+                report("finer splits of root Funcs", strips, before);
+                before = best->cost;
+                best = polish_unrolled_inside(space, ev, best, params.polish_margin, &unrolled);
+                report("loops unrolled inside the vectors", unrolled, before);
             }
         } else {
             best = write_candidates(dag, space, model, bo, params, log, stats);

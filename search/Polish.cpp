@@ -47,4 +47,59 @@ StatePtr polish_unrolled_inside(const SearchSpace &space, StateEvaluator &eval, 
     return best;
 }
 
+StatePtr polish_root_splits(const SearchSpace &space, StateEvaluator &eval,
+                            const std::vector<StatePtr> &states, double margin,
+                            PolishStats *stats) {
+    const PipelineDag &dag = space.dag();
+    StatePtr best = space.replay(to_schedule_text(dag, states.front()->decisions));
+    eval.evaluate({best.get()});
+    const double pick = best->cost;
+    for (const StatePtr &from : states) {
+        const Decisions &d = from->decisions;
+        for (size_t f = 0; f < d.size(); f++) {
+            if (d[f].placement != Placement::Root) continue;
+            for (size_t s = 0; s < d[f].stages.size(); s++) {
+                const Stage &stage = dag.stage(int(f), int(s));
+                const StageSched &ss = d[f].stages[s];
+                if (ss.unroll_outer > 0) continue; // its inner parts are unrolled
+                const FuncNest *nest = from->nests[f].get();
+                if (!nest || s >= nest->stages.size() || nest->stages[s].order.empty()) continue;
+                const int vector_loop = nest->stages[s].order.back().stage_loop;
+                for (size_t l = 0; l < ss.loops.size(); l++) {
+                    const LoopTiling &t = ss.loops[l];
+                    if (t.mode != LoopMode::Split || t.band != 0 || stage.loops[l].is_rvar ||
+                        int(l) == ss.unrolled_inside)
+                        continue;
+                    // The vector loop's inner part holds the vectors and their unrolled copies
+                    // (as the search's tilings keep it): narrower, Halide grows the region,
+                    // past the buffer of an output (sextant-fuzz seed 1011: `x:split32
+                    // vector 32 unroll 2` wrote 32 points past the output's end).
+                    const int64_t least = int(l) == vector_loop
+                                              ? std::max<int64_t>(8, int64_t(ss.vector_width) *
+                                                                         std::max(1, ss.unroll))
+                                              : 8;
+                    for (int64_t tile = least; tile < t.tile; tile *= 2) {
+                        Decisions v = d;
+                        v.mut(f).stages[s].loops[l].tile = tile;
+                        StatePtr c;
+                        try {
+                            c = space.replay(to_schedule_text(dag, v));
+                        } catch (const std::exception &) {
+                            continue; // not a schedule the search would make
+                        }
+                        eval.evaluate({c.get()});
+                        if (stats) stats->tried++;
+                        if (c->cost < best->cost) best = c;
+                    }
+                }
+            }
+        }
+    }
+    if (best->cost < pick * (1 - margin)) {
+        if (stats) stats->kept++;
+        return best;
+    }
+    return states.front();
+}
+
 } // namespace sextant

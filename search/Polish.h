@@ -26,4 +26,18 @@ struct PolishStats {
 StatePtr polish_unrolled_inside(const SearchSpace &space, StateEvaluator &eval, StatePtr best,
                                 double margin, PolishStats *stats = nullptr);
 
+/** The cheapest of `states` (the search's pick first, then others to start from: the last
+ * pass's beam) with one pure loop of one root Func split finer (a power of two from 8 up,
+ * below its tile, and on the vector loop no fewer than its vector width x unrolling; stages
+ * with unrolled outer loops are left), each scored whole; the pick
+ * itself unless a variant is `margin` cheaper than it. A strip loop's first and last
+ * iterations run a sliding window with every clamp (clamp_edge_share), which the search sees
+ * only once the clamped Funcs are decided, its last steps: bench harris' 64-row strips are
+ * 1-2% dearer than 256-row ones at every step before (docs/SEARCH.md). Only finer: coarser
+ * strips leave cores idle, which the model prices loosely (stencil_chain_32's 512-row
+ * strips, predicted 1.9% cheaper, ran 1.09x). */
+StatePtr polish_root_splits(const SearchSpace &space, StateEvaluator &eval,
+                            const std::vector<StatePtr> &states, double margin,
+                            PolishStats *stats = nullptr);
+
 } // namespace sextant

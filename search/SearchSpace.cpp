@@ -53,21 +53,6 @@ StatePtr SearchSpace::initial_state() const {
     return s;
 }
 
-namespace {
-
-/** The 1-based line of `text` that places Func `name` ("func NAME ..."), 0 if none. */
-int placement_line(const std::string &text, const std::string &name) {
-    std::istringstream in(text);
-    std::string line, word, func;
-    for (int n = 1; std::getline(in, line); n++) {
-        std::istringstream words(line);
-        if (words >> word >> func && word == "func" && func == name) return n;
-    }
-    return 0;
-}
-
-} // namespace
-
 StatePtr SearchSpace::replay(const std::string &schedule_text) const {
     StatePtr s = initial_state();
     s->decisions = parse_schedule_text(dag_, schedule_text);
@@ -75,29 +60,7 @@ StatePtr SearchSpace::replay(const std::string &schedule_text) const {
     s->num_decided = int(order_.size());
     for (const FuncNode &f : dag_.funcs)
         s->dirty.push_back(f.id);
-    // What the search never offers because Halide 14 miscompiles it (StridedLoadHazard.cpp)
-    // is refused here too: a hand edit or a replayed candidate would crash at run time.
-    for (const FuncNode &f : dag_.funcs) {
-        const FuncSched &g = s->decisions[size_t(f.id)];
-        if (g.placement != Placement::At) continue;
-        bool hazard =
-            detail::strided_load_hazard(dag_, *s, f.id, g.at_func, g.at_stage, g.at_level);
-        for (const StageRef &r : effective_consumers(dag_, s->decisions, f.id))
-            if (r.first != g.at_func)
-                hazard =
-                    hazard || detail::strided_load_hazard(dag_, *s, f.id, r.first, r.second, -1);
-        if (!hazard) continue;
-        throw UserError(
-            "schedule text line " + std::to_string(placement_line(schedule_text, f.name)) +
-            ": Func '" + f.name + "' computed at level " + std::to_string(g.at_level) + " of '" +
-            dag_.funcs[size_t(g.at_func)].name +
-            "' leaves strided vector loads from it (stride 2-4: a downsample, or a select on "
-            "the vector var's parity, which Halide deinterleaves) with constant indices, "
-            "which Halide 14 miscompiles on x86 (a load marked aligned from "
-            "an unaligned address: SIGSEGV at run time; docs/SEARCH.md, \"Stack "
-            "alignment on AVX-512\"); compute it at a loop further out, or keep a "
-            "serial loop over the consumer's vector dimension inside its level");
-    }
+    detail::check_replayable(dag_, *s, schedule_text);
     return s;
 }
 

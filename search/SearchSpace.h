@@ -216,7 +216,8 @@ public:
     /** The complete state a ScheduleText describes (decisions and their nests), every Func
      * dirty so that an evaluator scores all of it: the one replay path of the plugin
      * (SEXTANT_SCHEDULE_FILE), the training export and the tests. Throws UserError if the text
-     * does not fit the DAG. */
+     * does not fit the DAG, or asks for what Halide 14 runs wrongly: strided vector loads it
+     * misaligns, an output's vectors wider than the split part they are made of. */
     StatePtr replay(const std::string &schedule_text) const;
     bool is_complete(const State &s) const { return s.num_decided == int(order_.size()); }
 

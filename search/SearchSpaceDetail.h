@@ -1,5 +1,5 @@
-// Helpers SearchSpace's source files share (SearchSpace.cpp, SearchRetilings.cpp). Internal to
-// search.
+// Helpers SearchSpace's source files share (SearchSpace.cpp, SearchRetilings.cpp,
+// ReplayChecks.cpp). Internal to search.
 #pragma once
 
 #include "dag/PipelineDag.h"
@@ -17,5 +17,11 @@ uint64_t hash_sched(const FuncSched &fs);
  * index, which Halide 14 gives an alignment it does not have. */
 bool strided_load_hazard(const PipelineDag &dag, const State &s, int func, int c, int stage,
                          int level);
+
+/** Throws UserError, naming the schedule text's line, if the complete state `s` replayed from
+ * `schedule_text` asks for what Halide 14 runs wrongly: an output's vectors and their unrolled
+ * copies wider than the split part they are made of (Halide grows the loop past the end of the
+ * user's buffer), or a strided_load_hazard. */
+void check_replayable(const PipelineDag &dag, const State &s, const std::string &schedule_text);
 
 } // namespace sextant::detail

@@ -339,6 +339,50 @@ TEST_CASE("the polish keeps a loop unrolled inside the vectors only where it is 
     CHECK(unrolled_inside_fits_registers(st, ss, 2, 1024));
 }
 
+TEST_CASE("the polish splits a root Func's loop finer only where it is cheaper by the margin",
+          "[search]") {
+    // stencil_1d's C (64 points, x split by 32, P inlined), priced by its tile alone.
+    PipelineDag dag = test::stencil_1d();
+    SearchSpace space(dag);
+    test::CostOf eval([](const State &s) {
+        const FuncSched &c = s.decisions[1];
+        return c.stages.empty() ? 0.0 : double(c.stages[0].loops[0].tile) / 64;
+    });
+    Decisions d(2);
+    d.mut(1).placement = Placement::Root;
+    d.mut(1).stages = {test::sched({{LoopMode::Split, 32}}, 8, 1)};
+    d.mut(0).placement = Placement::Inline;
+    StatePtr pick = space.replay(to_schedule_text(dag, d));
+    eval.evaluate({pick.get()});
+    PolishStats ps;
+    StatePtr p = polish_root_splits(space, eval, {pick}, 0.005, &ps);
+    CHECK(ps.tried == 2); // tiles 8 and 16: only finer ones
+    CHECK(ps.kept == 1);
+    CHECK(p->decisions[1].stages[0].loops[0].tile == 8);
+    CHECK(p->cost == Approx(0.125));
+    // A margin the finest does not clear (0.125 is not 90% below 0.5): the pick itself.
+    CHECK(polish_root_splits(space, eval, {pick}, 0.9) == pick);
+
+    // Vectors of 8 unrolled twice fill 16 points of the split: no finer tile is tried.
+    d.mut(1).stages[0].unroll = 2;
+    StatePtr unrolled = space.replay(to_schedule_text(dag, d));
+    eval.evaluate({unrolled.get()});
+    PolishStats pu;
+    CHECK(polish_root_splits(space, eval, {unrolled}, 0.005, &pu)
+              ->decisions[1]
+              .stages[0]
+              .loops[0]
+              .tile == 16);
+    CHECK(pu.tried == 1);
+
+    // Split by 8 under those 16 lanes, the output C would be written past its end: a replayed
+    // schedule text says so.
+    d.mut(1).stages[0].loops[0].tile = 8;
+    CHECK_THROWS_WITH(space.replay(to_schedule_text(dag, d)),
+                      Catch::Contains("output Func 'C' stage 0 splits loop 'x' by 8 but "
+                                      "vectorizes and unrolls 16 points"));
+}
+
 TEST_CASE("ScheduleText round-trips and directives name the loops they create", "[search]") {
     PipelineDag dag = test::stencil_1d();
     Decisions d(2);

@@ -1,0 +1,73 @@
+// The schedules SearchSpace::replay refuses though they parse: what Halide 14 would run
+// wrongly. Internal to search (SearchSpaceDetail.h).
+#include "SearchSpaceDetail.h"
+#include "search/LoopNest.h"
+#include "support/Errors.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace sextant::detail {
+
+namespace {
+
+/** The 1-based line of `text` that places Func `name` ("func NAME ..."), 0 if none. */
+int placement_line(const std::string &text, const std::string &name) {
+    std::istringstream in(text);
+    std::string line, word, func;
+    for (int n = 1; std::getline(in, line); n++) {
+        std::istringstream words(line);
+        if (words >> word >> func && word == "func" && func == name) return n;
+    }
+    return 0;
+}
+
+} // namespace
+
+void check_replayable(const PipelineDag &dag, const State &s, const std::string &schedule_text) {
+    // An output's vectors (and their unrolled copies) wider than the split part they are
+    // made of: Halide grows the loop to them, past the end of the user's buffer.
+    for (const FuncNode &f : dag.funcs) {
+        const FuncSched &g = s.decisions[size_t(f.id)];
+        const FuncNest *n = s.nests[size_t(f.id)].get();
+        if (!f.is_output || g.placement == Placement::Inline || !n) continue;
+        for (size_t i = 0; i < g.stages.size() && i < n->stages.size(); i++) {
+            const StageSched &sc = g.stages[i];
+            if (n->stages[i].order.empty()) continue;
+            const int l = n->stages[i].order.back().stage_loop;
+            const LoopTiling &t = sc.loops[size_t(l)];
+            const int64_t lanes = int64_t(std::max(1, sc.vector_width)) * std::max(1, sc.unroll);
+            if (t.mode != LoopMode::Split || t.tile >= lanes) continue;
+            throw UserError(
+                "schedule text line " + std::to_string(placement_line(schedule_text, f.name)) +
+                ": output Func '" + f.name + "' stage " + std::to_string(i) + " splits loop '" +
+                dag.stage(f.id, int(i)).loops[size_t(l)].name + "' by " + std::to_string(t.tile) +
+                " but vectorizes and unrolls " + std::to_string(lanes) +
+                " points of it: Halide would write past the end of the output "
+                "buffer; make the split at least that wide");
+        }
+    }
+    // What the search never offers because Halide 14 miscompiles it (StridedLoadHazard.cpp)
+    // is refused here too: a hand edit or a replayed candidate would crash at run time.
+    for (const FuncNode &f : dag.funcs) {
+        const FuncSched &g = s.decisions[size_t(f.id)];
+        if (g.placement != Placement::At) continue;
+        bool hazard = strided_load_hazard(dag, s, f.id, g.at_func, g.at_stage, g.at_level);
+        for (const StageRef &r : effective_consumers(dag, s.decisions, f.id))
+            if (r.first != g.at_func)
+                hazard = hazard || strided_load_hazard(dag, s, f.id, r.first, r.second, -1);
+        if (!hazard) continue;
+        throw UserError(
+            "schedule text line " + std::to_string(placement_line(schedule_text, f.name)) +
+            ": Func '" + f.name + "' computed at level " + std::to_string(g.at_level) + " of '" +
+            dag.funcs[size_t(g.at_func)].name +
+            "' leaves strided vector loads from it (stride 2-4: a downsample, or a select on "
+            "the vector var's parity, which Halide deinterleaves) with constant indices, "
+            "which Halide 14 miscompiles on x86 (a load marked aligned from "
+            "an unaligned address: SIGSEGV at run time; docs/SEARCH.md, \"Stack "
+            "alignment on AVX-512\"); compute it at a loop further out, or keep a "
+            "serial loop over the consumer's vector dimension inside its level");
+    }
+}
+
+} // namespace sextant::detail
