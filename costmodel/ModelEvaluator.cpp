@@ -92,7 +92,8 @@ void ModelEvaluator::evaluate(const std::vector<State *> &states) {
         s.dirty.clear();
         const bool whole = rep_in_[i] == -1 || check_siblings_;
         if (whole) {
-            alloc_cost_[i] = model_.allocator_cost(estimate_allocator(dag_, s.decisions, s.nests));
+            alloc_cost_[i] = model_.allocator_cost(
+                estimate_allocator(dag_, s.decisions, s.nests, nullptr, outlook_));
         } else {
             // The decided Func's rows were summed into its score above; the rest as its sibling.
             const int f = s.decided;

@@ -14,6 +14,10 @@ public:
     ModelEvaluator(const PipelineDag &dag, CostModel &model, bool check_siblings = false);
     ~ModelEvaluator() override;
     void evaluate(const std::vector<State *> &states) override;
+    void set_allocator_outlook(bool on) override {
+        outlook_ = on;
+        rep_.id = 0; // siblings scored the other way give no allocator cost to reuse
+    }
     const Featurizer &featurizer() const { return featurizer_; }
 
     /** Time spent so far (seconds) and stage rows featurized. */
@@ -51,6 +55,7 @@ private:
     /** Score every sibling whole and count those whose other Funcs'
      * scores or allocator cost differ from the sibling they would have been taken from. */
     const bool check_siblings_;
+    bool outlook_ = false;
     int64_t sibling_checks_ = 0, sibling_mismatches_ = 0;
     Timing timing_;
 };

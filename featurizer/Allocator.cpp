@@ -230,7 +230,7 @@ static double calls_holding(const Decisions &d, const Nests &nests, int func) {
 }
 
 AllocatorEstimate estimate_allocator(const PipelineDag &dag, const Decisions &d, const Nests &nests,
-                                     std::vector<AllocatorBuffer> *buffers) {
+                                     std::vector<AllocatorBuffer> *buffers, bool outlook) {
     AllocatorEstimate e;
     const size_t n = nests.size();
     // The search calls this for every candidate: its arrays are kept per thread, not allocated.
@@ -249,7 +249,21 @@ AllocatorEstimate estimate_allocator(const PipelineDag &dag, const Decisions &d,
     mmapped.assign(n, 0);
     double largest_mmapped = 0;
     for (size_t g = 0; g < n; g++) {
-        if (!nests[g] || dag.funcs[g].is_output) continue;
+        const FuncNode &node = dag.funcs[g];
+        if (outlook && d[g].placement == Placement::Undecided && !node.is_output &&
+            !node.is_input_wrapper) {
+            // A Func the search has not placed yet (its producers come after its consumers)
+            // may be realized at root, and freeing that buffer raises the thresholds for all
+            // the others. Bench interpolate's pyramid: `down_3` and `down_2` at root were
+            // charged 10.8 and 20.0 ms of faults until `down_1`, 16x their size, came and
+            // took the charge back to 0, which kept its best schedule out of the beam.
+            const double whole = double(box_volume(node.bounds)) * node.bytes_per_point;
+            const double one = largest_allocation_bytes(dag, int(g), whole);
+            if (one >= kTrimThresholdBytes && one <= kMmapMaxBytes)
+                largest_mmapped = std::max(largest_mmapped, one);
+            continue;
+        }
+        if (!nests[g] || node.is_output) continue;
         const FuncNest &fn = *nests[g];
         bytes[g] = heap_bytes(dag, d, fn);
         allocs[g] = bytes[g] > 0 ? fn.store_realizations : 0;

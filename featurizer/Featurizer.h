@@ -155,8 +155,11 @@ struct AllocatorBuffer {
 double trim_share(double top_bytes, double threshold);
 
 /** `buffers`, if given, receives every decided non-output Func's buffer (the search, which
- * calls this for every state it scores, passes none). */
+ * calls this for every state it scores, passes none). With `outlook`, a Func not yet placed
+ * (Placement::Undecided) counts as a root buffer of its whole bounds in the thresholds: a
+ * prefix priced as if its producers will raise them (the search's allocator outlook pass). */
 AllocatorEstimate estimate_allocator(const PipelineDag &dag, const Decisions &d, const Nests &nests,
-                                     std::vector<AllocatorBuffer> *buffers = nullptr);
+                                     std::vector<AllocatorBuffer> *buffers = nullptr,
+                                     bool outlook = false);
 
 } // namespace sextant

@@ -47,6 +47,8 @@ BeamSearchOptions Params::default_search() {
     // On since session 50 (docs/SEARCH.md, "The lookahead pass"): bench nl_means and
     // local_laplacian run 0.55x and 0.87x, no other pick moves.
     o.lookahead_pass = true;
+    // On since session 51 (docs/SEARCH.md, "The allocator outlook pass").
+    o.allocator_outlook_pass = true;
     return o;
 }
 
@@ -72,6 +74,8 @@ Params Params::parse(const std::map<std::string, std::string> &env) {
          [&](auto &k, auto &v) { p.search.lookahead_width = int(parse_int(k, v, 1, 64)); }},
         {"LOOKAHEAD_MARGIN",
          [&](auto &k, auto &v) { p.search.lookahead_margin = parse_int(k, v, 0, 100) / 100.0; }},
+        {"ALLOCATOR_OUTLOOK_PASS",
+         [&](auto &k, auto &v) { p.search.allocator_outlook_pass = parse_int(k, v, 0, 1) != 0; }},
         {"RANDOM_DROPOUT",
          [&](auto &k, auto &v) { p.search.random_dropout = int(parse_int(k, v, 1, 100)); }},
         {"SEED",
@@ -171,7 +175,8 @@ std::string Params::describe() const {
       << " structure_share=" << search.structure_share << " near_cost=" << search.near_cost
       << " lookahead_pass=" << search.lookahead_pass
       << " lookahead_width=" << search.lookahead_width
-      << " lookahead_margin=" << search.lookahead_margin << " polish=" << polish
+      << " lookahead_margin=" << search.lookahead_margin
+      << " allocator_outlook_pass=" << search.allocator_outlook_pass << " polish=" << polish
       << " polish_margin=" << polish_margin << " random_dropout=" << search.random_dropout
       << " seed=" << search.seed << " memory_limit_bytes=" << search.memory_limit_bytes
       << " search_memory_bytes=" << search.memory_bytes << " time_limit_s=" << search.time_limit_s

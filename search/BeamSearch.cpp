@@ -158,6 +158,12 @@ public:
         if (best_ && !abandoned_ && !finishing_ && passes_ > 1 && opt_.lookahead_pass &&
             !out_of_time())
             run_pass(passes_ + 1, Kind::lookahead);
+        if (best_ && !abandoned_ && !finishing_ && passes_ > 1 && opt_.allocator_outlook_pass &&
+            !out_of_time()) {
+            eval_.set_allocator_outlook(true);
+            run_pass(passes_ + 2, Kind::outlook);
+            eval_.set_allocator_outlook(false);
+        }
         if (st_.cache_drops > 0)
             note("memory bound: dropped the tiling cache " + std::to_string(st_.cache_drops) +
                  " times");
@@ -168,9 +174,10 @@ public:
 
 private:
     /** The regular passes; the near-cost pass (BeamSearchOptions::near_cost: coarse, with
-     * near-equal costs counted as equal); the lookahead pass (lookahead_pass). The last two
-     * replace the regular passes' pick only by their margins. */
-    enum class Kind { regular, near, lookahead };
+     * near-equal costs counted as equal); the lookahead pass (lookahead_pass); the allocator
+     * outlook pass (allocator_outlook_pass). The last three replace the regular passes' pick
+     * only by their margins. */
+    enum class Kind { regular, near, lookahead, outlook };
 
     /** What one pass carries from step to step. */
     struct Pass {
@@ -233,8 +240,8 @@ private:
         // The near-cost pass's pick must be clearly cheaper: below the margin the model
         // cannot tell the two apart (BeamSearchOptions::near_cost_margin).
         const double margin = near ? opt_.near_cost_margin : opt_.lookahead_margin;
-        const bool take = look || near ? p.beam[0]->cost < best_->cost * (1 - margin)
-                                       : !best_ || better_state(p.beam[0], best_);
+        const bool take = kind != Kind::regular ? p.beam[0]->cost < best_->cost * (1 - margin)
+                                                : !best_ || better_state(p.beam[0], best_);
         if (take) best_ = p.beam[0];
         if (kind == Kind::regular) st_.best_cost_per_pass.push_back(p.beam[0]->cost);
         if (kind == Kind::regular || take) {
@@ -248,6 +255,8 @@ private:
                 o << "near-cost pass (coarse, costs within " << opt_.near_cost * 100 << "% alike)";
             else if (look)
                 o << "lookahead pass (width " << opt_.lookahead_width << ")";
+            else if (kind == Kind::outlook)
+                o << "allocator outlook pass";
             else
                 o << "pass " << pass + 1 << "/" << passes_ << (p.so.coarse ? " (coarse)" : "");
             o << ": best predicted " << p.beam[0]->cost * 1e3 << " ms (" << since(pass_start)

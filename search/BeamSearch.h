@@ -78,6 +78,14 @@ struct BeamSearchOptions {
     bool lookahead_pass = false;
     int lookahead_width = 2;
     double lookahead_margin = 0.05;
+    /** After those, one more fine pass whose evaluator prices a prefix's allocator as if
+     * every Func not yet placed may be a root buffer (StateEvaluator::set_allocator_outlook).
+     * The producers come after their consumers, so the largest buffers of a pyramid are
+     * placed last, and until then the smaller ones' page faults are charged as if nothing
+     * will raise glibc's thresholds (docs/SEARCH.md, "The allocator outlook pass"). The
+     * outlook errs the other way where the large Funcs end up inlined, so its pick replaces
+     * the others' only when predicted `lookahead_margin` cheaper. */
+    bool allocator_outlook_pass = false;
     /** States whose placement prefix matches the best `keep_structures` of a pass go on. */
     int keep_structures = 4;
     /** Fine passes after the coarse first one that search every structure, as a one-pass

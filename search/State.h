@@ -63,6 +63,11 @@ public:
     /** Sets `cost` (and func_scores) of every state; clears `dirty` and `recheck`.
      * Deterministic. */
     virtual void evaluate(const std::vector<State *> &states) = 0;
+    /** From now on, price the allocator of a state with Funcs not yet placed as if each may
+     * be a root buffer (estimate_allocator's `outlook`); a complete state is priced alike
+     * either way. For BeamSearchOptions::allocator_outlook_pass; ignored where there is no
+     * allocator term. */
+    virtual void set_allocator_outlook(bool) {}
 };
 
 /** Mixes `v` into the running hash `h` (State::hash, State::placement_hash). */

@@ -112,6 +112,26 @@ TEST_CASE("strip buffers under the threshold, or a large root buffer, do not fau
     CHECK(e.heap_mallocs == 32 + 1);
 }
 
+TEST_CASE("the outlook counts a Func not yet placed as a root buffer in the thresholds",
+          "[allocator]") {
+    // P0 per 8-row strip (80 KiB, nothing mmap'd) with P1 not yet placed: the threshold stays
+    // at 128 KiB. P1 may yet be a 2 MiB root buffer, which would raise it to 4 MiB (as the
+    // case above with P1 at root): the outlook's threshold. A complete schedule is priced
+    // alike either way.
+    PipelineDag dag = two_producers(2048, 256);
+    Decisions d = strips(Placement::At, Placement::At);
+    d.mut(1) = FuncSched{};
+    const Nests n = build_all_nests(dag, d);
+    CHECK(estimate_allocator(dag, d, n).trim_threshold_bytes == 128 * 1024);
+    CHECK(estimate_allocator(dag, d, n, nullptr, true).trim_threshold_bytes ==
+          2.0 * 2048 * 258 * 4);
+    const Decisions both = strips(Placement::At, Placement::At);
+    const Nests bn = build_all_nests(dag, both);
+    const AllocatorEstimate e = estimate_allocator(dag, both, bn);
+    CHECK(e.page_faults > 0);
+    CHECK(estimate_allocator(dag, both, bn, nullptr, true).page_faults == e.page_faults);
+}
+
 TEST_CASE("root buffers over the trim threshold together, or over 32 MiB, fault every run",
           "[allocator]") {
     // 4096 x 4096 x 4 = 64 MiB each: mmap'd and unmapped every run.

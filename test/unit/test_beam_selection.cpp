@@ -1,5 +1,6 @@
 // The beam's selection and scoring: varied structures and costs, de-duplication, scoring
-// beside the search on a JobQueue, sibling scoring, filtered passes and the lookahead pass.
+// beside the search on a JobQueue, sibling scoring, filtered passes, the lookahead pass and
+// the allocator outlook pass.
 #include "TinyDags.h"
 #include "costmodel/CostModel.h"
 #include "costmodel/ModelEvaluator.h"
@@ -175,6 +176,67 @@ TEST_CASE("the lookahead pass keeps a prefix the next decision makes the cheapes
     kept = chain.search(opt);
     REQUIRE(kept);
     CHECK(kept->hash == trapped->hash);
+}
+
+namespace {
+
+/** P1 at root is the cheapest schedule (1 against 2 inside C), but while its producer P0 is
+ * not placed it is charged 10 more unless the evaluator looks ahead (the allocator charge a
+ * pyramid's small root buffers carry until the largest is placed: docs/SEARCH.md, "The
+ * allocator outlook pass"). */
+class OutlookPrice : public StateEvaluator {
+public:
+    void evaluate(const std::vector<State *> &states) override {
+        for (State *s : states) {
+            const Placement p1 = s->decisions[1].placement;
+            s->cost = p1 == Placement::Root ? 1.0 : p1 == Placement::Inline ? 3.0 : 2.0;
+            if (p1 == Placement::Root && s->decisions[0].placement == Placement::Undecided &&
+                !outlook_)
+                s->cost += 10;
+            s->dirty.clear();
+        }
+    }
+    void set_allocator_outlook(bool on) override {
+        outlook_ = on;
+        toggles_++;
+    }
+    int toggles() const { return toggles_; }
+
+private:
+    bool outlook_ = false;
+    int toggles_ = 0;
+};
+
+} // namespace
+
+TEST_CASE("the allocator outlook pass prices undecided producers ahead and wins by a margin",
+          "[search]") {
+    PipelineDag dag = test::stencil_chain(2);
+    SearchSpace space(dag);
+    BeamSearchOptions opt;
+    opt.beam_size = 2;
+    opt.num_passes = 2;
+    opt.structure_share = 0; // tilings of P1 inside C fill the beam
+    opt.equal_cost_share = 0;
+    OutlookPrice eval;
+    StatePtr regular = beam_search(space, eval, opt, nullptr);
+    REQUIRE(regular);
+    CHECK(regular->decisions[1].placement == Placement::At);
+    CHECK(regular->cost == 2.0);
+    CHECK(eval.toggles() == 0);
+    opt.allocator_outlook_pass = true;
+    SearchStats stats;
+    StatePtr best = beam_search(space, eval, opt, &stats);
+    REQUIRE(best);
+    CHECK(best->decisions[1].placement == Placement::Root);
+    CHECK(best->cost == 1.0);
+    CHECK(eval.toggles() == 2);                  // on for the pass, off after it
+    CHECK(stats.best_cost_per_pass.size() == 2); // the regular passes only
+    // Taken only by the lookahead margin: 1 is not 70% below 2.
+    opt.lookahead_margin = 0.7;
+    StatePtr kept = beam_search(space, eval, opt, nullptr);
+    REQUIRE(kept);
+    CHECK(kept->decisions[1].placement == Placement::At);
 }
 
 namespace {
