@@ -16,9 +16,9 @@ double heap_bytes(const PipelineDag &dag, const Decisions &d, const FuncNest &n)
     return bytes <= kStackAllocationBytes ? 0 : bytes;
 }
 
-/** How far an arena reaches with `members`' buffers (`bytes` by Func id) allocated and freed
- * as `life` says ([allocated at, freed after] by Func id, in the members' order). */
-double place_in_arena(const std::vector<int> &members, const std::vector<double> &bytes,
+/** How far an arena reaches with buffers of `sizes` bytes allocated and freed as `life` says
+ * ([allocated at, freed after] by Func id), in allocation order. */
+double place_in_arena(const std::vector<double> &sizes,
                       const std::vector<std::pair<int, int>> &life) {
     // Place the buffers as glibc does, to see how far the arena reaches: each request takes the
     // smallest freed hole it fits (its large bins are best fit), else the top; a freed block
@@ -54,20 +54,20 @@ double place_in_arena(const std::vector<int> &members, const std::vector<double>
         }
     };
     thread_local std::vector<char> freed_yet;
-    freed_yet.assign(members.size(), 0);
-    for (size_t i = 0; i < members.size(); i++) {
+    freed_yet.assign(sizes.size(), 0);
+    for (size_t i = 0; i < sizes.size(); i++) {
         // Free, in the order of their last uses, the buffers dead before this one is made.
         for (;;) {
-            size_t next = members.size();
+            size_t next = sizes.size();
             for (size_t j = 0; j < i; j++)
                 if (!freed_yet[j] && life[j].second < life[i].first &&
-                    (next == members.size() || life[j].second < life[next].second))
+                    (next == sizes.size() || life[j].second < life[next].second))
                     next = j;
-            if (next == members.size()) break;
+            if (next == sizes.size()) break;
             freed_yet[next] = 1;
             release(int(next));
         }
-        const double want = bytes[size_t(members[i])];
+        const double want = sizes[i];
         if (want <= 0) continue;
         size_t best = blocks.size();
         for (size_t k = 0; k < blocks.size(); k++)
@@ -135,27 +135,48 @@ double arena_reach_bytes(const PipelineDag &dag, const Decisions &d,
         if (tg != g) freed = std::max(freed, tg);
         life.push_back({g, freed < 0 ? never : freed});
     }
-    return place_in_arena(members, bytes, life);
+    thread_local std::vector<double> sizes;
+    sizes.clear();
+    for (int g : members)
+        sizes.push_back(bytes[size_t(g)]);
+    return place_in_arena(sizes, life);
 }
 
-/** How far the main arena reaches with the Root Funcs' heap buffers alone (`members`, in id
- * order): each is allocated when it is produced and freed after its last consumer's
- * production (Halide's early frees), or that of the Root Func whose nest the consumer is in. A
- * chain of Root Funcs each read only by the next holds two buffers at once, not all of them
- * (random pipeline 101069: five Root buffers of 4.6-6.4 MB, 25 MB in all, under a 12.8 MB
- * trim threshold, ran with no page faults; summing them predicted 4,932 a run). */
+/** How far the main arena reaches with the Root Funcs' heap buffers (`members`, in id order)
+ * and, while each Root Func is produced, one iteration's buffers of its nest (`group`, by
+ * Func id: the main thread runs parallel tasks too). A Root buffer is allocated when it is
+ * produced and freed after its last consumer's production (Halide's early frees), or that of
+ * the Root Func whose nest the consumer is in. A chain of Root Funcs each read only by the
+ * next holds two buffers at once, not all of them (random pipeline 101069: five Root buffers
+ * of 4.6-6.4 MB, 25 MB in all, under a 12.8 MB trim threshold, ran with no page faults;
+ * summing them predicted 4,932 a run). A nest's buffers count beside the Root buffers live
+ * while it runs, not beside the most ever live (session 51: bench local_laplacian's
+ * expert-like schedule, its 1.5 MiB strip of `out_g_0` added to a Root peak reached before
+ * `output` runs, was charged 11,900 faults a run at a 59.8 MiB threshold; it took 250). */
 double root_reach_bytes(const PipelineDag &dag, const Decisions &d, const std::vector<int> &members,
-                        const std::vector<double> &bytes, const std::vector<int> &root_anchor_of,
+                        const std::vector<double> &bytes, const std::vector<double> &group,
+                        const std::vector<int> &root_anchor_of,
                         std::vector<std::pair<int, int>> &life) {
     const int never = int(dag.funcs.size());
+    thread_local std::vector<double> sizes;
+    sizes.clear();
     life.clear();
-    for (int g : members) {
-        int freed = -1;
-        for (const StageRef &c : effective_consumers(dag, d, g))
-            freed = std::max(freed, root_anchor_of[size_t(c.first)]);
-        life.push_back({g, freed < 0 ? never : freed});
+    size_t next_root = 0;
+    for (int a = 0; a < never; a++) {
+        for (; next_root < members.size() && members[next_root] <= a; next_root++) {
+            const int g = members[next_root];
+            int freed = -1;
+            for (const StageRef &c : effective_consumers(dag, d, g))
+                freed = std::max(freed, root_anchor_of[size_t(c.first)]);
+            life.push_back({g, freed < 0 ? never : freed});
+            sizes.push_back(bytes[size_t(g)]);
+        }
+        if (group[size_t(a)] > 0) {
+            life.push_back({a, a});
+            sizes.push_back(group[size_t(a)]);
+        }
     }
-    return place_in_arena(members, bytes, life);
+    return place_in_arena(sizes, life);
 }
 
 /** The largest single allocation among a Func's `bytes` of buffer: Halide allocates each
@@ -330,16 +351,12 @@ AllocatorEstimate estimate_allocator(const PipelineDag &dag, const Decisions &d,
         group[size_t(anchors[i])] =
             arena_reach_bytes(dag, d, members, bytes, anchors[i], root, scratch.life);
     }
-    // The main thread runs parallel tasks too, so the main arena holds the Root buffers (as
-    // far as they reach, placed in their lifetimes: root_reach_bytes) plus one iteration's
-    // buffers of some nest; it grows by each request plus the top pad (128 KiB). Once all are
-    // freed, its top holds that reach plus the pad.
-    double largest_group = 0;
-    for (double t : group)
-        largest_group = std::max(largest_group, t);
-    const double root_top = root_reach_bytes(dag, d, roots, bytes, root, scratch.life);
-    const double root_share =
-        trim_share(root_top + largest_group + kTrimThresholdBytes, e.trim_threshold_bytes);
+    // The main thread runs parallel tasks too, so the main arena holds the Root buffers and,
+    // while a Root Func is produced, one iteration's buffers of its nest (placed in their
+    // lifetimes: root_reach_bytes); it grows by each request plus the top pad (128 KiB). Once
+    // all are freed, its top holds that reach plus the pad.
+    const double root_top = root_reach_bytes(dag, d, roots, bytes, group, root, scratch.life);
+    const double root_share = trim_share(root_top + kTrimThresholdBytes, e.trim_threshold_bytes);
     for (size_t g = 0; g < n; g++) {
         if (!nests[g] || dag.funcs[g].is_output) continue;
         AllocatorBuffer b{int(g), bytes[g], allocs[g], 0};

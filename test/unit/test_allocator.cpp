@@ -391,6 +391,24 @@ TEST_CASE("Root buffers count while they live: a chain holds two at once", "[all
     // Were D read by C alongside B (both live to the end), the arena would reach 2 MiB.
 }
 
+TEST_CASE("a nest's buffers count beside the Root buffers live while it runs", "[allocator]") {
+    // chain3(1024, 256): A at root (2 MiB, 8 bytes a point; it sets the threshold at 4 MiB),
+    // B at root (1 MiB), D per 256-row strip of C (1 MiB). A is freed once B is computed, so
+    // while C runs only B and D are live (2 MiB, and D goes into A's hole): the arena reaches
+    // 3 MiB, under the threshold with the top pad. Adding D to the Root peak (A + B + D =
+    // 4 MiB) would trim, and every Root page would fault each run.
+    PipelineDag dag = chain3(1024, 256);
+    dag.funcs[0].bytes_per_point = 8;
+    Decisions d = chain3_strips();
+    d.mut(3).stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Split, 256}}, 8, 1)};
+    d.mut(0).placement = Placement::Root;
+    d.mut(1).placement = Placement::Root;
+    const AllocatorEstimate e = estimate(dag, d);
+    CHECK(e.trim_threshold_bytes == 4096 * 1024);
+    CHECK(e.root_heap_bytes == 3072 * 1024);
+    CHECK(e.page_faults == 0);
+}
+
 TEST_CASE("each Tuple element is an allocation of its own", "[allocator]") {
     // The chain above with A a Tuple of two floats: the same 1 MiB, but Halide allocates two
     // 512 KiB buffers, so the threshold after a run is 1 MiB, and the 1.5 MiB the arena
