@@ -197,34 +197,6 @@ int PipelineDag::find_func(const std::string &name) const {
     return -1;
 }
 
-namespace {
-
-/** Edge::rigid: a small box of the consumer's loops, probed at a quarter, half and three
- * quarters of each loop's estimated range (every other loop at the mirrored fraction, so that
- * two loops read along one dimension move apart), keeps the footprint's extents to within 1.
- * Inside the ranges a clamp to the Funcs' bounds stays inactive: it changes a footprint only
- * at the ends, where the first and the last iteration both are. */
-bool footprint_is_rigid(const Edge &e, const Stage &s) {
-    const double fractions[] = {0.25, 0.5, 0.75};
-    Box64 box(s.loops.size()), first, other;
-    for (size_t k = 0; k < std::size(fractions); k++) {
-        for (size_t i = 0; i < s.loops.size(); i++) {
-            const Interval64 &range = s.loops[i].range;
-            const int64_t size = std::clamp<int64_t>(range.extent() / 8, 1, 16);
-            const double t = i % 2 == 0 ? fractions[k] : 1.0 - fractions[k];
-            const int64_t lo = range.min + int64_t(t * double(range.extent() - size));
-            box[i] = {lo, lo + size - 1};
-        }
-        e.required(box, k == 0 ? &first : &other);
-        if (k == 0) continue;
-        for (size_t d = 0; d < first.size(); d++)
-            if (std::abs(first[d].extent() - other[d].extent()) > 1) return false;
-    }
-    return true;
-}
-
-} // namespace
-
 void PipelineDag::link() {
     for (FuncNode &f : funcs) {
         f.edges_out.clear();
@@ -234,8 +206,6 @@ void PipelineDag::link() {
     }
     for (size_t e = 0; e < edges.size(); e++) {
         Edge &edge = edges[e];
-        edge.rigid =
-            footprint_is_rigid(edge, funcs[edge.consumer_func].stages[edge.consumer_stage]);
         funcs[edge.consumer_func].stages[edge.consumer_stage].edges_in.push_back(int(e));
         if (edge.kind != ProducerKind::Func) continue;
         FuncNode &p = funcs[edge.producer];

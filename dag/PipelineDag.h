@@ -137,11 +137,6 @@ struct Edge {
     int producer = -1;
     std::vector<BoundExpr> min, max;
     int calls = 0; // call sites in the consumer stage
-    /** Inside the consumer's loop ranges, the footprint's size does not depend on where the
-     * consumer's box is, only on its size (to within one point per dimension, for a
-     * division's rounding): no hull of two call sites moving along different loops, or of one
-     * moving and one fixed. Filled by PipelineDag::link(). */
-    bool rigid = false;
     /** Required producer region for a box of consumer loop iterations. */
     void required(const Box64 &consumer_loops, Box64 *out) const;
 };

@@ -55,11 +55,9 @@ Box64 stage_loop_box(const Stage &s, const Box64 &region) {
 
 namespace {
 
-/** Calls `reach(edge, box, rigid)` with the region `box` of the producer of every edge
- * `target` accepts that `consumer` iterating over `loop_box` reads, looking through the
- * inlined Funcs `target` does not accept; `rigid`: the box's size does not depend on where
- * `loop_box` is (every edge on the way is Edge::rigid, and no inlined Func on it unites two
- * footprints). Inlined Funcs get the union of
+/** Calls `reach(edge, box)` with the region `box` of the producer of every edge `target`
+ * accepts that `consumer` iterating over `loop_box` reads, looking through the inlined Funcs
+ * `target` does not accept. Inlined Funcs get the union of
  * what all their (inlined) consumers need, then pass it on once: the Funcs are in realization
  * order (producers have smaller ids), so taking the largest pending id first sees every
  * contribution to it. Walking each path separately instead is exponential in the depth of a
@@ -70,11 +68,10 @@ void walk_required(const PipelineDag &dag, const Decisions &d, StageRef consumer
     struct Pending {
         int func;
         Box64 region; // so far
-        bool rigid;
     };
     std::vector<Pending> pending; // by id
     Box64 r;
-    auto visit = [&](const Stage &s, const Box64 &box, bool rigid) {
+    auto visit = [&](const Stage &s, const Box64 &box) {
         for (int e : s.edges_in) {
             const Edge &edge = dag.edges[e];
             const bool inlined = edge.kind == ProducerKind::Func && !target(edge) &&
@@ -82,7 +79,7 @@ void walk_required(const PipelineDag &dag, const Decisions &d, StageRef consumer
             if (!inlined) {
                 if (target(edge)) {
                     edge.required(box, &r);
-                    reach(edge, r, rigid && edge.rigid);
+                    reach(edge, r);
                 }
                 continue;
             }
@@ -92,20 +89,19 @@ void walk_required(const PipelineDag &dag, const Decisions &d, StageRef consumer
             auto it = std::lower_bound(pending.begin(), pending.end(), edge.producer,
                                        [](const Pending &p, int id) { return p.func < id; });
             if (it == pending.end() || it->func != edge.producer) {
-                pending.insert(it, {edge.producer, r, rigid && edge.rigid});
+                pending.insert(it, {edge.producer, r});
             } else {
                 for (size_t i = 0; i < r.size(); i++)
                     it->region[i].include(r[i]);
-                it->rigid = false;
             }
         }
     };
-    visit(dag.stage(consumer.first, consumer.second), loop_box, true);
+    visit(dag.stage(consumer.first, consumer.second), loop_box);
     while (!pending.empty()) {
         Pending p = std::move(pending.back());
         pending.pop_back();
         const Stage &inner = dag.stage(p.func, 0);
-        visit(inner, stage_loop_box(inner, p.region), p.rigid);
+        visit(inner, stage_loop_box(inner, p.region));
     }
 }
 
@@ -121,7 +117,7 @@ void required_region(const PipelineDag &dag, const Decisions &d, StageRef consum
                      const Box64 &loop_box, ProducerKind kind, int target, Box64 *acc) {
     auto is_target = [&](const Edge &e) { return e.kind == kind && e.producer == target; };
     walk_required(dag, d, consumer, loop_box, is_target,
-                  [&](const Edge &, const Box64 &r, bool) { include_box(acc, r); });
+                  [&](const Edge &, const Box64 &r) { include_box(acc, r); });
 }
 
 std::vector<ProducerRegion> required_regions(const PipelineDag &dag, const Decisions &d,
@@ -132,7 +128,7 @@ std::vector<ProducerRegion> required_regions(const PipelineDag &dag, const Decis
         [&](const Edge &e) {
             return e.kind == ProducerKind::Input || !is_inlined(dag, d, e.producer);
         },
-        [&](const Edge &e, const Box64 &r, bool) {
+        [&](const Edge &e, const Box64 &r) {
             auto it = std::find_if(out.begin(), out.end(), [&](const ProducerRegion &p) {
                 return p.kind == e.kind && p.producer == e.producer;
             });
@@ -273,35 +269,19 @@ Box64 box_at_level(const StageNest &consumer, int level, bool middle, Box64 b) {
 
 namespace {
 
-/** What region_at_memo knows of one Func for one box. */
-struct MemoRegion {
-    Box64 region;
-    /** Its size may change from one iteration to the next: a hull of two or more footprints
-     * (two consumers, or two paths through inlined Funcs, at any depth) or a footprint that is
-     * not Edge::rigid on the way. */
-    bool may_vary = false;
-};
-
-/** region_at for one iteration of `level` whose loop box is `box`; `allocated` as
- * region_at's, without `func`'s own updates' rounding. */
-const MemoRegion &region_at_memo(const PipelineDag &dag, const Decisions &d, int func, int at_func,
-                                 int at_stage, int level, const Box64 &box,
-                                 std::map<int, MemoRegion> *memo, Box64 *allocated = nullptr) {
+/** region_at for one iteration of `level` whose loop box is `box` (each Func's region
+ * remembered in `memo`); `allocated` as region_at's, without `func`'s own updates' rounding. */
+const Box64 &region_at_memo(const PipelineDag &dag, const Decisions &d, int func, int at_func,
+                            int at_stage, int level, const Box64 &box, std::map<int, Box64> *memo,
+                            Box64 *allocated = nullptr) {
     auto known = memo->find(func);
     if (known != memo->end()) return known->second;
-    MemoRegion m;
-    Box64 &acc = m.region;
-    acc.resize(dag.funcs[func].dims.size());
+    Box64 acc(dag.funcs[func].dims.size());
     Box64 past(acc.size()); // what RoundUp updates read beyond their consumers' needs
-    int reaches = 0;
     auto is_target = [&](const Edge &e) {
         return e.kind == ProducerKind::Func && e.producer == func;
     };
-    auto reach = [&](const Edge &, const Box64 &r, bool rigid) {
-        include_box(&acc, r);
-        reaches++;
-        m.may_vary |= !rigid;
-    };
+    auto reach = [&](const Edge &, const Box64 &r) { include_box(&acc, r); };
     for (const StageRef &r : effective_consumers(dag, d, func)) {
         if (r.first == at_func) {
             SEXTANT_ASSERT(r.second == at_stage, "a Func computed in one stage of a Func whose "
@@ -313,28 +293,25 @@ const MemoRegion &region_at_memo(const PipelineDag &dag, const Decisions &d, int
             // `level`.
             SEXTANT_ASSERT(d[r.first].placement == Placement::At,
                            "a Func computed inside a loop that does not enclose all its uses");
-            const MemoRegion &g =
-                region_at_memo(dag, d, r.first, at_func, at_stage, level, box, memo);
-            m.may_vary |= g.may_vary;
+            const Box64 &g = region_at_memo(dag, d, r.first, at_func, at_stage, level, box, memo);
             const Stage &s = dag.stage(r.first, r.second);
-            walk_required(dag, d, r, stage_loop_box(s, g.region), is_target, reach);
+            walk_required(dag, d, r, stage_loop_box(s, g), is_target, reach);
             // An update with a RoundUp split runs whole tiles and reads past what the
             // consumer's own region needs: the buffer holds those reads (not computed).
             if (allocated && r.second > 0) {
-                const Box64 grown = rounded_up_region(dag, d, r.first, g.region);
-                if (grown != g.region)
+                const Box64 grown = rounded_up_region(dag, d, r.first, g);
+                if (grown != g)
                     required_region(dag, d, r, stage_loop_box(s, grown), ProducerKind::Func, func,
                                     &past);
             }
         }
     }
-    m.may_vary |= reaches > 1;
     if (allocated) {
         *allocated = acc;
         for (size_t k = 0; k < past.size(); k++)
             (*allocated)[k].include(past[k]);
     }
-    return memo->emplace(func, std::move(m)).first->second;
+    return memo->emplace(func, std::move(acc)).first->second;
 }
 
 Box64 middle_region(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func);
@@ -353,10 +330,9 @@ Box64 middle_box(const PipelineDag &dag, const Decisions &d, const Nests &nests,
 Box64 middle_region(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func) {
     const FuncSched &fs = d[size_t(func)];
     if (fs.placement != Placement::At) return nests[size_t(func)]->region;
-    std::map<int, MemoRegion> memo;
+    std::map<int, Box64> memo;
     return region_at_memo(dag, d, func, fs.at_func, fs.at_stage, fs.at_level,
-                          middle_box(dag, d, nests, fs.at_func, fs.at_stage, fs.at_level), &memo)
-        .region;
+                          middle_box(dag, d, nests, fs.at_func, fs.at_stage, fs.at_level), &memo);
 }
 
 } // namespace
@@ -366,26 +342,22 @@ Box64 region_at(const PipelineDag &dag, const Decisions &d, const Nests &nests, 
     // Consumers computed in the same nest are asked for again by each of their producers:
     // remember each one's region for this (at_func, at_stage, level).
     const StageNest &sn = nests[size_t(at_func)]->stages[size_t(at_stage)];
-    std::map<int, MemoRegion> memo;
-    const MemoRegion &first = region_at_memo(dag, d, func, at_func, at_stage, level,
-                                             box_at_level(sn, level), &memo, allocated);
-    Box64 r = first.region;
-    if (first.may_vary) {
-        // The same at the middle iteration of every loop around it: where the size differs,
-        // the middle's extents (the first iteration's position).
-        std::map<int, MemoRegion> middle_memo;
-        Box64 middle_allocated;
-        const Box64 &middle = region_at_memo(dag, d, func, at_func, at_stage, level,
-                                             middle_box(dag, d, nests, at_func, at_stage, level),
-                                             &middle_memo, allocated ? &middle_allocated : nullptr)
-                                  .region;
-        auto take_extents = [](Box64 *b, const Box64 &other) {
-            for (size_t k = 0; k < b->size() && k < other.size(); k++)
-                if (other[k].extent() > 0) (*b)[k].max = (*b)[k].min + other[k].extent() - 1;
-        };
-        take_extents(&r, middle);
-        if (allocated) take_extents(allocated, middle_allocated);
-    }
+    std::map<int, Box64> memo;
+    Box64 r = region_at_memo(dag, d, func, at_func, at_stage, level, box_at_level(sn, level), &memo,
+                             allocated);
+    // The same at the middle iteration of every loop around it: the middle's extents at the
+    // first iteration's position.
+    std::map<int, Box64> middle_memo;
+    Box64 middle_allocated;
+    const Box64 &middle = region_at_memo(dag, d, func, at_func, at_stage, level,
+                                         middle_box(dag, d, nests, at_func, at_stage, level),
+                                         &middle_memo, allocated ? &middle_allocated : nullptr);
+    auto take_extents = [](Box64 *b, const Box64 &other) {
+        for (size_t k = 0; k < b->size() && k < other.size(); k++)
+            if (other[k].extent() > 0) (*b)[k].max = (*b)[k].min + other[k].extent() - 1;
+    };
+    take_extents(&r, middle);
+    if (allocated) take_extents(allocated, middle_allocated);
     if (allocated) *allocated = rounded_up_region(dag, d, func, *allocated);
     return r;
 }
@@ -399,9 +371,9 @@ bool region_slides_along(const PipelineDag &dag, const Decisions &d, const Nests
     Box64 second = first;
     second[size_t(l.stage_loop)].min += l.span;
     second[size_t(l.stage_loop)].max += l.span;
-    std::map<int, MemoRegion> m1, m2;
-    const Box64 &a = region_at_memo(dag, d, func, at_func, at_stage, level, first, &m1).region;
-    const Box64 &b = region_at_memo(dag, d, func, at_func, at_stage, level, second, &m2).region;
+    std::map<int, Box64> m1, m2;
+    const Box64 &a = region_at_memo(dag, d, func, at_func, at_stage, level, first, &m1);
+    const Box64 &b = region_at_memo(dag, d, func, at_func, at_stage, level, second, &m2);
     if (a == b) return false;
     for (size_t i = 0; i < a.size() && i < b.size(); i++) {
         if (std::max(a[i].min, b[i].min) > std::min(a[i].max, b[i].max)) return false;
