@@ -342,7 +342,8 @@ double op_features(const StageView &v, const std::vector<IndexClamp> &clamps, do
             }
         }
     }
-    const double edge = clamp_edge_share(v.dag, v.d, v.nests, v.func, v.s, clamps);
+    // Only where a partitioned clamp needs it: this runs for every featurized stage.
+    double edge = -1;
     double inner_clamp_kept = 0;
     for (const IndexClamp &c : clamps) {
         const bool moves_inner = nl > 0 && c.moves[size_t(v.sn.order[nl - 1].stage_loop)];
@@ -353,6 +354,8 @@ double op_features(const StageView &v, const std::vector<IndexClamp> &clamps, do
             // steady loop reads `in[ramp(...)]` in `-e stmt`).
             const bool likely = c.likely || vw > 1;
             const bool partitioned = likely && long_inner && !no_steady_state;
+            if (partitioned && edge < 0)
+                edge = clamp_edge_share(v.dag, v.d, v.nests, v.func, v.s, clamps);
             const double kept = partitioned ? edge : 1.0;
             inner_clamp_kept = std::max(inner_clamp_kept, kept);
             ops += c.count * index_wide * kept;

@@ -241,48 +241,43 @@ double clamp_edge_share(const PipelineDag &dag, const Decisions &d, const Nests 
                         const Stage &s, const std::vector<IndexClamp> &clamps) {
     const NestPtr &own = nests[size_t(func)];
     if (d[size_t(func)].placement != Placement::At || !own || !own->sliding) return 0;
-    // The Func's own loops a likely clamp moves with, by name.
-    SmallVec<const std::string *, 8> names;
-    for (const IndexClamp &c : clamps) {
-        if (!c.likely) continue;
-        for (size_t j = 0; j < s.loops.size(); j++)
-            if (c.moves[j]) names.push_back(&s.loops[j].name);
-    }
-    if (names.empty()) return 0;
-    // The consumer loops enclosing the Func's storage, outermost first: the root anchor's,
-    // then inward.
-    struct Enclosing {
-        const std::string *name;
-        int64_t extent;
-        bool unrolled;
+    // The Func's own loops a likely clamp moves with.
+    LoopSet moving;
+    for (const IndexClamp &c : clamps)
+        if (c.likely) moving |= c.moves;
+    // The consumer levels enclosing the Func's storage, innermost first (the Func's own
+    // storage level, then each anchor's compute level out to the root).
+    struct Level {
+        int func, stage, last;
     };
-    std::vector<Enclosing> outer;
+    SmallVec<Level, 8> chain;
     for (int g = func; d[size_t(g)].placement == Placement::At;) {
         const FuncSched &fs = d[size_t(g)];
         const NestPtr &cn = nests[size_t(fs.at_func)];
         if (!cn || fs.at_stage >= int(cn->stages.size())) break;
-        const StageNest &sn = cn->stages[size_t(fs.at_stage)];
-        const Stage &cs = dag.funcs[size_t(fs.at_func)].stages[size_t(fs.at_stage)];
-        std::vector<Enclosing> level;
-        const int last = g == func ? fs.storage_level() : fs.at_level;
-        for (int i = 0; i <= last && i < int(sn.order.size()); i++) {
-            const ConcreteLoop &l = sn.order[size_t(i)];
-            level.push_back({&cs.loops[size_t(l.stage_loop)].name, l.extent, l.unrolled});
-        }
-        outer.insert(outer.begin(), level.begin(), level.end());
+        chain.push_back({fs.at_func, fs.at_stage, g == func ? fs.storage_level() : fs.at_level});
         g = fs.at_func;
     }
+    // For each loop a clamp moves with, the outermost enclosing consumer loop of its name
+    // (outermost first: the root anchor's levels, then inward) is the one Halide partitions.
     double steady = 1;
-    std::vector<size_t> seen;
-    for (const std::string *n : names) {
-        for (size_t i = 0; i < outer.size(); i++) {
-            if (*outer[i].name != *n || outer[i].unrolled || outer[i].extent <= 1) continue;
-            if (std::find(seen.begin(), seen.end(), i) == seen.end()) {
-                seen.push_back(i);
-                steady *= 1 - std::min(1.0, 2.0 / double(outer[i].extent));
+    for (size_t j = 0; j < s.loops.size(); j++) {
+        if (!moving[j]) continue;
+        const std::string &name = s.loops[j].name;
+        const ConcreteLoop *found = nullptr;
+        for (size_t k = chain.size(); k-- > 0 && !found;) {
+            const Level &lv = chain[k];
+            const StageNest &sn = nests[size_t(lv.func)]->stages[size_t(lv.stage)];
+            const Stage &cs = dag.stage(lv.func, lv.stage);
+            for (int i = 0; i <= lv.last && i < int(sn.order.size()); i++) {
+                const ConcreteLoop &l = sn.order[size_t(i)];
+                if (cs.loops[size_t(l.stage_loop)].name != name || l.unrolled || l.extent <= 1)
+                    continue;
+                found = &l;
+                break;
             }
-            break; // the outermost loop it moves with is the one partitioned
         }
+        if (found) steady *= 1 - std::min(1.0, 2.0 / double(found->extent));
     }
     return 1 - steady;
 }

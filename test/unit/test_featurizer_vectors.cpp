@@ -1,7 +1,9 @@
 // Schedule features of vector accesses: vectors narrower than a register, strided and
-// fractional-stride loads, gathers from tables that stay in L1 (see TinyDags.h).
+// fractional-stride loads, gathers from tables that stay in L1, clamps kept in a sliding
+// window's edge strips (see TinyDags.h).
 #include "FeatureAt.h"
 #include "TinyDags.h"
+#include "featurizer/StageLoads.h"
 
 #include <catch2/catch.hpp>
 
@@ -91,4 +93,39 @@ TEST_CASE("a gather from a table that stays in L1 counts half a lane", "[feature
     CHECK(at(strided_read(5, 1, table_floats), F::gather_lane_executions) ==
           lanes * kL1TableGatherLane);
     CHECK(at(strided_read(5, 1, table_floats + 1), F::gather_lane_executions) == lanes);
+}
+
+TEST_CASE("a sliding window's first and last strips keep its clamps and gather", "[features]") {
+    // stencil_2d with P reading the input through likely clamps in x and y, computed per row
+    // of C and stored per strip of C's rows (a window sliding down each strip). Halide
+    // partitions C's strip loop for P's y clamp: the first and last strip run with every
+    // clamp, and there P's x loop loads a clamp of a ramp, a gather (bench box_blur's `rows`).
+    auto features = [](int64_t strip, int store_level) {
+        PipelineDag dag = test::stencil_2d();
+        Load &l = dag.funcs[0].stages[0].loads[0];
+        l.clamps = {2, 2};
+        l.likely = {true, true};
+        Decisions d(2);
+        d.mut(1).placement = Placement::Root;
+        d.mut(1).stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Split, strip}}, 8, 0)};
+        d.mut(0).placement = Placement::At;
+        d.mut(0).at_func = 1;
+        d.mut(0).at_level = 1; // per row of C
+        d.mut(0).store_level = store_level;
+        d.mut(0).stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
+        const Nests n = build_all_nests(dag, d);
+        IndexClamp x{{}, 2, true}, y{{}, 2, true};
+        x.moves.set(0);
+        y.moves.set(1);
+        const double share = clamp_edge_share(dag, d, n, 0, dag.stage(0, 0), {x, y});
+        return std::pair{share, Featurizer(dag).schedule_features(d, n, 0, 0)};
+    };
+    // C's strip loop has 32 / strip iterations, 2 of them at an edge; x has no enclosing loop.
+    CHECK(features(8, 0).first == Approx(0.5));
+    CHECK(features(4, 0).first == Approx(0.25));
+    CHECK(features(16, 0).first == Approx(1.0));
+    CHECK(at(features(8, 0).second, F::gather_lane_executions) > 0);
+    // Not sliding (stored per row, where it is computed): no share, no gathers.
+    CHECK(features(8, -1).first == 0);
+    CHECK(at(features(8, -1).second, F::gather_lane_executions) == 0);
 }
