@@ -200,6 +200,16 @@ inline PipelineDag stencil_2d() {
     return dag;
 }
 
+/** stencil_2d with P reading the input through a boundary condition: two clamps on each
+ * index, `likely` or not. */
+inline PipelineDag stencil_2d_clamped(bool likely = true) {
+    PipelineDag dag = stencil_2d();
+    Load &l = dag.funcs[0].stages[0].loads[0];
+    l.clamps = {2, 2};
+    l.likely = {likely, likely};
+    return dag;
+}
+
 /** in -> F(x, y, c) = in(x, y, c) * 2, the output over X x Y x C points (x innermost).
  * 2 cores, AVX2, 1 MiB cache. */
 inline PipelineDag scale_3d(int64_t X, int64_t Y, int64_t C) {

@@ -409,10 +409,7 @@ TEST_CASE("index clamps: free in a partitioned loop, per point in a short one, h
           "[features]") {
     // P(x, y) = in(clamp(x), clamp(y)) * 2, 64 x 34 points at root: 272 vectors of 8 lanes.
     auto ops = [](bool likely, LoopTiling x, int lanes = 8) {
-        PipelineDag dag = test::stencil_2d();
-        Load &l = dag.funcs[0].stages[0].loads[0];
-        l.clamps = {2, 2};
-        l.likely = {likely, likely};
+        PipelineDag dag = test::stencil_2d_clamped(likely);
         Decisions d(2);
         d.mut(1).placement = Placement::Root;
         d.mut(1).stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
@@ -448,10 +445,7 @@ TEST_CASE("the steady state of a likely clamp's loop holds only when its outer l
     // y split by 17 that loop has two iterations, both touching an edge: no steady state, so
     // x's clamp stays in every vector and the loads through it gather.
     auto row = [](int y_split) {
-        PipelineDag dag = test::stencil_2d();
-        Load &l = dag.funcs[0].stages[0].loads[0];
-        l.clamps = {2, 2};
-        l.likely = {true, true};
+        PipelineDag dag = test::stencil_2d_clamped();
         Decisions d(2);
         d.mut(1).placement = Placement::Root;
         d.mut(1).stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};

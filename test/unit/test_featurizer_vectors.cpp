@@ -101,10 +101,7 @@ TEST_CASE("a sliding window's first and last strips keep its clamps and gather",
     // partitions C's strip loop for P's y clamp: the first and last strip run with every
     // clamp, and there P's x loop loads a clamp of a ramp, a gather (bench box_blur's `rows`).
     auto features = [](int64_t strip, int store_level) {
-        PipelineDag dag = test::stencil_2d();
-        Load &l = dag.funcs[0].stages[0].loads[0];
-        l.clamps = {2, 2};
-        l.likely = {true, true};
+        PipelineDag dag = test::stencil_2d_clamped();
         Decisions d(2);
         d.mut(1).placement = Placement::Root;
         d.mut(1).stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Split, strip}}, 8, 0)};
