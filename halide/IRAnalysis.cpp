@@ -296,56 +296,6 @@ private:
     }
 };
 
-bool convert(const Expr &e, const std::map<std::string, BoundExpr> &vars, BoundExpr *out) {
-    if (const IntImm *i = e.as<IntImm>()) {
-        *out = BoundExpr::constant(i->value);
-        return true;
-    }
-    if (const UIntImm *u = e.as<UIntImm>()) {
-        *out = BoundExpr::constant(int64_t(u->value));
-        return true;
-    }
-    if (const Variable *v = e.as<Variable>()) {
-        auto it = vars.find(v->name);
-        if (it == vars.end()) return false;
-        *out = it->second;
-        return true;
-    }
-    if (const Cast *c = e.as<Cast>()) {
-        if (!c->type.is_int_or_uint() || !c->value.type().is_int_or_uint()) return false;
-        return convert(c->value, vars, out);
-    }
-    if (const Call *c = e.as<Call>()) {
-        if ((c->is_intrinsic(Call::likely) || c->is_intrinsic(Call::likely_if_innermost) ||
-             c->is_intrinsic(Call::promise_clamped)) &&
-            !c->args.empty()) {
-            return convert(c->args[0], vars, out);
-        }
-        return false;
-    }
-    if (const Let *l = e.as<Let>()) {
-        BoundExpr value;
-        if (!convert(l->value, vars, &value)) return false;
-        std::map<std::string, BoundExpr> inner = vars;
-        inner[l->name] = value;
-        return convert(l->body, inner, out);
-    }
-    auto bin = [&](const Expr &a, const Expr &b, BoundExpr::Op op) {
-        BoundExpr x, y;
-        if (!convert(a, vars, &x) || !convert(b, vars, &y)) return false;
-        *out = BoundExpr::binary(op, x, y);
-        return true;
-    };
-    if (const Add *o = e.as<Add>()) return bin(o->a, o->b, BoundExpr::Op::Add);
-    if (const Sub *o = e.as<Sub>()) return bin(o->a, o->b, BoundExpr::Op::Sub);
-    if (const Mul *o = e.as<Mul>()) return bin(o->a, o->b, BoundExpr::Op::Mul);
-    if (const Div *o = e.as<Div>()) return bin(o->a, o->b, BoundExpr::Op::Div);
-    if (const Mod *o = e.as<Mod>()) return bin(o->a, o->b, BoundExpr::Op::Mod);
-    if (const Min *o = e.as<Min>()) return bin(o->a, o->b, BoundExpr::Op::Min);
-    if (const Max *o = e.as<Max>()) return bin(o->a, o->b, BoundExpr::Op::Max);
-    return false;
-}
-
 } // namespace
 
 void count_ops(const Expr &e, OpHistogram *hist) {
@@ -570,16 +520,6 @@ JacobianEntry jacobian_entry(const Expr &arg_in, const std::string &var) {
 Expr substitute_estimates(const Expr &e, const std::function<void(const std::string &)> &missing) {
     EstimateSubstituter s(missing);
     return s.mutate(e);
-}
-
-bool to_bound_expr(const Expr &e, const std::vector<std::string> &loop_min_names,
-                   const std::vector<std::string> &loop_max_names, BoundExpr *out) {
-    std::map<std::string, BoundExpr> vars;
-    for (size_t i = 0; i < loop_min_names.size(); i++) {
-        vars[loop_min_names[i]] = BoundExpr::loop_min(int(i));
-        vars[loop_max_names[i]] = BoundExpr::loop_max(int(i));
-    }
-    return convert(e, vars, out);
 }
 
 bool const_int(const Expr &e, int64_t *out) {

@@ -136,6 +136,28 @@ TEST_CASE("downsample and upsample", "[dag]") {
     CHECK(d.count == 2);
 }
 
+TEST_CASE("a coarse grid read at float coordinates has a per-tile footprint", "[dag]") {
+    // A bilateral-grid slice: the cell under pixel x is floor((x + 0.5) / 64 - 0.5) in float.
+    // Its footprint follows the tile (it used to fall back to the whole grid for every tile).
+    ImageParam in(Float(32), 2, "in_grid");
+    Var x("x"), y("y");
+    Func grid("coarse"), slice("slice");
+    grid(x, y) = in(x, y) * 2.0f;
+    Expr gx = (cast<float>(x) + 0.5f) * (1.0f / 64) - 0.5f;
+    Expr gy = (cast<float>(y) + 0.5f) / 3.0f;
+    Expr x0 = cast<int>(floor(gx)), y0 = cast<int>(round(gy));
+    slice(x, y) = grid(x0, y0) + grid(x0 + 1, y0);
+    slice.set_estimate(x, 0, 1536).set_estimate(y, 0, 96);
+    PipelineDag dag = build({slice});
+    CHECK(func(dag, "coarse").bounds == box({{-1, 24}, {0, 32}}));
+    const sextant::Edge &e = dag.edges[func(dag, "slice").stages[0].edges_in[0]];
+    Box64 r;
+    e.required(box({{64, 127}, {30, 35}}), &r); // cells 0.5..1.48; rows 10.17..11.83
+    CHECK(r == box({{0, 2}, {10, 12}}));
+    e.required(box({{0, 31}, {0, 0}}), &r); // left of the first cell centre: cell -1
+    CHECK(r == box({{-1, 0}, {0, 0}}));
+}
+
 TEST_CASE("RDom reduction", "[dag]") {
     ImageParam in(Float(32), 2, "in3");
     Var x("x");
