@@ -196,11 +196,17 @@ StatePtr search(const PipelineDag &dag, const SearchSpace &space, CostModel &mod
                         o << " " << st;
                     log(o.str());
                 };
-                // Finer strips for the root Funcs of the pick and of the last pass's beam.
-                std::vector<StatePtr> from = {best};
-                from.insert(from.end(), stats->final_beam.begin(), stats->final_beam.end());
-                PolishStats strips, unrolled;
+                PolishStats inlined, strips, unrolled;
                 double before = best->cost;
+                const StatePtr pick = best;
+                best = polish_inlined(space, ev, best, params.polish_margin, &inlined);
+                report("Funcs inlined", inlined, before);
+                // Finer strips for the root Funcs of the pick (as inlined) and of the last
+                // pass's beam.
+                std::vector<StatePtr> from = {best};
+                for (const StatePtr &b : stats->final_beam)
+                    if (b != pick) from.push_back(b);
+                before = best->cost;
                 best = polish_root_splits(space, ev, from, params.polish_margin, &strips);
                 report("finer splits of root Funcs", strips, before);
                 before = best->cost;

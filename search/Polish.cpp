@@ -47,6 +47,50 @@ StatePtr polish_unrolled_inside(const SearchSpace &space, StateEvaluator &eval, 
     return best;
 }
 
+StatePtr polish_inlined(const SearchSpace &space, StateEvaluator &eval, StatePtr best,
+                        double margin, PolishStats *stats) {
+    const PipelineDag &dag = space.dag();
+    Decisions d = best->decisions;
+    StatePtr base = space.replay(to_schedule_text(dag, d));
+    eval.evaluate({base.get()});
+    double cost = base->cost;
+    // Sweeps until one keeps nothing: a Func another was computed at may go once that one has.
+    for (bool kept = true; kept;) {
+        kept = false;
+        for (int f : space.order()) {
+            const FuncNode &fn = dag.funcs[size_t(f)];
+            if (!fn.can_inline || fn.is_input_wrapper ||
+                d[size_t(f)].placement == Placement::Inline)
+                continue;
+            Decisions t = d;
+            FuncSched inlined;
+            inlined.placement = Placement::Inline;
+            t.set(size_t(f), inlined);
+            StatePtr c;
+            try {
+                c = space.replay(to_schedule_text(dag, t));
+            } catch (const std::exception &) {
+                continue; // another Func is computed at it, or the rules refuse it inlined
+            }
+            eval.evaluate({c.get()});
+            if (stats) {
+                stats->tried++;
+                std::ostringstream o;
+                o << fn.name << " " << (cost - c->cost) / cost * 100 << "%";
+                stats->steps.push_back(o.str());
+            }
+            if (c->cost < cost * (1 - margin)) {
+                best = c;
+                cost = c->cost;
+                d = std::move(t);
+                kept = true;
+                if (stats) stats->kept++;
+            }
+        }
+    }
+    return best;
+}
+
 StatePtr polish_root_splits(const SearchSpace &space, StateEvaluator &eval,
                             const std::vector<StatePtr> &states, double margin,
                             PolishStats *stats) {

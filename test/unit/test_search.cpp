@@ -339,6 +339,41 @@ TEST_CASE("the polish keeps a loop unrolled inside the vectors only where it is 
     CHECK(unrolled_inside_fits_registers(st, ss, 2, 1024));
 }
 
+TEST_CASE("the polish inlines Funcs where the whole schedule is cheaper by the margin",
+          "[search]") {
+    // in -> P0 -> P1 -> C: C at root, P1 at root, P0 computed per iteration of P1's loop.
+    // Each Func inlined takes a quarter off; P1 can go only once P0 is no longer at it.
+    PipelineDag dag = test::stencil_chain(2);
+    SearchSpace space(dag);
+    test::CostOf eval([](const State &s) {
+        double cost = 1;
+        for (size_t f = 0; f < s.decisions.size(); f++)
+            if (s.decisions[f].placement == Placement::Inline) cost -= 0.25;
+        return cost;
+    });
+    Decisions d(3);
+    d.mut(2).placement = Placement::Root;
+    d.mut(2).stages = {test::sched({{LoopMode::Split, 32}}, 8, 1)};
+    d.mut(1).placement = Placement::Root;
+    d.mut(1).stages = {test::sched({{LoopMode::Split, 16}}, 8, 1)};
+    d.mut(0).placement = Placement::At;
+    d.mut(0).at_func = 1;
+    d.mut(0).at_level = 0;
+    d.mut(0).stages = {test::sched({{LoopMode::Inner, 0}}, 8, 0)};
+    StatePtr pick = space.replay(to_schedule_text(dag, d));
+    eval.evaluate({pick.get()});
+    REQUIRE(pick->cost == Approx(1.0));
+    PolishStats ps;
+    StatePtr p = polish_inlined(space, eval, pick, 0.005, &ps);
+    CHECK(ps.kept == 2);
+    CHECK(p->decisions[0].placement == Placement::Inline);
+    CHECK(p->decisions[1].placement == Placement::Inline);
+    CHECK(p->decisions[2].placement == Placement::Root); // the output is never inlined
+    CHECK(p->cost == Approx(0.5));
+    // A margin no step clears: the pick as it was.
+    CHECK(polish_inlined(space, eval, pick, 0.5)->cost == Approx(1.0));
+}
+
 TEST_CASE("the polish splits a root Func's loop finer only where it is cheaper by the margin",
           "[search]") {
     // stencil_1d's C (64 points, x split by 32, P inlined), priced by its tile alone.
