@@ -158,6 +158,7 @@ StatePtr search(const PipelineDag &dag, const SearchSpace &space, CostModel &mod
             // The analytical model proposes, the learned model (eval) chooses.
             CandidateSearchOptions co;
             co.first = bo;
+            co.polish_margin = params.polish ? params.polish_margin : -1;
             RankedPick rp =
                 rank_analytical_candidates(dag, space, eval, params.learned_candidates, co, stats);
             if (rp.state) {
@@ -187,31 +188,8 @@ StatePtr search(const PipelineDag &dag, const SearchSpace &space, CostModel &mod
                                    ? log
                                    : std::function<void(const std::string &)>());
             if (best && params.polish) {
-                auto report = [&](const char *what, const PolishStats &ps, double before) {
-                    std::ostringstream o;
-                    o << "polish: " << ps.kept << " of " << ps.tried << " " << what
-                      << " kept; predicted " << before * 1e3 << " -> " << best->cost * 1e3
-                      << " ms;";
-                    for (const std::string &st : ps.steps)
-                        o << " " << st;
-                    log(o.str());
-                };
-                PolishStats inlined, strips, unrolled;
-                double before = best->cost;
-                const StatePtr pick = best;
-                best = polish_inlined(space, ev, best, params.polish_margin, &inlined);
-                report("Funcs inlined", inlined, before);
-                // Finer strips for the root Funcs of the pick (as inlined) and of the last
-                // pass's beam.
-                std::vector<StatePtr> from = {best};
-                for (const StatePtr &b : stats->final_beam)
-                    if (b != pick) from.push_back(b);
-                before = best->cost;
-                best = polish_root_splits(space, ev, from, params.polish_margin, &strips);
-                report("finer splits of root Funcs", strips, before);
-                before = best->cost;
-                best = polish_unrolled_inside(space, ev, best, params.polish_margin, &unrolled);
-                report("loops unrolled inside the vectors", unrolled, before);
+                // Finer strips start from the last pass's beam as well.
+                best = polish_pick(space, ev, best, stats->final_beam, params.polish_margin, log);
             }
         } else {
             best = write_candidates(dag, space, model, bo, params, log, stats);

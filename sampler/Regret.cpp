@@ -1,6 +1,7 @@
 #include "sampler/Regret.h"
 
 #include "measure/Protocol.h"
+#include "plugin/Params.h"
 #include "random_pipelines/RandomPipeline.h"
 #include "sampler/ChildJobs.h"
 #include "sampler/RandomWorkload.h"
@@ -86,6 +87,9 @@ public:
         machine_str_ = machine_string(machine_);
         search_.count = 1; // the beam-search pick alone
         search_.first = opt.search;
+        // Polished as the plugin polishes its pick (and, in learned mode, each candidate).
+        const Params plugin_defaults;
+        search_.polish_margin = plugin_defaults.polish ? plugin_defaults.polish_margin : -1;
         setup_.time_exe = opt.time_exe.empty() ? SEXTANT_TIME_EXE : opt.time_exe;
         setup_.work_dir = make_work_dir("sextant-regret");
         setup_.runtime_so = build_runtime(target_, setup_.work_dir + "/runtime", setup_.linker);

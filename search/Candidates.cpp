@@ -1,6 +1,7 @@
 #include "Candidates.h"
 
 #include "search/LoopNest.h"
+#include "search/Polish.h"
 #include "search/ScheduleText.h"
 #include "support/Rng.h"
 
@@ -266,6 +267,10 @@ search_candidates(const PipelineDag &dag, const SearchSpace &space,
             if (a == 0) total->best_cost_per_pass = stats.best_cost_per_pass;
         }
         if (!c.state) continue;
+        if (opt.polish_margin >= 0)
+            c.state =
+                polish_pick(space, *eval, c.state,
+                            a == 0 ? stats.final_beam : std::vector<StatePtr>{}, opt.polish_margin);
         add(std::move(c));
         if (a == 0 && opt.final_beam > 0) {
             add_final_beam(bo.beam_size, stats.final_beam, 1);

@@ -25,6 +25,10 @@ struct CandidateSearchOptions {
     /** Dropout search k (0-based) uses seed seed_offset + k + 1, so batches with different
      * offsets explore different schedules. */
     uint64_t seed_offset = 0;
+    /** Each search's pick polished by its evaluator (polish_pick) with this margin; < 0:
+     * not polished. The plugin's learned mode sets it as the analytical search polishes its
+     * own pick, so the learned model ranks the schedules the analytical model would give. */
+    double polish_margin = -1;
     /** Searches to try before giving up on reaching `count` distinct schedules. */
     int max_attempts_factor = 4;
     /** On-policy sampling (DAgger): right after the first search's pick, up to this many more

@@ -146,4 +146,33 @@ StatePtr polish_root_splits(const SearchSpace &space, StateEvaluator &eval,
     return states.front();
 }
 
+StatePtr polish_pick(const SearchSpace &space, StateEvaluator &eval, StatePtr pick,
+                     const std::vector<StatePtr> &others, double margin,
+                     const std::function<void(const std::string &)> &log) {
+    StatePtr best = pick;
+    auto report = [&](const char *what, const PolishStats &ps, double before) {
+        if (!log) return;
+        std::ostringstream o;
+        o << "polish: " << ps.kept << " of " << ps.tried << " " << what << " kept; predicted "
+          << before * 1e3 << " -> " << best->cost * 1e3 << " ms;";
+        for (const std::string &st : ps.steps)
+            o << " " << st;
+        log(o.str());
+    };
+    PolishStats inlined, strips, unrolled;
+    double before = best->cost;
+    best = polish_inlined(space, eval, best, margin, &inlined);
+    report("Funcs inlined", inlined, before);
+    std::vector<StatePtr> from = {best};
+    for (const StatePtr &b : others)
+        if (b != pick) from.push_back(b);
+    before = best->cost;
+    best = polish_root_splits(space, eval, from, margin, &strips);
+    report("finer splits of root Funcs", strips, before);
+    before = best->cost;
+    best = polish_unrolled_inside(space, eval, best, margin, &unrolled);
+    report("loops unrolled inside the vectors", unrolled, before);
+    return best;
+}
+
 } // namespace sextant

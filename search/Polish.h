@@ -8,6 +8,7 @@
 #include "search/SearchSpace.h"
 #include "search/State.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -47,5 +48,13 @@ StatePtr polish_inlined(const SearchSpace &space, StateEvaluator &eval, StatePtr
 StatePtr polish_root_splits(const SearchSpace &space, StateEvaluator &eval,
                             const std::vector<StatePtr> &states, double margin,
                             PolishStats *stats = nullptr);
+
+/** The polishes in order, as the plugin runs them on its pick: Funcs inlined, then finer splits
+ * of root Funcs (from the inlined pick and from `others`, e.g. the last pass's beam), then
+ * loops unrolled inside the vectors; each step kept only `margin` cheaper. `log` (optional)
+ * gets one line per polish: how many steps it kept of how many it scored, and the costs. */
+StatePtr polish_pick(const SearchSpace &space, StateEvaluator &eval, StatePtr pick,
+                     const std::vector<StatePtr> &others, double margin,
+                     const std::function<void(const std::string &)> &log = {});
 
 } // namespace sextant

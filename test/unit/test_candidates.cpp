@@ -68,3 +68,34 @@ TEST_CASE("ranked_pick: one model proposes, the other chooses whole schedules", 
         CHECK(to_schedule_text(dag, rp.state->decisions) == proposed.front().text);
     }
 }
+
+TEST_CASE("candidates are polished as the plugin polishes its pick when asked", "[search]") {
+    // in -> P0 -> P1 -> C. Inlining P1 alone costs more, with P0 inlined too it pays: a greedy
+    // search that decides P1 before P0 keeps P1 stored; the inlining polish then finds both.
+    PipelineDag dag = test::stencil_chain(2);
+    SearchSpace space(dag);
+    auto cost = [](const State &s) {
+        const bool p0 = s.decisions[0].placement == Placement::Inline;
+        const bool p1 = s.decisions[1].placement == Placement::Inline;
+        return 1.0 + (p1 ? 1.0 : 0.0) - (p0 ? 0.6 : 0.0) - (p0 && p1 ? 1.2 : 0.0);
+    };
+    auto propose = [&] {
+        std::unique_ptr<StateEvaluator> e = std::make_unique<test::CostOf>(cost);
+        return e;
+    };
+    CandidateSearchOptions co;
+    co.count = 1;
+    co.first.beam_size = 1;
+    co.first.num_passes = 1;
+    co.first.random_dropout = 100;
+    const std::vector<SearchCandidate> plain = search_candidates(dag, space, propose, co);
+    REQUIRE(plain.size() == 1);
+    CHECK(plain[0].state->decisions[1].placement != Placement::Inline);
+    CHECK(plain[0].state->cost == Approx(0.4));
+    co.polish_margin = 0.005;
+    const std::vector<SearchCandidate> polished = search_candidates(dag, space, propose, co);
+    REQUIRE(polished.size() == 1);
+    CHECK(polished[0].state->decisions[0].placement == Placement::Inline);
+    CHECK(polished[0].state->decisions[1].placement == Placement::Inline);
+    CHECK(polished[0].state->cost == Approx(0.2));
+}
