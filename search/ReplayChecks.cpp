@@ -47,6 +47,34 @@ void check_replayable(const PipelineDag &dag, const State &s, const std::string 
                 "buffer; make the split at least that wide");
         }
     }
+    // Loops unrolled outside the vectors: Halide unrolls only a trip count it proves constant.
+    // A split's inner part and an RVar have one; a whole pure loop has the Func's region along
+    // it, taken as constant only when the buffer's size is (the search's rule for register
+    // tiles; conservative: Halide may prove a single dimension constant). Otherwise Halide can
+    // stop the build ("Can only unroll for loops over a constant extent"): a stage's register
+    // tile kept while its consumer's tiling changed (session 52, nl_means' `blended`).
+    for (const FuncNode &f : dag.funcs) {
+        const FuncSched &g = s.decisions[size_t(f.id)];
+        const FuncNest *n = s.nests[size_t(f.id)].get();
+        if (g.placement == Placement::Inline || !n || n->constant_size) continue;
+        for (size_t i = 0; i < g.stages.size() && i < n->stages.size(); i++) {
+            const Stage &st = dag.stage(f.id, int(i));
+            for (const ConcreteLoop &l : n->stages[i].order) {
+                if (!l.unrolled || st.loops[size_t(l.stage_loop)].is_rvar) continue;
+                const LoopTiling &t = g.stages[i].loops[size_t(l.stage_loop)];
+                if (t.mode == LoopMode::Split && !l.outer_part && !l.band_part) continue;
+                throw UserError(
+                    "schedule text line " + std::to_string(placement_line(schedule_text, f.name)) +
+                    ": Func '" + f.name + "' stage " + std::to_string(i) + " unrolls loop '" +
+                    st.loops[size_t(l.stage_loop)].name +
+                    "' outside its vectors, a whole loop over the Func's region, in a buffer "
+                    "of no constant size: Halide stops the build where it cannot prove that "
+                    "trip count constant (\"Can only unroll for loops over a constant "
+                    "extent\"), so Sextant unrolls only split parts or loops of constant-size "
+                    "buffers; unroll fewer loops (unroll_outer) or split that loop");
+            }
+        }
+    }
     // What the search never offers because Halide 14 miscompiles it (StridedLoadHazard.cpp)
     // is refused here too: a hand edit or a replayed candidate would crash at run time.
     for (const FuncNode &f : dag.funcs) {

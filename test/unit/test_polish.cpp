@@ -1,0 +1,128 @@
+// The polishes after the beam (search/Polish.h): each step kept only where the whole schedule
+// is predicted cheaper by the margin.
+#include "TinyDags.h"
+#include "costmodel/CostModel.h"
+#include "costmodel/ModelEvaluator.h"
+#include "search/Polish.h"
+#include "search/ScheduleText.h"
+
+#include <catch2/catch.hpp>
+
+using namespace sextant;
+
+TEST_CASE("the polish keeps a loop unrolled inside the vectors only where it is cheaper",
+          "[search]") {
+    // F(x, y, c) = in(x, y, c) * in(x, y, 2) over 64 x 32 x 3, at root, order y, c, x with 8
+    // lanes: c unrolled inside the vectors loads in(x, y, 2) once for the three channels.
+    PipelineDag dag = test::scale_3d(64, 32, 3);
+    Stage &st = dag.funcs[0].stages[0];
+    const Load alpha = test::channel_2_load(st);
+    auto pick = [&](const PipelineDag &g) {
+        SearchSpace space(g);
+        AnalyticalModel model(g.machine.parallelism, double(g.machine.last_level_cache_bytes));
+        ModelEvaluator eval(g, model);
+        FuncSched f;
+        f.placement = Placement::Root;
+        f.stages = {
+            test::sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
+        StatePtr s = space.make_child(*space.initial_state(), f);
+        eval.evaluate({s.get()});
+        PolishStats ps;
+        StatePtr p = polish_unrolled_inside(space, eval, s, 0.0, &ps);
+        CHECK(ps.tried == 1);
+        CHECK(p->cost <= s->cost);
+        return p;
+    };
+    // Without the shared load the copies save nothing: the pick stays as it was.
+    CHECK(pick(dag)->decisions[0].stages[0].unrolled_inside == -1);
+    st.loads.push_back(alpha);
+    CHECK(pick(dag)->decisions[0].stages[0].unrolled_inside == 2);
+    // Offered while the copies' lanes fill at most 8 AVX2 registers of floats: 8 lanes x 3
+    // copies do (3 registers), 32 lanes x 2 unrolled x 3 do not (24).
+    StageSched ss =
+        test::sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0);
+    CHECK(unrolled_inside_fits_registers(st, ss, 2, 256));
+    ss.vector_width = 32;
+    ss.unroll = 2;
+    CHECK(!unrolled_inside_fits_registers(st, ss, 2, 256));
+    CHECK(unrolled_inside_fits_registers(st, ss, 2, 1024));
+}
+
+TEST_CASE("the polish inlines Funcs where the whole schedule is cheaper by the margin",
+          "[search]") {
+    // in -> P0 -> P1 -> C: C at root, P1 at root, P0 computed per iteration of P1's loop.
+    // Each Func inlined takes a quarter off; P1 can go only once P0 is no longer at it.
+    PipelineDag dag = test::stencil_chain(2);
+    SearchSpace space(dag);
+    test::CostOf eval([](const State &s) {
+        double cost = 1;
+        for (size_t f = 0; f < s.decisions.size(); f++)
+            if (s.decisions[f].placement == Placement::Inline) cost -= 0.25;
+        return cost;
+    });
+    Decisions d(3);
+    d.mut(2).placement = Placement::Root;
+    d.mut(2).stages = {test::sched({{LoopMode::Split, 32}}, 8, 1)};
+    d.mut(1).placement = Placement::Root;
+    d.mut(1).stages = {test::sched({{LoopMode::Split, 16}}, 8, 1)};
+    d.mut(0).placement = Placement::At;
+    d.mut(0).at_func = 1;
+    d.mut(0).at_level = 0;
+    d.mut(0).stages = {test::sched({{LoopMode::Inner, 0}}, 8, 0)};
+    StatePtr pick = space.replay(to_schedule_text(dag, d));
+    eval.evaluate({pick.get()});
+    REQUIRE(pick->cost == Approx(1.0));
+    PolishStats ps;
+    StatePtr p = polish_inlined(space, eval, pick, 0.005, &ps);
+    CHECK(ps.kept == 2);
+    CHECK(p->decisions[0].placement == Placement::Inline);
+    CHECK(p->decisions[1].placement == Placement::Inline);
+    CHECK(p->decisions[2].placement == Placement::Root); // the output is never inlined
+    CHECK(p->cost == Approx(0.5));
+    // A margin no step clears: the pick as it was.
+    CHECK(polish_inlined(space, eval, pick, 0.5)->cost == Approx(1.0));
+}
+
+TEST_CASE("the polish splits a root Func's loop finer only where it is cheaper by the margin",
+          "[search]") {
+    // stencil_1d's C (64 points, x split by 32, P inlined), priced by its tile alone.
+    PipelineDag dag = test::stencil_1d();
+    SearchSpace space(dag);
+    test::CostOf eval([](const State &s) {
+        const FuncSched &c = s.decisions[1];
+        return c.stages.empty() ? 0.0 : double(c.stages[0].loops[0].tile) / 64;
+    });
+    Decisions d(2);
+    d.mut(1).placement = Placement::Root;
+    d.mut(1).stages = {test::sched({{LoopMode::Split, 32}}, 8, 1)};
+    d.mut(0).placement = Placement::Inline;
+    StatePtr pick = space.replay(to_schedule_text(dag, d));
+    eval.evaluate({pick.get()});
+    PolishStats ps;
+    StatePtr p = polish_root_splits(space, eval, {pick}, 0.005, &ps);
+    CHECK(ps.tried == 2); // tiles 8 and 16: only finer ones
+    CHECK(ps.kept == 1);
+    CHECK(p->decisions[1].stages[0].loops[0].tile == 8);
+    CHECK(p->cost == Approx(0.125));
+    // A margin the finest does not clear (0.125 is not 90% below 0.5): the pick itself.
+    CHECK(polish_root_splits(space, eval, {pick}, 0.9) == pick);
+
+    // Vectors of 8 unrolled twice fill 16 points of the split: no finer tile is tried.
+    d.mut(1).stages[0].unroll = 2;
+    StatePtr unrolled = space.replay(to_schedule_text(dag, d));
+    eval.evaluate({unrolled.get()});
+    PolishStats pu;
+    CHECK(polish_root_splits(space, eval, {unrolled}, 0.005, &pu)
+              ->decisions[1]
+              .stages[0]
+              .loops[0]
+              .tile == 16);
+    CHECK(pu.tried == 1);
+
+    // Split by 8 under those 16 lanes, the output C would be written past its end: a replayed
+    // schedule text says so.
+    d.mut(1).stages[0].loops[0].tile = 8;
+    CHECK_THROWS_WITH(space.replay(to_schedule_text(dag, d)),
+                      Catch::Contains("output Func 'C' stage 0 splits loop 'x' by 8 but "
+                                      "vectorizes and unrolls 16 points"));
+}
