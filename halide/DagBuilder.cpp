@@ -97,6 +97,23 @@ private:
     std::map<std::string, Parameter> input_params_;
     std::vector<Box64> required_; // per func: union of regions its consumers need
 
+    /** A pure copy of an input's wrapper: BoundaryConditions' `lambda_0(_0, _1) = in(_0, _1)`
+     * under `repeat_edge(x, y) = lambda_0(clamp(x), clamp(y))`. Computed anywhere but inline it
+     * only copies the input, and at the image's edge, where the clamp shrinks the region it is
+     * asked for below a split's factor, a ShiftInwards split reads the input before its start
+     * (session 52: bench bilateral_guided_upsampling, `lambda_0 at repeat_edge 0` split by 2
+     * read `low_in` at row -2 of [-1, ...]). So it is treated as the wrapper: always inlined. */
+    bool copies_input(const Call &c, const Function &f) const {
+        if (c.call_type != Call::Halide || c.args.size() != f.args().size()) return false;
+        const int producer = dag_.find_func(c.name);
+        if (producer < 0 || !dag_.funcs[size_t(producer)].is_input_wrapper) return false;
+        for (size_t i = 0; i < c.args.size(); i++) {
+            const Variable *v = c.args[i].as<Variable>();
+            if (!v || v->name != f.args()[i]) return false;
+        }
+        return true;
+    }
+
     void add_func(const Function &f) {
         FuncNode node;
         node.id = int(dag_.funcs.size());
@@ -109,7 +126,7 @@ private:
         node.can_inline = f.updates().empty();
         if (node.can_inline && f.values().size() == 1) {
             const Call *c = f.values()[0].as<Call>();
-            node.is_input_wrapper = c && c->call_type == Call::Image;
+            node.is_input_wrapper = c && (c->call_type == Call::Image || copies_input(*c, f));
         }
         node.stages.push_back(make_stage(f, node.id, 0, f.definition()));
         for (size_t u = 0; u < f.updates().size(); u++)

@@ -343,6 +343,25 @@ TEST_CASE("boundary condition uses input estimates", "[dag]") {
     CHECK(edge.stages[0].ops.of_kind(OpKind::Add) == 0);
     CHECK(edge.stages[0].ops.of_kind(OpKind::Sub) == 0);
     CHECK(func(dag, "blur").stages[0].ops.of_kind(OpKind::Add) == 1);
+    // lambda_0 is a pure copy of the input's wrapper: a wrapper too, always inlined (computed
+    // at a tile and split at the image's edge it read the input before its start).
+    CHECK(func(dag, "in7_im").is_input_wrapper);
+    CHECK(edge.is_input_wrapper);
+    CHECK_FALSE(func(dag, "repeat_edge").is_input_wrapper);
+}
+
+TEST_CASE("a Func reading its input other than as a copy is no wrapper", "[dag]") {
+    ImageParam in(Float(32), 2, "in_t");
+    Var x("x"), y("y");
+    Func flipped("flipped"), scaled("scaled"), out("out_t");
+    flipped(x, y) = in(y, x);
+    scaled(x, y) = in(x, y) * 2.0f;
+    out(x, y) = flipped(x, y) + scaled(x, y);
+    out.set_estimate(x, 0, 16).set_estimate(y, 0, 16);
+    PipelineDag dag = build({out});
+    CHECK(func(dag, "in_t_im").is_input_wrapper);
+    CHECK_FALSE(func(dag, "flipped").is_input_wrapper);
+    CHECK_FALSE(func(dag, "scaled").is_input_wrapper);
 }
 
 TEST_CASE("a clamp of a computed index is work per point, a plain one is the load's", "[dag]") {
