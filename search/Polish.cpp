@@ -7,88 +7,100 @@
 
 namespace sextant {
 
+namespace {
+
+/** A polish's walk from the pick, one step at a time: the decisions so far and their cost as a
+ * replay (the pick scored as its variants are), each step kept where `margin` cheaper. */
+class Walk {
+public:
+    Walk(const SearchSpace &space, StateEvaluator &eval, StatePtr pick, double margin,
+         PolishStats *stats)
+        : best(std::move(pick)), d(best->decisions), space_(space), eval_(eval), margin_(margin),
+          stats_(stats) {
+        StatePtr base = space_.replay(to_schedule_text(space_.dag(), d));
+        eval_.evaluate({base.get()});
+        cost_ = base->cost;
+    }
+
+    /** Scores `t` whole (`label` names the step in the stats); true if it was kept. A
+     * schedule the replay refuses is skipped. */
+    bool step(Decisions t, const std::string &label) {
+        StatePtr c;
+        try {
+            c = space_.replay(to_schedule_text(space_.dag(), t));
+        } catch (const std::exception &) {
+            return false; // e.g. another Func is computed at one being inlined
+        }
+        eval_.evaluate({c.get()});
+        if (stats_) {
+            stats_->tried++;
+            std::ostringstream o;
+            o << label << " " << (cost_ - c->cost) / cost_ * 100 << "%";
+            stats_->steps.push_back(o.str());
+        }
+        if (!(c->cost < cost_ * (1 - margin_))) return false;
+        best = c;
+        cost_ = c->cost;
+        d = std::move(t);
+        if (stats_) stats_->kept++;
+        return true;
+    }
+
+    StatePtr best; ///< the cheapest so far (the pick itself until a step is kept)
+    Decisions d;   ///< its decisions
+
+private:
+    const SearchSpace &space_;
+    StateEvaluator &eval_;
+    double margin_;
+    PolishStats *stats_;
+    double cost_ = 0;
+};
+
+} // namespace
+
 StatePtr polish_unrolled_inside(const SearchSpace &space, StateEvaluator &eval, StatePtr best,
                                 double margin, PolishStats *stats) {
     const PipelineDag &dag = space.dag();
-    Decisions d = best->decisions;
-    // The pick as a replay scores it as its variants are scored.
-    StatePtr base = space.replay(to_schedule_text(dag, d));
-    eval.evaluate({base.get()});
-    double cost = base->cost;
+    Walk w(space, eval, std::move(best), margin, stats);
     for (int f : space.order()) {
-        for (size_t s = 0; s < d[size_t(f)].stages.size(); s++) {
+        for (size_t s = 0; s < w.d[size_t(f)].stages.size(); s++) {
             const Stage &stage = dag.stage(f, int(s));
-            const StageSched &ss = d[size_t(f)].stages[s];
+            const StageSched &ss = w.d[size_t(f)].stages[s];
             if (ss.unrolled_inside >= 0) continue;
             const int loop = unrolled_inside_loop(stage, ss);
             if (loop < 0 ||
                 !unrolled_inside_fits_registers(stage, ss, loop, dag.machine.vector_bits))
                 continue;
-            Decisions t = d;
+            Decisions t = w.d;
             t.mut(size_t(f)).stages[s].unrolled_inside = loop;
             if (!unrolled_inside_problem(dag, t, f, int(s), loop).empty()) continue;
-            StatePtr c = space.replay(to_schedule_text(dag, t));
-            eval.evaluate({c.get()});
-            if (stats) {
-                stats->tried++;
-                std::ostringstream o;
-                o << dag.funcs[size_t(f)].name << "." << s << " " << (cost - c->cost) / cost * 100
-                  << "%";
-                stats->steps.push_back(o.str());
-            }
-            if (c->cost < cost * (1 - margin)) {
-                best = c;
-                cost = c->cost;
-                d = std::move(t);
-                if (stats) stats->kept++;
-            }
+            w.step(std::move(t), dag.funcs[size_t(f)].name + "." + std::to_string(s));
         }
     }
-    return best;
+    return w.best;
 }
 
 StatePtr polish_inlined(const SearchSpace &space, StateEvaluator &eval, StatePtr best,
                         double margin, PolishStats *stats) {
     const PipelineDag &dag = space.dag();
-    Decisions d = best->decisions;
-    StatePtr base = space.replay(to_schedule_text(dag, d));
-    eval.evaluate({base.get()});
-    double cost = base->cost;
+    Walk w(space, eval, std::move(best), margin, stats);
     // Sweeps until one keeps nothing: a Func another was computed at may go once that one has.
     for (bool kept = true; kept;) {
         kept = false;
         for (int f : space.order()) {
             const FuncNode &fn = dag.funcs[size_t(f)];
             if (!fn.can_inline || fn.is_input_wrapper ||
-                d[size_t(f)].placement == Placement::Inline)
+                w.d[size_t(f)].placement == Placement::Inline)
                 continue;
-            Decisions t = d;
+            Decisions t = w.d;
             FuncSched inlined;
             inlined.placement = Placement::Inline;
             t.set(size_t(f), inlined);
-            StatePtr c;
-            try {
-                c = space.replay(to_schedule_text(dag, t));
-            } catch (const std::exception &) {
-                continue; // another Func is computed at it, or the rules refuse it inlined
-            }
-            eval.evaluate({c.get()});
-            if (stats) {
-                stats->tried++;
-                std::ostringstream o;
-                o << fn.name << " " << (cost - c->cost) / cost * 100 << "%";
-                stats->steps.push_back(o.str());
-            }
-            if (c->cost < cost * (1 - margin)) {
-                best = c;
-                cost = c->cost;
-                d = std::move(t);
-                kept = true;
-                if (stats) stats->kept++;
-            }
+            kept |= w.step(std::move(t), fn.name);
         }
     }
-    return best;
+    return w.best;
 }
 
 StatePtr polish_root_splits(const SearchSpace &space, StateEvaluator &eval,
