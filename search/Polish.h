@@ -31,7 +31,8 @@ StatePtr polish_unrolled_inside(const SearchSpace &space, StateEvaluator &eval, 
  * predicted at least `margin` cheaper for it (a Func another is computed at stays). The beam
  * decides placements coarse to fine, consumers first, and keeps each placement's states only
  * while they rank among the beam: bench interpolate's pick stored `down_x_1` per strip of
- * `down_1`, priced 35.7 ms, where inlining it is priced 33.6 (and ran 0.94x). */
+ * `down_1`, predicted 36.2 ms, 34.1 with it inlined (32.7 once the unrolling polish then moved
+ * `down_1`'s channels inside its vectors; it ran 0.79x). */
 StatePtr polish_inlined(const SearchSpace &space, StateEvaluator &eval, StatePtr best,
                         double margin, PolishStats *stats = nullptr);
 
