@@ -24,7 +24,8 @@ int placement_line(const std::string &text, const std::string &name) {
 
 } // namespace
 
-void check_replayable(const PipelineDag &dag, const State &s, const std::string &schedule_text) {
+void check_replayable(const PipelineDag &dag, const State &s, const std::string &schedule_text,
+                      const std::vector<bool> &root_or_inline) {
     // An output's vectors (and their unrolled copies) wider than the split part they are
     // made of: Halide grows the loop to them, past the end of the user's buffer.
     for (const FuncNode &f : dag.funcs) {
@@ -74,6 +75,20 @@ void check_replayable(const PipelineDag &dag, const State &s, const std::string 
                     "buffers; unroll fewer loops (unroll_outer) or split that loop");
             }
         }
+    }
+    // A Func that reads a user's buffer unclamped, read through a consumer's clamp: inside the
+    // consumer's loops its region shrinks at the image's edge below a tile, and the shifted
+    // tile reads the buffer before its start (Tails.h, shrinks_at_edges).
+    for (const FuncNode &f : dag.funcs) {
+        if (s.decisions[size_t(f.id)].placement != Placement::At || !root_or_inline[size_t(f.id)])
+            continue;
+        throw UserError("schedule text line " +
+                        std::to_string(placement_line(schedule_text, f.name)) + ": Func '" +
+                        f.name +
+                        "' reads an input without clamping its index and is read through a "
+                        "clamp (a boundary condition): computed inside a consumer's loops, its "
+                        "region shrinks at the image's edge below a tile, and Halide's shifted "
+                        "tile reads the input before its start; compute it at root or inline it");
     }
     // What the search never offers because Halide 14 miscompiles it (StridedLoadHazard.cpp)
     // is refused here too: a hand edit or a replayed candidate would crash at run time.

@@ -40,6 +40,7 @@ SearchSpace::SearchSpace(const PipelineDag &dag) : dag_(dag) {
             for (size_t l = 0; l < s.loops.size(); l++)
                 tails_[size_t(f.id)].back().push_back(split_tail(dag, f.id, s.index, int(l)));
         }
+        root_or_inline_.push_back(shrinks_at_edges(dag, f.id));
     }
 }
 
@@ -60,7 +61,7 @@ StatePtr SearchSpace::replay(const std::string &schedule_text) const {
     s->num_decided = int(order_.size());
     for (const FuncNode &f : dag_.funcs)
         s->dirty.push_back(f.id);
-    detail::check_replayable(dag_, *s, schedule_text);
+    detail::check_replayable(dag_, *s, schedule_text, root_or_inline_);
     return s;
 }
 
@@ -237,7 +238,7 @@ std::vector<FuncSched> SearchSpace::placements(const State &s, int func,
     if (f.can_inline && !f.is_output && inline_fits(s, func, opt))
         out.push_back({Placement::Inline, -1, -1, -1, {}});
     out.push_back({Placement::Root, -1, -1, -1, {}});
-    if (f.is_output) return out;
+    if (f.is_output || root_or_inline_[size_t(func)]) return out;
     StageRefs cons = effective_consumers(dag_, s.decisions, func);
     if (cons.empty()) return out;
     const bool large = this->large(opt);
@@ -541,7 +542,8 @@ bool SearchSpace::children_of(const State &s, const SearchSpaceOptions &opt,
     // The Func inside its consumer re-tiled for it: the consumer's tiling was chosen before its
     // producers were, when no split of a loop it could leave whole paid off.
     const int retile_cap = std::max(1, combo_cap / std::max(1, opt.retile_combos_divisor));
-    for (const Retiling &r : retilings(s, func, opt))
+    for (const Retiling &r :
+         root_or_inline_[size_t(func)] ? std::vector<Retiling>{} : retilings(s, func, opt))
         if (wanted(*r.parent, r.placement))
             placement_children(*r.parent, r.placement, retile_cap, opt, offer_child);
     if (allowed && !any_ok) return false; // the limits' fallback needs every child

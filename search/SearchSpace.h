@@ -264,6 +264,8 @@ private:
     std::vector<int> order_;
     /** split_tail() of every (func, stage, loop), computed once. */
     std::vector<std::vector<std::vector<Tail>>> tails_;
+    /** Per Func: shrinks_at_edges (Tails.h), so placed at root or inlined only. */
+    std::vector<bool> root_or_inline_;
     /** OpHistogram::total() of every (func, stage), computed once (make_child asks for it per
      * child). */
     std::vector<std::vector<double>> stage_ops_;

@@ -22,6 +22,8 @@ bool strided_load_hazard(const PipelineDag &dag, const State &s, int func, int c
  * `schedule_text` asks for what Halide 14 runs wrongly: an output's vectors and their unrolled
  * copies wider than the split part they are made of (Halide grows the loop past the end of the
  * user's buffer), or a strided_load_hazard. */
-void check_replayable(const PipelineDag &dag, const State &s, const std::string &schedule_text);
+/** `root_or_inline`: per Func, shrinks_at_edges (Tails.h), as the SearchSpace caches it. */
+void check_replayable(const PipelineDag &dag, const State &s, const std::string &schedule_text,
+                      const std::vector<bool> &root_or_inline);
 
 } // namespace sextant::detail

@@ -79,6 +79,26 @@ bool growth_reads_inputs_outside(const PipelineDag &dag, int func, int dim) {
     return fixed_regions(dag, func, bounds) != fixed_regions(dag, func, grown);
 }
 
+bool shrinks_at_edges(const PipelineDag &dag, int func) {
+    const FuncNode &f = dag.funcs[size_t(func)];
+    if (f.is_input_wrapper || f.is_output) return false;
+    for (size_t d = 0; d < f.bounds.size(); d++) {
+        bool clamped_by_consumer = false;
+        for (int c : f.consumers)
+            for (const Stage &st : dag.funcs[size_t(c)].stages)
+                for (const Load &l : st.loads)
+                    clamped_by_consumer |= l.kind == ProducerKind::Func && l.producer == func &&
+                                           l.clamps_at(int(d)) > 0;
+        if (!clamped_by_consumer) continue;
+        // Grown on either side: a shifted tile goes below the region, a rounded one above.
+        Box64 grown = f.bounds;
+        grown[d].min -= f.bounds[d].extent();
+        grown[d].max += f.bounds[d].extent();
+        if (fixed_regions(dag, func, f.bounds) != fixed_regions(dag, func, grown)) return true;
+    }
+    return false;
+}
+
 Tail split_tail(const PipelineDag &dag, int func, int stage, int loop) {
     if (stage == 0) return Tail::ShiftInwards;
     const FuncNode &f = dag.funcs[size_t(func)];

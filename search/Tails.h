@@ -33,4 +33,13 @@ void annotate_round_up_tails(PipelineDag &dag);
  * buffers are the user's and do not grow. */
 bool growth_reads_inputs_outside(const PipelineDag &dag, int func, int dim);
 
+/** True if `func` reads an input (or output) Func's fixed buffer without clamping the index
+ * itself along some dimension, and a consumer reads `func` through a clamp along that same
+ * dimension. At the image's edge that clamp shrinks the region asked of `func` below a tile;
+ * Halide's ShiftInwards split or vector loop then moves the tile back over points before the
+ * region, and `func` reads the buffer before its start (session 52: bilateral_guided_
+ * upsampling's `lambda_0` at `repeat_edge`, "Input buffer low_in is accessed at -2"). Such a
+ * Func is computed at root or inlined, never inside a consumer's loops. */
+bool shrinks_at_edges(const PipelineDag &dag, int func);
+
 } // namespace sextant

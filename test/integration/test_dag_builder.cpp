@@ -1,5 +1,7 @@
 // DagBuilder on tiny pipelines of distinct shapes: stage/edge counts, bounds, Jacobians, ops.
 #include "halide/DagBuilder.h"
+#include "search/SearchSpace.h"
+#include "search/Tails.h"
 
 #include <catch2/catch.hpp>
 
@@ -471,4 +473,49 @@ TEST_CASE("missing Param estimate is named when bounds need it", "[dag][errors]"
     offset.set_estimate(3);
     PipelineDag dag = build({out});
     CHECK(func(dag, "p").bounds == box({{3, 12}}));
+}
+
+TEST_CASE("a Func read unclamped from its input and through a consumer's clamp stays out of "
+          "the consumer's loops",
+          "[dag]") {
+    // gray reads the input as is; the boundary condition clamps reads of gray, 20 pixels past
+    // each edge. Inside the consumer's loops gray's region shrinks to one pixel at the edge,
+    // and a shifted vector or split tile reads the input before its start.
+    ImageParam in(Float(32), 1, "in_s");
+    in.set_estimates({{0, 64}});
+    Var x("x");
+    Func gray("gray_s"), blur("blur_s");
+    gray(x) = in(x)*2.0f;
+    Func padded = BoundaryConditions::repeat_edge(gray, {{0, 64}});
+    blur(x) = padded(x - 20) + padded(x + 20);
+    blur.set_estimate(x, 0, 64);
+    PipelineDag dag = build({blur});
+    const int g = dag.find_func("gray_s");
+    REQUIRE(g >= 0);
+    CHECK(sextant::shrinks_at_edges(dag, g));
+    CHECK_FALSE(sextant::shrinks_at_edges(dag, dag.find_func(padded.name())));
+    sextant::SearchSpace space(dag);
+    const std::string text = "sextant-schedule 1\n"
+                             "func blur_s root\n"
+                             "  stage 0 loops x:split16 vector 8 unroll 1 parallel 0\n"
+                             "func " +
+                             padded.name() +
+                             " inline\n"
+                             "func gray_s ";
+    CHECK_NOTHROW(
+        space.replay(text + "root\n  stage 0 loops x:inner vector 8 unroll 1 parallel 0\n"));
+    CHECK_THROWS_WITH(
+        space.replay(text + "at blur_s 0\n  stage 0 loops x:inner vector 8 unroll 1 parallel 0\n"),
+        Catch::Contains("reads an input without clamping its index"));
+    // A boundary condition on the input itself clamps the index of the Func that reads it.
+    ImageParam in2(Float(32), 1, "in_s2");
+    in2.set_estimates({{0, 64}});
+    Func padded2 = BoundaryConditions::repeat_edge(in2);
+    Func scaled("scaled_s"), blur2("blur_s2");
+    scaled(x) = padded2(x) * 2.0f;
+    blur2(x) = scaled(x - 20) + scaled(x + 20);
+    blur2.set_estimate(x, 0, 64);
+    PipelineDag dag2 = build({blur2});
+    for (const sextant::FuncNode &f : dag2.funcs)
+        CHECK_FALSE(sextant::shrinks_at_edges(dag2, f.id));
 }
