@@ -98,11 +98,11 @@ private:
     std::vector<Box64> required_; // per func: union of regions its consumers need
 
     /** A pure copy of an input's wrapper: BoundaryConditions' `lambda_0(_0, _1) = in(_0, _1)`
-     * under `repeat_edge(x, y) = lambda_0(clamp(x), clamp(y))`. Computed anywhere but inline it
-     * only copies the input, and at the image's edge, where the clamp shrinks the region it is
-     * asked for below a split's factor, a ShiftInwards split reads the input before its start
-     * (session 52: bench bilateral_guided_upsampling, `lambda_0 at repeat_edge 0` split by 2
-     * read `low_in` at row -2 of [-1, ...]). So it is treated as the wrapper: always inlined. */
+     * under `repeat_edge(x, y) = lambda_0(clamp(x), clamp(y))`. Computed anywhere but inline
+     * it only copies the input, so it is treated as the wrapper: always inlined, one Func less
+     * for the search. (Inside a consumer's loops it also read the input before its start at
+     * the image's edge; that hazard is any unclamped input reader's under a clamp, kept out of
+     * consumers' loops by shrinks_at_edges, search/Tails.h.) */
     bool copies_input(const Call &c, const Function &f) const {
         if (c.call_type != Call::Halide || c.args.size() != f.args().size()) return false;
         const int producer = dag_.find_func(c.name);
