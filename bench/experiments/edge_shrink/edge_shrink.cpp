@@ -19,7 +19,7 @@ void run(Place place, const char *what) {
     ImageParam in(Float(32), 1, "in");
     Var x("x"), xo("xo"), xi("xi");
     Func gray("gray"), blur("blur");
-    gray(x) = in(x) * 2.0f;
+    gray(x) = in(x)*2.0f;
     Func padded = BoundaryConditions::repeat_edge(gray, {{0, 64}});
     blur(x) = padded(x - 40) + padded(x - 41); // the first tiles lie wholly left of the image
     blur.split(x, xo, xi, 16);
