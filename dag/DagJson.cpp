@@ -38,7 +38,8 @@ nlohmann::json dag_to_json(const PipelineDag &dag) {
     for (const InputNode &in : dag.inputs) {
         j["inputs"].push_back({{"name", in.name},
                                {"type", type_class_name(in.type)},
-                               {"bounds", box_json(in.bounds)}});
+                               {"bounds", box_json(in.bounds)},
+                               {"buffer", box_json(in.buffer)}});
     }
     for (const FuncNode &f : dag.funcs) {
         nlohmann::json jf;

@@ -197,7 +197,11 @@ struct InputNode {
     std::string name;
     TypeClass type = TypeClass::F32;
     int dims = 0;
-    Box64 bounds; // region the pipeline reads (from estimates when given, else inferred)
+    Box64 bounds; // region the pipeline reads (inferred from its consumers' footprints)
+    /** The buffer the user passes: the input's estimates where it has them, else `bounds`.
+     * A schedule may read inside it beyond `bounds` (a clamp to the image reads what a grown
+     * tile asks for), never outside it. */
+    Box64 buffer;
 };
 
 /** What the search needs to know about the machine and target. The defaults are Halide's

@@ -518,8 +518,14 @@ private:
     }
 
     void finish_input(InputNode &in) {
+        in.buffer.assign(in.bounds.size(), Interval64());
         for (size_t d = 0; d < in.bounds.size(); d++) {
             if (in.bounds[d].empty()) in.bounds[d] = {0, 0};
+            int64_t lo, hi;
+            if (input_estimate(in.name, int(d), &lo, &hi))
+                in.buffer[d] = {lo, hi};
+            else
+                in.buffer[d] = in.bounds[d];
         }
     }
 };

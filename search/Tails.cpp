@@ -59,6 +59,27 @@ std::vector<Box64> fixed_regions(const PipelineDag &dag, int func, const Box64 &
     return out;
 }
 
+/** Whether realizing `func` over `grown` instead of `region` reads an input outside the buffer
+ * the user passes (InputNode::buffer: its estimates), or more of an output Func. A Func that
+ * clamps its own index to the image (the random pipelines' input guards) reads more of the
+ * input when grown, but inside it. */
+bool reads_past_buffers(const PipelineDag &dag, int func, const Box64 &region, const Box64 &grown) {
+    const std::vector<Box64> before = fixed_regions(dag, func, region);
+    const std::vector<Box64> after = fixed_regions(dag, func, grown);
+    for (size_t i = 0; i < after.size(); i++) {
+        if (after[i] == before[i]) continue;
+        const Box64 &limit = i < dag.inputs.size() && dag.inputs[i].buffer.size() == after[i].size()
+                                 ? dag.inputs[i].buffer
+                                 : before[i];
+        if (limit.size() != after[i].size()) return true;
+        for (size_t d = 0; d < after[i].size(); d++)
+            if (!after[i][d].empty() &&
+                (after[i][d].min < limit[d].min || after[i][d].max > limit[d].max))
+                return true;
+    }
+    return false;
+}
+
 } // namespace
 
 void annotate_round_up_tails(PipelineDag &dag) {
@@ -94,7 +115,7 @@ bool shrinks_at_edges(const PipelineDag &dag, int func) {
         Box64 grown = f.bounds;
         grown[d].min -= f.bounds[d].extent();
         grown[d].max += f.bounds[d].extent();
-        if (fixed_regions(dag, func, f.bounds) != fixed_regions(dag, func, grown)) return true;
+        if (reads_past_buffers(dag, func, f.bounds, grown)) return true;
     }
     return false;
 }

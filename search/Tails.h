@@ -39,7 +39,10 @@ bool growth_reads_inputs_outside(const PipelineDag &dag, int func, int dim);
  * Halide's ShiftInwards split or vector loop then moves the tile back over points before the
  * region, and `func` reads the buffer before its start (session 52: bilateral_guided_
  * upsampling's `lambda_0` at `repeat_edge`, "Input buffer low_in is accessed at -2"). Such a
- * Func is computed at root or inlined, never inside a consumer's loops. */
+ * Func is computed at root or inlined, never inside a consumer's loops. A Func whose grown
+ * region reads more of an input but inside its buffer (InputNode::buffer, the estimates: the
+ * random pipelines' guards clamp to the image and may be asked for 8 of its 357 columns) is
+ * not one. */
 bool shrinks_at_edges(const PipelineDag &dag, int func);
 
 } // namespace sextant

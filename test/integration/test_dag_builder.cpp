@@ -518,4 +518,28 @@ TEST_CASE("a Func read unclamped from its input and through a consumer's clamp s
     PipelineDag dag2 = build({blur2});
     for (const sextant::FuncNode &f : dag2.funcs)
         CHECK_FALSE(sextant::shrinks_at_edges(dag2, f.id));
+    // A Func that clamps its own index into the input (the random pipelines' input guards)
+    // reads more of it when grown, but never outside the buffer, whatever its consumers'
+    // boundary condition; here the pipeline reads 8 of the input's 357 columns.
+    for (int kind = 0; kind < 4; kind++) {
+        CAPTURE(kind);
+        ImageParam in3(Float(32), 1, "in_s3");
+        in3.set_estimates({{0, 357}});
+        Func guard("guard_s3"), blur3("blur_s3");
+        guard(x) = in3(clamp(x, 0, 356));
+        const Halide::Region r = {{0, 8}};
+        Func bc = kind == 0   ? BoundaryConditions::repeat_edge(guard, r)
+                  : kind == 1 ? BoundaryConditions::constant_exterior(guard, 0.0f, r)
+                  : kind == 2 ? BoundaryConditions::mirror_image(guard, r)
+                              : BoundaryConditions::repeat_image(guard, r);
+        blur3(x) = bc(x - 20) + bc(x + 20);
+        blur3.set_estimate(x, 0, 8);
+        PipelineDag dag3 = build({blur3});
+        const int gf = dag3.find_func(guard.name());
+        REQUIRE(gf >= 0);
+        REQUIRE(dag3.inputs.size() == 1);
+        CHECK(dag3.inputs[0].buffer == box({{0, 356}}));
+        CHECK(dag3.inputs[0].bounds.back().max < 356);
+        CHECK_FALSE(sextant::shrinks_at_edges(dag3, gf));
+    }
 }
