@@ -2,6 +2,7 @@
 
 #include "search/LoopNest.h"
 #include "search/ScheduleText.h"
+#include "search/Tails.h"
 
 #include <sstream>
 
@@ -22,9 +23,14 @@ public:
         cost_ = base->cost;
     }
 
-    /** Scores `t` whole (`label` names the step in the stats); true if it was kept. A
-     * schedule the replay refuses is skipped. */
+    /** Scores `t` whole (`label` names the step in the stats); kept (true) if `margin`
+     * cheaper than the schedule so far. A schedule the replay refuses is skipped. */
     bool step(Decisions t, const std::string &label) {
+        return step_below(std::move(t), label, cost_ * (1 - margin_));
+    }
+
+    /** As step(), kept if it costs at most `limit`. */
+    bool step_below(Decisions t, const std::string &label, double limit) {
         StatePtr c;
         try {
             c = space_.replay(to_schedule_text(space_.dag(), t));
@@ -38,13 +44,15 @@ public:
             o << label << " " << (cost_ - c->cost) / cost_ * 100 << "%";
             stats_->steps.push_back(o.str());
         }
-        if (!(c->cost < cost_ * (1 - margin_))) return false;
+        if (!(c->cost <= limit)) return false;
         best = c;
         cost_ = c->cost;
         d = std::move(t);
         if (stats_) stats_->kept++;
         return true;
     }
+
+    double cost() const { return cost_; }
 
     StatePtr best; ///< the cheapest so far (the pick itself until a step is kept)
     Decisions d;   ///< its decisions
@@ -56,6 +64,20 @@ private:
     PolishStats *stats_;
     double cost_ = 0;
 };
+
+/** Work per point of a stage in simple-instruction units (OpHistogram::work), with that of the
+ * Funcs `d` inlines into it, once per call. */
+double inlined_work(const PipelineDag &dag, const Decisions &d, int func, int stage) {
+    const Stage &s = dag.stage(func, stage);
+    double w = s.ops.work();
+    for (int e : s.edges_in) {
+        const Edge &edge = dag.edges[size_t(e)];
+        if (edge.kind == ProducerKind::Func && edge.producer != func &&
+            d[size_t(edge.producer)].placement == Placement::Inline)
+            w += edge.calls * inlined_work(dag, d, edge.producer, 0);
+    }
+    return w;
+}
 
 } // namespace
 
@@ -76,6 +98,50 @@ StatePtr polish_unrolled_inside(const SearchSpace &space, StateEvaluator &eval, 
             t.mut(size_t(f)).stages[s].unrolled_inside = loop;
             if (!unrolled_inside_problem(dag, t, f, int(s), loop).empty()) continue;
             w.step(std::move(t), dag.funcs[size_t(f)].name + "." + std::to_string(s));
+        }
+    }
+    return w.best;
+}
+
+StatePtr polish_narrowed(const SearchSpace &space, StateEvaluator &eval, StatePtr best,
+                         double tolerance, PolishStats *stats) {
+    const PipelineDag &dag = space.dag();
+    Walk w(space, eval, std::move(best), 0.0, stats);
+    const double limit = w.cost() * (1 + tolerance);
+    for (int f : space.order()) {
+        const FuncNode &fn = dag.funcs[size_t(f)];
+        const FuncNest *nest = w.best->nests[size_t(f)].get();
+        if (w.d[size_t(f)].placement == Placement::Inline || !nest) continue;
+        const int lanes = std::min(dag.machine.natural_vector_lanes(fn), 32);
+        for (size_t s = 0; s < w.d[size_t(f)].stages.size() && s < nest->stages.size(); s++) {
+            const StageSched &ss = w.d[size_t(f)].stages[s];
+            // A register tile (several loops unrolled) is the schedule's point; a factored
+            // reduction keeps its shape.
+            if (ss.vector_width <= 1 || ss.unroll_outer > 1 || ss.rfactor ||
+                nest->stages[s].order.empty())
+                continue;
+            if (ss.vector_width <= lanes && ss.unroll <= 1 && ss.unroll_outer == 0) continue;
+            // Only a large body: its instructions (work per point x the registers a value
+            // takes over the lanes in flight) at least kNarrowedBodyWork.
+            const auto &order = nest->stages[s].order;
+            int64_t in_flight = int64_t(ss.vector_width) * std::max(1, ss.unroll);
+            if (ss.unroll_outer == 1 && order.size() >= 2)
+                in_flight *= std::max<int64_t>(1, order[order.size() - 2].extent);
+            const int64_t bytes = in_flight * dag.stage(f, int(s)).ops.widest_type_bytes();
+            const int64_t registers = (bytes + dag.machine.vector_bits / 8 - 1) /
+                                      std::max(1, dag.machine.vector_bits / 8);
+            if (inlined_work(dag, w.d, f, int(s)) * double(registers) < kNarrowedBodyWork) continue;
+            // A guarded split's vectors must be its whole inner part (SearchSpace's tilings).
+            const int l = nest->stages[s].order.back().stage_loop;
+            if (ss.loops[size_t(l)].mode == LoopMode::Split &&
+                split_tail(dag, f, int(s), l) == Tail::GuardWithIf)
+                continue;
+            Decisions t = w.d;
+            StageSched &n = t.mut(size_t(f)).stages[s];
+            n.vector_width = std::min(ss.vector_width, lanes);
+            n.unroll = 1;
+            n.unroll_outer = 0;
+            w.step_below(std::move(t), fn.name + "." + std::to_string(s), limit);
         }
     }
     return w.best;
@@ -181,6 +247,10 @@ StatePtr polish_pick(const SearchSpace &space, StateEvaluator &eval, StatePtr pi
     before = best->cost;
     best = polish_root_splits(space, eval, from, margin, &strips);
     report("finer splits of root Funcs", strips, before);
+    PolishStats narrowed;
+    before = best->cost;
+    best = polish_narrowed(space, eval, best, kNarrowedTolerance, &narrowed);
+    report("stages narrowed", narrowed, before);
     before = best->cost;
     best = polish_unrolled_inside(space, eval, best, margin, &unrolled);
     report("loops unrolled inside the vectors", unrolled, before);

@@ -27,6 +27,28 @@ struct PolishStats {
 StatePtr polish_unrolled_inside(const SearchSpace &space, StateEvaluator &eval, StatePtr best,
                                 double margin, PolishStats *stats = nullptr);
 
+/** How much dearer (a fraction of the whole schedule's predicted cost, all steps together)
+ * polish_narrowed may make the pick. */
+constexpr double kNarrowedTolerance = 0.02;
+/** The body polish_narrowed narrows: work per point (OpHistogram::work, inlined Funcs
+ * included) x the vector registers a value of the stage's widest type takes over the lanes
+ * in flight, at least this. */
+constexpr double kNarrowedBodyWork = 1024;
+
+/** `best` with, stage by stage in search order, a large vectorized body narrowed: vectors of
+ * one register of the Func's type (SearchSpace's widest offer, at most 32 lanes), nothing
+ * unrolled around them (a register tile, several loops unrolled, stays), wherever the whole
+ * schedule stays within `tolerance` of the pick's predicted cost. The model prices what
+ * wider and unrolled vectors share (loads, loop overhead), not what a large body pays for
+ * them: registers spilled, and loads the DAG reads as broadcasts that Halide scalarizes.
+ * Bench bilateral_guided_upsampling's `output` (the 12 affine coefficients sliced from 8
+ * gathered grid corners inlined, 74 operations per coefficient) at 32 lanes unrolled twice
+ * by two rows was predicted 1.4% cheaper than at 16 lanes and ran 1.3x slower (75 against
+ * 57 ms, 5 interleaved rounds). Small bodies are left: narrowed, some ran slower
+ * (max_filter's windows 1.14x, histogram_equalize's uint8 output 1.07x). */
+StatePtr polish_narrowed(const SearchSpace &space, StateEvaluator &eval, StatePtr best,
+                         double tolerance, PolishStats *stats = nullptr);
+
 /** `best` with Funcs inlined, one at a time in search order, wherever the whole schedule is
  * predicted at least `margin` cheaper for it (a Func another is computed at stays). The beam
  * decides placements coarse to fine, consumers first, and keeps each placement's states only
@@ -52,7 +74,8 @@ StatePtr polish_root_splits(const SearchSpace &space, StateEvaluator &eval,
 
 /** The polishes in order, as the plugin runs them on its pick: Funcs inlined, then finer splits
  * of root Funcs (from the inlined pick and from `others`, e.g. the last pass's beam), then
- * loops unrolled inside the vectors; each step kept only `margin` cheaper. `log` (optional)
+ * large bodies narrowed (within kNarrowedTolerance), then loops unrolled inside the vectors;
+ * each other step kept only `margin` cheaper. `log` (optional)
  * gets one line per polish: how many steps it kept of how many it scored, and the costs. */
 StatePtr polish_pick(const SearchSpace &space, StateEvaluator &eval, StatePtr pick,
                      const std::vector<StatePtr> &others, double margin,

@@ -126,3 +126,46 @@ TEST_CASE("the polish splits a root Func's loop finer only where it is cheaper b
                       Catch::Contains("output Func 'C' stage 0 splits loop 'x' by 8 but "
                                       "vectorizes and unrolls 16 points"));
 }
+
+TEST_CASE("the polish narrows a large vectorized body within the tolerance, never a small one",
+          "[search]") {
+    // in -> P0 -> P1 -> C, each at root in 32-point strips of 16 lanes unrolled twice: 4 AVX2
+    // registers of floats a value. P1's body is large (300 adds a point: 309 x 4 registers
+    // past kNarrowedBodyWork), the others' small.
+    PipelineDag dag = test::stencil_chain(2);
+    dag.funcs[1].stages[0].ops.at(OpKind::Add, TypeClass::F32) = 300;
+    SearchSpace space(dag);
+    Decisions d(3);
+    for (size_t f = 0; f < 3; f++) {
+        StageSched ss = test::sched({{LoopMode::Split, 32}}, 16, 0);
+        ss.unroll = 2;
+        d.mut(f).placement = Placement::Root;
+        d.mut(f).stages = {ss};
+    }
+    StatePtr pick = space.replay(to_schedule_text(dag, d));
+    auto polished = [&](double dearer) {
+        // Each narrowed stage makes the schedule `dearer` (a fraction of the pick's cost).
+        test::CostOf eval([&](const State &s) {
+            double cost = 1;
+            for (size_t f = 0; f < s.decisions.size(); f++)
+                if (s.decisions[f].stages[0].vector_width < 16) cost += dearer;
+            return cost;
+        });
+        eval.evaluate({pick.get()});
+        PolishStats ps;
+        StatePtr p = polish_narrowed(space, eval, pick, kNarrowedTolerance, &ps);
+        CHECK(ps.tried == 1); // P1 only
+        return p;
+    };
+    StatePtr p = polished(0.015);
+    CHECK(p->decisions[1].stages[0].vector_width == 8); // one AVX2 register of floats
+    CHECK(p->decisions[1].stages[0].unroll == 1);
+    for (size_t f : {0, 2}) {
+        CHECK(p->decisions[f].stages[0].vector_width == 16);
+        CHECK(p->decisions[f].stages[0].unroll == 2);
+    }
+    // Past the tolerance the pick stays.
+    p = polished(0.025);
+    CHECK(p->decisions[1].stages[0].vector_width == 16);
+    CHECK(p->decisions[1].stages[0].unroll == 2);
+}
