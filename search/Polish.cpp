@@ -26,11 +26,21 @@ public:
     /** Scores `t` whole (`label` names the step in the stats); kept (true) if `margin`
      * cheaper than the schedule so far. A schedule the replay refuses is skipped. */
     bool step(Decisions t, const std::string &label) {
-        return step_below(std::move(t), label, cost_ * (1 - margin_));
+        return try_step(std::move(t), label, cost_ * (1 - margin_), true);
     }
 
     /** As step(), kept if it costs at most `limit`. */
-    bool step_below(Decisions t, const std::string &label, double limit) {
+    bool step_within(Decisions t, const std::string &label, double limit) {
+        return try_step(std::move(t), label, limit, false);
+    }
+
+    double cost() const { return cost_; }
+
+    StatePtr best; ///< the cheapest so far (the pick itself until a step is kept)
+    Decisions d;   ///< its decisions
+
+private:
+    bool try_step(Decisions t, const std::string &label, double limit, bool strictly) {
         StatePtr c;
         try {
             c = space_.replay(to_schedule_text(space_.dag(), t));
@@ -44,7 +54,7 @@ public:
             o << label << " " << (cost_ - c->cost) / cost_ * 100 << "%";
             stats_->steps.push_back(o.str());
         }
-        if (!(c->cost <= limit)) return false;
+        if (strictly ? !(c->cost < limit) : !(c->cost <= limit)) return false;
         best = c;
         cost_ = c->cost;
         d = std::move(t);
@@ -52,12 +62,6 @@ public:
         return true;
     }
 
-    double cost() const { return cost_; }
-
-    StatePtr best; ///< the cheapest so far (the pick itself until a step is kept)
-    Decisions d;   ///< its decisions
-
-private:
     const SearchSpace &space_;
     StateEvaluator &eval_;
     double margin_;
@@ -141,7 +145,7 @@ StatePtr polish_narrowed(const SearchSpace &space, StateEvaluator &eval, StatePt
             n.vector_width = std::min(ss.vector_width, lanes);
             n.unroll = 1;
             n.unroll_outer = 0;
-            w.step_below(std::move(t), fn.name + "." + std::to_string(s), limit);
+            w.step_within(std::move(t), fn.name + "." + std::to_string(s), limit);
         }
     }
     return w.best;
