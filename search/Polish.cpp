@@ -164,9 +164,21 @@ StatePtr polish_inlined(const SearchSpace &space, StateEvaluator &eval, StatePtr
                 w.d[size_t(f)].placement == Placement::Inline)
                 continue;
             Decisions t = w.d;
+            const FuncSched home = w.d[size_t(f)];
             FuncSched inlined;
             inlined.placement = Placement::Inline;
             t.set(size_t(f), inlined);
+            // The Funcs computed at it move to where it was computed.
+            for (size_t g = 0; g < t.size(); g++) {
+                if (t[g].placement != Placement::At || t[g].at_func != f) continue;
+                FuncSched &m = t.mut(g);
+                m.placement = home.placement;
+                m.at_func = home.at_func;
+                m.at_level = home.at_level;
+                m.at_stage = home.at_stage;
+                m.store_level = -1;
+                m.stack = false;
+            }
             kept |= w.step(std::move(t), fn.name);
         }
     }
