@@ -63,8 +63,10 @@ rows=0 bad=0
 while IFS='|' read -r name want pattern cmd; do
     [ -z "$name" ] && continue
     rows=$((rows + 1))
-    out=$(bash -c "$cmd" 2>&1)
+    # A row that hangs fails alone, named, instead of the whole test timing out.
+    out=$(timeout -k 10 120 bash -c "$cmd" 2>&1)
     got=$?
+    [ "$got" = 124 ] && out="timed out after 120 s; $out"
     if [ "$got" != "$want" ] || ! grep -qE -- "$pattern" <<<"$out"; then
         bad=$((bad + 1))
         echo "FAIL $name: exit $got (want $want), message must match: $pattern"
