@@ -10,6 +10,31 @@
 
 using namespace sextant;
 
+namespace {
+
+/** test::stencil_chain(2) (in -> P0 -> P1 -> C): C at root, P0 per iteration of P1's loop,
+ * P1 at root or, `p1_at_c`, per iteration of C's loop. */
+Decisions chain_decisions(bool p1_at_c) {
+    Decisions d(3);
+    d.mut(2).placement = Placement::Root;
+    d.mut(2).stages = {test::sched({{LoopMode::Split, 32}}, 8, 1)};
+    if (p1_at_c) {
+        d.mut(1).placement = Placement::At;
+        d.mut(1).at_func = 2;
+        d.mut(1).at_level = 0;
+    } else {
+        d.mut(1).placement = Placement::Root;
+    }
+    d.mut(1).stages = {test::sched({{LoopMode::Split, 16}}, 8, p1_at_c ? 0 : 1)};
+    d.mut(0).placement = Placement::At;
+    d.mut(0).at_func = 1;
+    d.mut(0).at_level = 0;
+    d.mut(0).stages = {test::sched({{LoopMode::Inner, 0}}, 8, 0)};
+    return d;
+}
+
+} // namespace
+
 TEST_CASE("the polish keeps a loop unrolled inside the vectors only where it is cheaper",
           "[search]") {
     // F(x, y, c) = in(x, y, c) * in(x, y, 2) over 64 x 32 x 3, at root, order y, c, x with 8
@@ -51,7 +76,8 @@ TEST_CASE("the polish keeps a loop unrolled inside the vectors only where it is 
 TEST_CASE("the polish inlines Funcs where the whole schedule is cheaper by the margin",
           "[search]") {
     // in -> P0 -> P1 -> C: C at root, P1 at root, P0 computed per iteration of P1's loop.
-    // Each Func inlined takes a quarter off; P1 can go only once P0 is no longer at it.
+    // Each Func inlined takes a quarter off: both go (P0 moving to root with P1 inlined first,
+    // or inlined before it).
     PipelineDag dag = test::stencil_chain(2);
     SearchSpace space(dag);
     test::CostOf eval([](const State &s) {
@@ -60,16 +86,7 @@ TEST_CASE("the polish inlines Funcs where the whole schedule is cheaper by the m
             if (s.decisions[f].placement == Placement::Inline) cost -= 0.25;
         return cost;
     });
-    Decisions d(3);
-    d.mut(2).placement = Placement::Root;
-    d.mut(2).stages = {test::sched({{LoopMode::Split, 32}}, 8, 1)};
-    d.mut(1).placement = Placement::Root;
-    d.mut(1).stages = {test::sched({{LoopMode::Split, 16}}, 8, 1)};
-    d.mut(0).placement = Placement::At;
-    d.mut(0).at_func = 1;
-    d.mut(0).at_level = 0;
-    d.mut(0).stages = {test::sched({{LoopMode::Inner, 0}}, 8, 0)};
-    StatePtr pick = space.replay(to_schedule_text(dag, d));
+    StatePtr pick = space.replay(to_schedule_text(dag, chain_decisions(false)));
     eval.evaluate({pick.get()});
     REQUIRE(pick->cost == Approx(1.0));
     PolishStats ps;
@@ -97,18 +114,7 @@ TEST_CASE("the polish inlines a Func others are computed at, moving them where i
         if (s.decisions[0].placement == Placement::Inline) cost += 0.5;
         return cost;
     });
-    Decisions d(3);
-    d.mut(2).placement = Placement::Root;
-    d.mut(2).stages = {test::sched({{LoopMode::Split, 32}}, 8, 1)};
-    d.mut(1).placement = Placement::At;
-    d.mut(1).at_func = 2;
-    d.mut(1).at_level = 0;
-    d.mut(1).stages = {test::sched({{LoopMode::Split, 16}}, 8, 0)};
-    d.mut(0).placement = Placement::At;
-    d.mut(0).at_func = 1;
-    d.mut(0).at_level = 0;
-    d.mut(0).stages = {test::sched({{LoopMode::Inner, 0}}, 8, 0)};
-    StatePtr pick = space.replay(to_schedule_text(dag, d));
+    StatePtr pick = space.replay(to_schedule_text(dag, chain_decisions(true)));
     eval.evaluate({pick.get()});
     PolishStats ps;
     StatePtr p = polish_inlined(space, eval, pick, 0.005, &ps);
