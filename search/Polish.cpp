@@ -114,10 +114,12 @@ StatePtr polish_narrowed(const SearchSpace &space, StateEvaluator &eval, StatePt
     const double limit = w.cost() * (1 + tolerance);
     for (int f : space.order()) {
         const FuncNode &fn = dag.funcs[size_t(f)];
-        const FuncNest *nest = w.best->nests[size_t(f)].get();
-        if (w.d[size_t(f)].placement == Placement::Inline || !nest) continue;
+        if (w.d[size_t(f)].placement == Placement::Inline) continue;
         const int lanes = std::min(dag.machine.natural_vector_lanes(fn), 32);
-        for (size_t s = 0; s < w.d[size_t(f)].stages.size() && s < nest->stages.size(); s++) {
+        for (size_t s = 0; s < w.d[size_t(f)].stages.size(); s++) {
+            // (Read from the best state each time: a kept step replaces it.)
+            const FuncNest *nest = w.best->nests[size_t(f)].get();
+            if (!nest || s >= nest->stages.size()) break;
             const StageSched &ss = w.d[size_t(f)].stages[s];
             // A register tile (several loops unrolled) is the schedule's point; a factored
             // reduction keeps its shape.
