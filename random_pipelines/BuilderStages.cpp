@@ -16,12 +16,17 @@ void Builder::build_input_boundary(const StageCtx &ctx) {
     // Guard: Halide 14's bounds inference can over-estimate the input region read
     // through mirror/repeat conditions after loop partitioning (seed 8 read
     // [0, 640] of a 640-wide input); clamping first pins it to the estimates.
-    Func src(s.name + "_guard");
+    // Unguarded (for fuzzing, RandomPipelineOptions::unguarded_inputs): the input read as is,
+    // through a max with its lowest value, which changes no value but keeps `src` from being
+    // a pure copy of the input (the DAG builder inlines those as the input's wrappers).
+    const bool guarded = I.size() < 2 || I[1] == 0;
+    Func src(s.name + (guarded ? "_guard" : "_src"));
     std::vector<Var> gv = make_vars(ext.size());
     std::vector<Expr> ga;
     for (size_t d = 0; d < gv.size(); d++)
-        ga.push_back(Halide::clamp(gv[d], 0, ext[d] - 1));
-    src(gv) = inputs_[size_t(in)](ga);
+        ga.push_back(guarded ? Halide::clamp(gv[d], 0, ext[d] - 1) : Expr(gv[d]));
+    const Expr read = inputs_[size_t(in)](ga);
+    src(gv) = guarded ? read : Halide::max(read, cst(read.type(), spec_.inputs[size_t(in)].lo));
     Func bc = apply_boundary(BoundaryKind(I[0]), src, spec_.inputs[size_t(in)].extents, s.type);
     f(v) = bc(args);
 }

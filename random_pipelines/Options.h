@@ -38,6 +38,15 @@ struct RandomPipelineOptions {
     /** Relative frequency of each StageKind (index = StageKind value), or empty for the
      *  built-in defaults. InputBoundary's weight is ignored (one per input). */
     std::vector<double> kind_weights;
+    /** For fuzzing only (sextant-fuzz --unguarded-inputs; never in sampled workloads): an input
+     *  boundary with a repeat-edge, constant-exterior or clamp condition reads its input as
+     *  is (`src(x) = in(x)`, then the condition around `src`) instead of through a clamp to
+     *  the image. That is the shape of bench bilateral_guided_upsampling's `lambda_0`: computed
+     *  inside a consumer's loops, its region shrinks at the image's edge and a shifted tile
+     *  reads the input before its start, which the search's rules must keep out. (Halide 14
+     *  over-estimates the region read through mirror and repeat-image conditions, so those
+     *  keep the clamp.) Plans differ only in those stages' `ints`. */
+    bool unguarded_inputs = false;
 };
 
 } // namespace random_pipelines

@@ -233,6 +233,8 @@ std::string describe(const PipelineSpec &spec) {
         s << "}";
         if (st.kind == StageKind::InputBoundary || st.kind == StageKind::Boundary) {
             s << " boundary=" << boundary_name(BoundaryKind(st.ints[0]));
+            if (st.kind == StageKind::InputBoundary && st.ints.size() > 1 && st.ints[1])
+                s << " unguarded";
         } else if (!st.ints.empty()) {
             s << " params=[";
             for (size_t k = 0; k < st.ints.size(); k++) {

@@ -202,6 +202,11 @@ void Planner::add_input_boundary(int in) {
     s.extents = spec_.inputs[size_t(in)].extents;
     s.inputs = {in};
     s.ints = {int(rng_.uniform(0, int(BoundaryKind::Count) - 1))};
+    const BoundaryKind kind = BoundaryKind(s.ints[0]);
+    if (opts_.unguarded_inputs &&
+        (kind == BoundaryKind::RepeatEdge || kind == BoundaryKind::ConstantExterior ||
+         kind == BoundaryKind::ClampCoords))
+        s.ints.push_back(1); // read unclamped (RandomPipelineOptions::unguarded_inputs)
     s.point_cost = 4;
     s.tree_size = 4;
     s.root_cost = points_of(s.extents) * s.point_cost;

@@ -18,6 +18,8 @@
 //                     [--targeted any N]  (up to N of the candidates autotuning proposes:
 //                                     the beam's pick, a greedy and dropout searches)
 //                     [--log FILE]  (a line per finished pipeline, appended as it finishes)
+//                     [--unguarded-inputs]  (pipelines whose repeat-edge, constant and clamp
+//                                     input boundaries read the input unclamped)
 //                     [--asm-check]  (also compile each schedule to assembly and fail it if an
 //                                     aligned vector move reaches a stack slot the function's
 //                                     frame does not align: docs/SEARCH.md, "Stack alignment")
@@ -76,6 +78,8 @@ struct Options {
     /** If set, one line per finished pipeline is appended here as it finishes ("seed N
      * correct C failed F skipped S"), so a long run that is stopped keeps its counts. */
     std::string log;
+    /** The random pipelines' options: the defaults, or --unguarded-inputs. */
+    rp::RandomPipelineOptions generator;
 };
 
 /** Whether a candidate's ScheduleText uses the construct the targeted mode looks for. */
@@ -158,7 +162,7 @@ void run_schedule(uint64_t seed, const Options &opt, const sextant::Params &para
     const Halide::Target schedule_target = rp::default_run_target();
     std::string stage = "schedule";
     try {
-        rp::RandomPipeline p = rp::make_random_pipeline(seed);
+        rp::RandomPipeline p = rp::make_random_pipeline(seed, opt.generator);
         std::vector<Halide::Internal::Function> outs;
         for (Halide::Func &f : p.outputs)
             outs.push_back(f.function());
@@ -267,7 +271,8 @@ std::vector<std::string> sliding_candidates(uint64_t seed, const Options &opt) {
     co.keep_stderr = true;
     sextant::RunResult res = sextant::Child::function(
                                  [&](int, int) {
-                                     rp::RandomPipeline p = rp::make_random_pipeline(seed);
+                                     rp::RandomPipeline p =
+                                         rp::make_random_pipeline(seed, opt.generator);
                                      std::vector<Halide::Internal::Function> outs;
                                      for (Halide::Func &f : p.outputs)
                                          outs.push_back(f.function());
@@ -307,7 +312,7 @@ int run_one(uint64_t seed, const Options &opt) {
     Halide::Target target = fuzz_target();
     std::vector<Halide::Buffer<>> want;
     try {
-        rp::RandomPipeline ref = rp::make_random_pipeline(seed);
+        rp::RandomPipeline ref = rp::make_random_pipeline(seed, opt.generator);
         want = rp::run_random_pipeline(ref, target);
     } catch (const std::exception &e) {
         std::printf("skip reference failed: %s\n", e.what());
@@ -374,6 +379,8 @@ bool parse_options(int argc, char **argv, Options &opt) {
                 opt.jobs = std::max(1, args.integer());
             else if (a == "--quiet")
                 opt.quiet = true;
+            else if (a == "--unguarded-inputs")
+                opt.generator.unguarded_inputs = true;
             else if (a == "--replay")
                 opt.replay = args.value();
             else if (a == "--verbose")
@@ -401,7 +408,7 @@ bool parse_options(int argc, char **argv, Options &opt) {
                              "       [--targeted any|sliding|band|reduction_split|sliding_update|"
                              "register_tile|unroll_inside N] [--schedule-timeout S]\n"
                              "       [--cost-model analytical|learned] [--search-space K=V,...] "
-                             "[--asm-check] [--log FILE]\n");
+                             "[--asm-check] [--log FILE] [--unguarded-inputs]\n");
                 return false;
             }
         } catch (const std::exception &e) { // a bad value (ArgError), an unknown construct

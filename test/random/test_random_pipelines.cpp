@@ -194,6 +194,61 @@ TEST_CASE("same seed gives identical pipelines and outputs", "[random][jit]") {
     }
 }
 
+TEST_CASE("unguarded inputs change only the input boundaries and compute the same outputs",
+          "[random][jit]") {
+    // The boundary condition keeps every read of the input's Func inside the image, so the
+    // guard's clamp changes nothing a default schedule computes: only a schedule that grows
+    // that Func's region could read past the input (sextant-fuzz --unguarded-inputs).
+    RandomPipelineOptions o = test_options();
+    RandomPipelineOptions u = o;
+    u.unguarded_inputs = true;
+    int unguarded = 0, run = 0;
+    for (uint64_t seed = 0; seed < 40; seed++) {
+        INFO("seed " << seed);
+        PipelineSpec a = plan_random_pipeline(seed, o), b = plan_random_pipeline(seed, u);
+        REQUIRE(a.stages.size() == b.stages.size());
+        bool any = false;
+        for (size_t i = 0; i < a.stages.size(); i++) {
+            const StageSpec &x = a.stages[i], &y = b.stages[i];
+            CHECK(x.kind == y.kind);
+            CHECK(x.extents == y.extents);
+            if (y.ints == x.ints) continue;
+            REQUIRE(x.kind == StageKind::InputBoundary);
+            CHECK(y.ints == std::vector<int>{x.ints[0], 1});
+            CHECK(BoundaryKind(x.ints[0]) != BoundaryKind::MirrorImage);
+            CHECK(BoundaryKind(x.ints[0]) != BoundaryKind::MirrorInterior);
+            CHECK(BoundaryKind(x.ints[0]) != BoundaryKind::RepeatImage);
+            any = true;
+        }
+        unguarded += any;
+        if (!any || run >= 6) continue;
+        run++;
+        RandomPipeline pa = make_random_pipeline(seed, o), pb = make_random_pipeline(seed, u);
+        CHECK(pa.structural_hash != pb.structural_hash);
+        std::vector<Halide::Buffer<>> oa = run_random_pipeline(pa, default_run_target());
+        std::vector<Halide::Buffer<>> ob = run_random_pipeline(pb, default_run_target());
+        REQUIRE(oa.size() == ob.size());
+        for (size_t i = 0; i < oa.size(); i++) {
+            INFO("output " << i);
+            if (oa[i].type() != Halide::Float(32)) {
+                CHECK(buffer_checksum(oa[i]) == buffer_checksum(ob[i]));
+                continue;
+            }
+            // Floats within rounding of the output's scale: the max changes how LLVM contracts
+            // the arithmetic (sums of +-65536 values that cancel differ in their last bits).
+            Halide::Buffer<float> fa(oa[i]), fb(ob[i]);
+            float scale = 1, worst = 0;
+            fa.for_each_element([&](const int *pos) {
+                scale = std::max(scale, std::abs(fa(pos)));
+                worst = std::max(worst, std::abs(fa(pos) - fb(pos)));
+            });
+            CHECK(worst <= 1e-5f * scale);
+        }
+    }
+    CHECK(unguarded >= 10);
+    CHECK(run == 6);
+}
+
 TEST_CASE("200 seeds compile and run with the default schedule", "[random][jit]") {
     RandomPipelineOptions o = test_options();
     Halide::Target t = default_run_target();
