@@ -2,8 +2,10 @@
 
 #include "search/LoopNest.h"
 #include "search/ScheduleText.h"
+#include "search/SearchSpaceDetail.h"
 #include "search/Tails.h"
 
+#include <cmath>
 #include <sstream>
 
 namespace sextant {
@@ -69,20 +71,6 @@ private:
     double cost_ = 0;
 };
 
-/** Work per point of a stage in simple-instruction units (OpHistogram::work), with that of the
- * Funcs `d` inlines into it, once per call. */
-double inlined_work(const PipelineDag &dag, const Decisions &d, int func, int stage) {
-    const Stage &s = dag.stage(func, stage);
-    double w = s.ops.work();
-    for (int e : s.edges_in) {
-        const Edge &edge = dag.edges[size_t(e)];
-        if (edge.kind == ProducerKind::Func && edge.producer != func &&
-            d[size_t(edge.producer)].placement == Placement::Inline)
-            w += edge.calls * inlined_work(dag, d, edge.producer, 0);
-    }
-    return w;
-}
-
 } // namespace
 
 StatePtr polish_unrolled_inside(const SearchSpace &space, StateEvaluator &eval, StatePtr best,
@@ -127,16 +115,15 @@ StatePtr polish_narrowed(const SearchSpace &space, StateEvaluator &eval, StatePt
                 nest->stages[s].order.empty())
                 continue;
             if (ss.vector_width <= lanes && ss.unroll <= 1 && ss.unroll_outer == 0) continue;
-            // Only a large body: its instructions (work per point x the registers a value
-            // takes over the lanes in flight) at least kNarrowedBodyWork.
-            const auto &order = nest->stages[s].order;
-            int64_t in_flight = int64_t(ss.vector_width) * std::max(1, ss.unroll);
-            if (ss.unroll_outer == 1 && order.size() >= 2)
-                in_flight *= std::max<int64_t>(1, order[order.size() - 2].extent);
-            const int64_t bytes = in_flight * dag.stage(f, int(s)).ops.widest_type_bytes();
-            const int64_t registers = (bytes + dag.machine.vector_bits / 8 - 1) /
-                                      std::max(1, dag.machine.vector_bits / 8);
-            if (inlined_work(dag, w.d, f, int(s)) * double(registers) < kNarrowedBodyWork) continue;
+            // Only a large body: its work (inlined Funcs included) x the registers a value of
+            // its widest type takes over the lanes in flight, at least kNarrowedBodyWork.
+            const Stage &stage = dag.stage(f, int(s));
+            const double bytes = ss.vector_width * space.stage_copies(*w.best, f, int(s)) *
+                                 stage.ops.widest_type_bytes();
+            const double registers = std::ceil(bytes / std::max(1, dag.machine.vector_bits / 8));
+            if (detail::expanded_work(dag, w.d, stage, kNarrowedBodyWork) * registers <
+                kNarrowedBodyWork)
+                continue;
             // A guarded split's vectors must be its whole inner part (SearchSpace's tilings).
             const int l = nest->stages[s].order.back().stage_loop;
             if (ss.loops[size_t(l)].mode == LoopMode::Split &&
@@ -157,7 +144,7 @@ StatePtr polish_inlined(const SearchSpace &space, StateEvaluator &eval, StatePtr
                         double margin, PolishStats *stats) {
     const PipelineDag &dag = space.dag();
     Walk w(space, eval, std::move(best), margin, stats);
-    // Sweeps until one keeps nothing: a Func another was computed at may go once that one has.
+    // Sweeps until one keeps nothing: inlining one Func can make another's inlining pay.
     for (bool kept = true; kept;) {
         kept = false;
         for (int f : space.order()) {
@@ -255,7 +242,7 @@ StatePtr polish_pick(const SearchSpace &space, StateEvaluator &eval, StatePtr pi
             o << " " << st;
         log(o.str());
     };
-    PolishStats inlined, strips, unrolled;
+    PolishStats inlined, strips, narrowed, unrolled;
     double before = best->cost;
     best = polish_inlined(space, eval, best, margin, &inlined);
     report("Funcs inlined", inlined, before);
@@ -265,7 +252,6 @@ StatePtr polish_pick(const SearchSpace &space, StateEvaluator &eval, StatePtr pi
     before = best->cost;
     best = polish_root_splits(space, eval, from, margin, &strips);
     report("finer splits of root Funcs", strips, before);
-    PolishStats narrowed;
     before = best->cost;
     best = polish_narrowed(space, eval, best, kNarrowedTolerance, &narrowed);
     report("stages narrowed", narrowed, before);

@@ -30,9 +30,9 @@ StatePtr polish_unrolled_inside(const SearchSpace &space, StateEvaluator &eval, 
 /** How much dearer (a fraction of the whole schedule's predicted cost, all steps together)
  * polish_narrowed may make the pick. */
 constexpr double kNarrowedTolerance = 0.02;
-/** The body polish_narrowed narrows: work per point (OpHistogram::work, inlined Funcs
- * included) x the vector registers a value of the stage's widest type takes over the lanes
- * in flight, at least this. */
+/** The body polish_narrowed narrows: its work per point (OpHistogram::work, inlined Funcs
+ * included: detail::expanded_work) x the vector registers a value of the stage's widest type
+ * takes over the lanes in flight (SearchSpace::stage_copies), at least this. */
 constexpr double kNarrowedBodyWork = 1024;
 
 /** `best` with, stage by stage in search order, a large vectorized body narrowed: vectors of

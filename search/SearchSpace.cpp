@@ -65,24 +65,26 @@ StatePtr SearchSpace::replay(const std::string &schedule_text) const {
     return s;
 }
 
-namespace {
-LoopMode c_stage_mode(const State &s, int func, int stage, int stage_loop) {
-    return s.decisions[func].stages[size_t(stage)].loops[stage_loop].mode;
-}
+namespace detail {
 
-/** IR nodes of stage `st`'s definition with every inlined producer substituted, counted up
- * to `cap` (the walk stops once the count passes it, so deep inline chains stay cheap). */
-double expanded_nodes(const PipelineDag &dag, const Decisions &d, const Stage &st, double cap,
-                      int depth) {
-    double n = double(st.ops.total());
+double expanded(const PipelineDag &dag, const Decisions &d, const Stage &st, double cap,
+                double (*measure)(const Stage &), int depth) {
+    double n = measure(st);
     for (const Load &L : st.loads) {
         if (n > cap) break;
         if (L.kind != ProducerKind::Func || L.self || depth >= 64 ||
             !is_inlined(dag, d, L.producer))
             continue;
-        n += double(L.count) * expanded_nodes(dag, d, dag.stage(L.producer, 0), cap, depth + 1);
+        n += double(L.count) * expanded(dag, d, dag.stage(L.producer, 0), cap, measure, depth + 1);
     }
     return n;
+}
+
+} // namespace detail
+
+namespace {
+LoopMode c_stage_mode(const State &s, int func, int stage, int stage_loop) {
+    return s.decisions[func].stages[size_t(stage)].loops[stage_loop].mode;
 }
 
 } // namespace
@@ -105,7 +107,7 @@ bool SearchSpace::inline_fits(const State &s, int func, const SearchSpaceOptions
     for (const StageRef &r : effective_consumers(dag_, d, func)) {
         double copies = stage_copies(s, r.first, r.second);
         double cap = opt.max_inlined_body_nodes / copies;
-        if (expanded_nodes(dag_, d, dag_.stage(r.first, r.second), cap, 0) > cap) return false;
+        if (detail::expanded_nodes(dag_, d, dag_.stage(r.first, r.second), cap) > cap) return false;
     }
     return true;
 }
@@ -329,8 +331,8 @@ StatePtr SearchSpace::make_child(const State &parent, const FuncSched &fs,
                 if (copies <= 1) continue;
                 const Stage &cs = dag_.stage(r.first, r.second);
                 const double cap = kUnrollWalkCap;
-                double after = expanded_nodes(dag_, c->decisions, cs, cap, 0);
-                double before = expanded_nodes(dag_, parent.decisions, cs, cap, 0);
+                double after = detail::expanded_nodes(dag_, c->decisions, cs, cap);
+                double before = detail::expanded_nodes(dag_, parent.decisions, cs, cap);
                 c->unrolled_nodes += (copies - 1) * std::max(0.0, after - before);
             }
         }

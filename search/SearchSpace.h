@@ -259,6 +259,10 @@ public:
     StatePtr make_child(const State &parent, const FuncSched &fs,
                         const FuncNest *placed = nullptr) const;
 
+    /** Copies of stage (func, stage) its unrolling makes: vector unroll x the fully unrolled
+     * outer loop's extent (1 if the stage is not decided yet). */
+    double stage_copies(const State &s, int func, int stage) const;
+
 private:
     const PipelineDag &dag_;
     std::vector<int> order_;
@@ -345,10 +349,6 @@ private:
     bool large(const SearchSpaceOptions &opt) const {
         return dag_.funcs.size() > size_t(opt.large_pipeline_funcs);
     }
-
-    /** Copies of stage (func, stage) its unrolling makes: vector unroll x the fully unrolled
-     * outer loop's extent (1 if the stage is not decided yet). */
-    double stage_copies(const State &s, int func, int stage) const;
 
     /** Bound on the IR walk that counts an inlined Func's nodes in unrolled copies. */
     static constexpr double kUnrollWalkCap = 64 * 4096;

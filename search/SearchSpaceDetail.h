@@ -9,6 +9,25 @@
 
 namespace sextant::detail {
 
+/** `measure` of stage `st` with every producer `d` inlines substituted (once per load),
+ * summed up to `cap` (the walk stops once the sum passes it, so deep inline chains stay
+ * cheap); `depth`: the recursion's. */
+double expanded(const PipelineDag &dag, const Decisions &d, const Stage &st, double cap,
+                double (*measure)(const Stage &), int depth = 0);
+
+/** IR nodes of stage `st`'s definition with every inlined producer substituted (expanded). */
+inline double expanded_nodes(const PipelineDag &dag, const Decisions &d, const Stage &st,
+                             double cap) {
+    return expanded(dag, d, st, cap, [](const Stage &s) { return double(s.ops.total()); });
+}
+
+/** The same in simple-instruction units (OpHistogram::work: a division 4, a transcendental
+ * call 20, other operations 1). */
+inline double expanded_work(const PipelineDag &dag, const Decisions &d, const Stage &st,
+                            double cap) {
+    return expanded(dag, d, st, cap, [](const Stage &s) { return s.ops.work(); });
+}
+
 /** Hash of one Func's decisions (its placement key and every stage's tiling). */
 uint64_t hash_sched(const FuncSched &fs);
 

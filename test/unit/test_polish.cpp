@@ -173,8 +173,8 @@ TEST_CASE("the polish splits a root Func's loop finer only where it is cheaper b
 TEST_CASE("the polish narrows a large vectorized body within the tolerance, never a small one",
           "[search]") {
     // in -> P0 -> P1 -> C, each at root in 32-point strips of 16 lanes unrolled twice: 4 AVX2
-    // registers of floats a value. P1's body is large (300 adds a point: 309 x 4 registers
-    // past kNarrowedBodyWork), the others' small.
+    // registers of floats a value. P1's body is large (300 adds and 9 loads a point: 309 x 4
+    // registers past kNarrowedBodyWork), the others' small (17 x 4).
     PipelineDag dag = test::stencil_chain(2);
     dag.funcs[1].stages[0].ops.at(OpKind::Add, TypeClass::F32) = 300;
     SearchSpace space(dag);
