@@ -71,6 +71,8 @@ struct Interval64 {
     int64_t extent() const { return max - min + 1; }
     bool empty() const { return max < min; }
     void include(const Interval64 &o);
+    /** Whether `o` lies inside this interval (an empty one always does). */
+    bool contains(const Interval64 &o) const { return o.empty() || (min <= o.min && o.max <= max); }
     bool operator==(const Interval64 &o) const { return min == o.min && max == o.max; }
 };
 /** One interval per dimension, inline up to six (SmallVec: no heap for a box). */

@@ -68,14 +68,11 @@ bool reads_past_buffers(const PipelineDag &dag, int func, const Box64 &region, c
     const std::vector<Box64> after = fixed_regions(dag, func, grown);
     for (size_t i = 0; i < after.size(); i++) {
         if (after[i] == before[i]) continue;
-        const Box64 &limit = i < dag.inputs.size() && dag.inputs[i].buffer.size() == after[i].size()
-                                 ? dag.inputs[i].buffer
-                                 : before[i];
+        const bool input = i < dag.inputs.size() && !dag.inputs[i].buffer.empty();
+        const Box64 &limit = input ? dag.inputs[i].buffer : before[i];
         if (limit.size() != after[i].size()) return true;
         for (size_t d = 0; d < after[i].size(); d++)
-            if (!after[i][d].empty() &&
-                (after[i][d].min < limit[d].min || after[i][d].max > limit[d].max))
-                return true;
+            if (!limit[d].contains(after[i][d])) return true;
     }
     return false;
 }
