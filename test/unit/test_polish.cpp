@@ -33,6 +33,23 @@ Decisions chain_decisions(bool p1_at_c) {
     return d;
 }
 
+/** A cost of 1 plus, for each Func inlined, its entry of `price` (negative: inlining pays). */
+test::CostOf inlining_prices(std::vector<double> price) {
+    return test::CostOf([price](const State &s) {
+        double cost = 1;
+        for (size_t f = 0; f < s.decisions.size() && f < price.size(); f++)
+            if (s.decisions[f].placement == Placement::Inline) cost += price[f];
+        return cost;
+    });
+}
+
+/** `d` replayed as the polishes replay their steps, and scored by `eval`. */
+StatePtr scored(const SearchSpace &space, StateEvaluator &eval, const Decisions &d) {
+    StatePtr s = space.replay(to_schedule_text(space.dag(), d));
+    eval.evaluate({s.get()});
+    return s;
+}
+
 } // namespace
 
 TEST_CASE("the polish keeps a loop unrolled inside the vectors only where it is cheaper",
@@ -80,14 +97,8 @@ TEST_CASE("the polish inlines Funcs where the whole schedule is cheaper by the m
     // or inlined before it).
     PipelineDag dag = test::stencil_chain(2);
     SearchSpace space(dag);
-    test::CostOf eval([](const State &s) {
-        double cost = 1;
-        for (size_t f = 0; f < s.decisions.size(); f++)
-            if (s.decisions[f].placement == Placement::Inline) cost -= 0.25;
-        return cost;
-    });
-    StatePtr pick = space.replay(to_schedule_text(dag, chain_decisions(false)));
-    eval.evaluate({pick.get()});
+    test::CostOf eval = inlining_prices({-0.25, -0.25, -0.25});
+    StatePtr pick = scored(space, eval, chain_decisions(false));
     REQUIRE(pick->cost == Approx(1.0));
     PolishStats ps;
     StatePtr p = polish_inlined(space, eval, pick, 0.005, &ps);
@@ -108,14 +119,8 @@ TEST_CASE("the polish inlines a Func others are computed at, moving them where i
     // computed at it, inlined: 0.96-0.99x in three 5-9 round A/B runs).
     PipelineDag dag = test::stencil_chain(2);
     SearchSpace space(dag);
-    test::CostOf eval([](const State &s) {
-        double cost = 1;
-        if (s.decisions[1].placement == Placement::Inline) cost -= 0.25;
-        if (s.decisions[0].placement == Placement::Inline) cost += 0.5;
-        return cost;
-    });
-    StatePtr pick = space.replay(to_schedule_text(dag, chain_decisions(true)));
-    eval.evaluate({pick.get()});
+    test::CostOf eval = inlining_prices({0.5, -0.25});
+    StatePtr pick = scored(space, eval, chain_decisions(true));
     PolishStats ps;
     StatePtr p = polish_inlined(space, eval, pick, 0.005, &ps);
     CHECK(ps.kept == 1);
@@ -139,8 +144,7 @@ TEST_CASE("the polish splits a root Func's loop finer only where it is cheaper b
     d.mut(1).placement = Placement::Root;
     d.mut(1).stages = {test::sched({{LoopMode::Split, 32}}, 8, 1)};
     d.mut(0).placement = Placement::Inline;
-    StatePtr pick = space.replay(to_schedule_text(dag, d));
-    eval.evaluate({pick.get()});
+    StatePtr pick = scored(space, eval, d);
     PolishStats ps;
     StatePtr p = polish_root_splits(space, eval, {pick}, 0.005, &ps);
     CHECK(ps.tried == 2); // tiles 8 and 16: only finer ones
@@ -152,8 +156,7 @@ TEST_CASE("the polish splits a root Func's loop finer only where it is cheaper b
 
     // Vectors of 8 unrolled twice fill 16 points of the split: no finer tile is tried.
     d.mut(1).stages[0].unroll = 2;
-    StatePtr unrolled = space.replay(to_schedule_text(dag, d));
-    eval.evaluate({unrolled.get()});
+    StatePtr unrolled = scored(space, eval, d);
     PolishStats pu;
     CHECK(polish_root_splits(space, eval, {unrolled}, 0.005, &pu)
               ->decisions[1]
