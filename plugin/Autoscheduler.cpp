@@ -159,6 +159,7 @@ StatePtr search(const PipelineDag &dag, const SearchSpace &space, CostModel &mod
             CandidateSearchOptions co;
             co.first = bo;
             co.polish_margin = params.polish ? params.polish_margin : -1;
+            co.trust_margin = params.learned_margin;
             RankedPick rp =
                 rank_analytical_candidates(dag, space, eval, params.learned_candidates, co, stats);
             if (rp.state) {

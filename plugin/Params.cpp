@@ -102,6 +102,8 @@ Params Params::parse(const std::map<std::string, std::string> &env) {
              if (!n) throw UserError(k + "=" + v + " is not an integer in [1, 1000] or 'beam'");
              p.learned_candidates = *n;
          }},
+        {"LEARNED_MARGIN",
+         [&](auto &k, auto &v) { p.learned_margin = parse_int(k, v, 0, 100) / 100.0; }},
         {"DUMP_DAG", [&](auto &, auto &v) { p.dump_dag_path = v; }},
         {"DUMP_SCHEDULE", [&](auto &, auto &v) { p.dump_schedule_path = v; }},
         {"SCHEDULE_FILE", [&](auto &, auto &v) { p.schedule_file = v; }},
@@ -182,9 +184,11 @@ std::string Params::describe() const {
       << " search_memory_bytes=" << search.memory_bytes << " time_limit_s=" << search.time_limit_s
       << " cost_model=" << cost_model
       << (cost_model == "learned"
-              ? " learned_search=" + (learned_candidates > 0
-                                          ? std::to_string(learned_candidates) + " candidates"
-                                          : std::string("beam"))
+              ? " learned_search=" +
+                    (learned_candidates > 0
+                         ? std::to_string(learned_candidates) + " candidates, margin " +
+                               std::to_string(int(learned_margin * 100 + 0.5)) + "%"
+                         : std::string("beam"))
               : std::string())
       << (search_space.empty() ? "" : " search_space=" + search_space)
       << " weights=" << (weights.empty() ? "<shipped>" : weights);

@@ -55,6 +55,10 @@ struct Params {
      * the learned model picks among them (search/Candidates.h, ranked_pick). A number or
      * "beam". Default 4 (docs/COSTMODEL.md, "Ranking the analytical model's candidates"). */
     int learned_candidates = 4;
+    /** Ranking those, the learned model leaves the analytical beam pick only for a candidate it
+     * prices at least this fraction cheaper (SEXTANT_LEARNED_MARGIN, percent; default 5:
+     * docs/COSTMODEL.md, "A trust margin"). */
+    double learned_margin = 0.05;
     /** The plugin's search is ranked_pick's: the learned model with learned_candidates > 0,
      * and no SEXTANT_CANDIDATES to write. */
     bool learned_ranks_candidates() const {

@@ -90,6 +90,8 @@ public:
         // Polished as the plugin polishes its pick (and, in learned mode, each candidate).
         const Params plugin_defaults;
         search_.polish_margin = plugin_defaults.polish ? plugin_defaults.polish_margin : -1;
+        search_.trust_margin =
+            opt.learned_margin >= 0 ? opt.learned_margin : plugin_defaults.learned_margin;
         setup_.time_exe = opt.time_exe.empty() ? SEXTANT_TIME_EXE : opt.time_exe;
         setup_.work_dir = make_work_dir("sextant-regret");
         setup_.runtime_so = build_runtime(target_, setup_.work_dir + "/runtime", setup_.linker);
@@ -134,7 +136,8 @@ nlohmann::json RegretRun::judge(uint64_t seed) {
     nlohmann::json out = {{"seed", seed},
                           {"identity", w.identity},
                           {"weights", opt_.weights},
-                          {"learned_candidates", opt_.learned_candidates}};
+                          {"learned_candidates", opt_.learned_candidates},
+                          {"learned_margin", search_.trust_margin}};
 
     std::vector<Entry> entries;
     std::string error;

@@ -37,6 +37,9 @@ struct RegretOptions {
     /** How the learned model picks (the plugin's SEXTANT_LEARNED_SEARCH): > 0 = among this
      * many analytical candidates (ranked_pick), 0 = by its own beam search. */
     int learned_candidates = 4;
+    /** Ranking those, the trust margin (the plugin's SEXTANT_LEARNED_MARGIN as a fraction);
+     * < 0 = the plugin's default. */
+    double learned_margin = -1;
 };
 
 struct RegretSummary {

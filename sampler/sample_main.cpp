@@ -83,7 +83,9 @@ const char *kUsage =
     "                         lines, resumable; scripts/regret_report.py summarizes it).\n"
     "                         --regret-learned-search N|beam: the learned pick is the one it\n"
     "                         ranks first among N analytical candidates (4, the plugin's\n"
-    "                         default) or its own beam search's pick\n"
+    "                         default) or its own beam search's pick;\n"
+    "                         --regret-learned-margin P: ranking those, it leaves the beam\n"
+    "                         pick only for one it prices P% cheaper (the plugin's default 5)\n"
     "                         --regret-half selection|test: the even or the odd seeds only\n"
     "                         (regret_report.py's halves: choose on one, ship on the other).\n"
     "                         WEIGHTS may be an ensemble, as for --weights ('analytical' names\n"
@@ -248,6 +250,10 @@ Options parse_args(int argc, char **argv) {
                 throw ArgError("--regret-learned-search: '" + v +
                                "' is neither 'beam' nor a count of candidates (1-1000)");
             o.regret.learned_candidates = *n;
+        } else if (a == "--regret-learned-margin") {
+            const int percent = args.integer(0);
+            if (percent > 100) throw ArgError("--regret-learned-margin: at most 100 (percent)");
+            o.regret.learned_margin = percent / 100.0;
         } else if (a == "--regret-half") {
             const std::string h = args.value();
             if (h != "selection" && h != "test")

@@ -78,12 +78,16 @@ def file_hash(path):
 
 
 def use_test_half(weights, ledger, again, mode=None):
-    """Records that `weights` (picking in `mode`: the lines' learned_candidates, how the learned
-    model picks) was judged on the test half; False if it already was (and not `again`). A
-    candidate is the weights and the mode together."""
+    """Records that `weights` (picking in `mode`: the lines' learned_candidates and
+    learned_margin, how the learned model picks) was judged on the test half; False if it
+    already was (and not `again`). A candidate is the weights and the mode together."""
     h = file_hash(weights) or weights
     if mode is not None:
-        h += f"/learned_candidates={mode}"
+        candidates, margin = mode
+        if candidates is not None:
+            h += f"/learned_candidates={candidates}"
+        if margin:
+            h += f"/learned_margin={margin}"
     used = []
     if os.path.exists(ledger):
         with open(ledger) as f:
@@ -150,7 +154,9 @@ def main():
     status = 0
     for weights, by_seed in read_regret(a.jsonl, a.weights, a.seeds).items():
         lines = [j for s, j in by_seed.items() if in_half(s, a.half)]
-        modes = {j.get("learned_candidates") for j in lines}
+        # The learned mode: how it picks and, ranking candidates, its trust margin (lines
+        # before the margin existed had none: 0).
+        modes = {(j.get("learned_candidates"), j.get("learned_margin") or 0) for j in lines}
         if len(modes) > 1:
             print(f"regret_report: {weights}: lines of several learned modes {sorted(map(str, modes))}"
                   "; judge each in a file of its own", file=sys.stderr)

@@ -293,19 +293,20 @@ RankedPick ranked_pick(const PipelineDag &dag, const SearchSpace &space,
                        SearchStats *total) {
     RankedPick r;
     r.candidates = search_candidates(dag, space, propose, opt, total);
-    double best = 0;
+    std::vector<StatePtr> states;
     for (size_t i = 0; i < r.candidates.size(); i++) {
         // Replayed, every Func dirty: the ranking model scores the whole schedule, none of the
         // proposer's per-Func costs carried over.
         StatePtr s = space.replay(r.candidates[i].text);
         rank.evaluate({s.get()});
         r.rank_costs.push_back(s->cost);
-        if (r.chosen < 0 || s->cost < best) {
-            best = s->cost;
-            r.chosen = int(i);
-            r.state = s;
-        }
+        if (r.chosen < 0 || s->cost < r.rank_costs[size_t(r.chosen)]) r.chosen = int(i);
+        states.push_back(std::move(s));
     }
+    if (r.chosen > 0 &&
+        !(r.rank_costs[size_t(r.chosen)] <= r.rank_costs[0] * (1 - opt.trust_margin)))
+        r.chosen = 0;
+    if (r.chosen >= 0) r.state = states[size_t(r.chosen)];
     return r;
 }
 

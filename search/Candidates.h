@@ -53,6 +53,10 @@ struct CandidateSearchOptions {
      * analytical candidates (source "ranked:<its source>"), as the plugin's learned mode does
      * (SEXTANT_LEARNED_SEARCH). 0 = the learned model searches. */
     int ranked = 0;
+    /** ranked_pick keeps the first candidate (the proposer's beam pick) unless the ranking
+     * model prices another at least this fraction cheaper than it (0.05: 5%); 0 = the
+     * cheapest wins. The plugin's learned mode: SEXTANT_LEARNED_MARGIN. */
+    double trust_margin = 0;
 };
 
 /** One schedule of a pipeline: what the plugin writes out with SEXTANT_CANDIDATES, what the
@@ -96,7 +100,8 @@ struct RankedPick {
     std::vector<SearchCandidate> candidates;
     /** Each candidate's cost under the ranking model, in candidates' order. */
     std::vector<double> rank_costs;
-    /** Index of the chosen candidate (the lowest rank cost; the earlier on a tie), -1 if none. */
+    /** Index of the chosen candidate (the lowest rank cost, the earlier on a tie; the first
+     * unless that is opt.trust_margin cheaper than the first's), -1 if none. */
     int chosen = -1;
     /** The chosen schedule replayed and scored whole by the ranking model (null if none). */
     StatePtr state;

@@ -318,6 +318,7 @@ TEST_CASE(
         CHECK(roles == std::set<std::string>{"analytical", "learned", "best_known"});
         // By default the learned model ranks 4 analytical candidates, as the plugin does.
         CHECK(j["learned_candidates"] == 4);
+        CHECK(j["learned_margin"] == 0.05); // and with the plugin's trust margin
         // (A pick both models make is one entry, with the analytical pick's source.)
         for (const auto &s : j["schedules"])
             if (s["roles"].dump().find("\"learned\"") != std::string::npos &&
@@ -365,6 +366,19 @@ TEST_CASE(
         run(regret + " --regret-out " + beam_file + " --regret-learned-search some 2>&1", &status);
     CHECK(status == 2);
     CHECK(out.find("neither 'beam' nor a count") != std::string::npos);
+    const std::string margin_file = dir + "/margin.jsonl";
+    out = run(regret + " --regret-out " + margin_file +
+                  " --regret-half selection --regret-learned-margin 0 2>&1",
+              &status);
+    INFO(out);
+    CHECK(status == 0);
+    std::ifstream margin_in(margin_file);
+    REQUIRE(std::getline(margin_in, line));
+    CHECK(nlohmann::json::parse(line)["learned_margin"] == 0);
+    out =
+        run(regret + " --regret-out " + margin_file + " --regret-learned-margin 101 2>&1", &status);
+    CHECK(status == 2);
+    CHECK(out.find("at most 100") != std::string::npos);
 }
 #endif
 

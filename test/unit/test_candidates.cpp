@@ -11,15 +11,15 @@ using namespace sextant;
 
 namespace {
 
-/** Ranks by ScheduleText: `preferred` costs 1, every other schedule 2. */
+/** Ranks by ScheduleText: `preferred` costs `cost` (1), every other schedule 2. */
 class PreferText : public StateEvaluator {
 public:
-    PreferText(const PipelineDag &dag, std::string preferred)
-        : dag_(dag), preferred_(std::move(preferred)) {}
+    PreferText(const PipelineDag &dag, std::string preferred, double cost = 1.0)
+        : dag_(dag), preferred_(std::move(preferred)), cost_(cost) {}
     void evaluate(const std::vector<State *> &states) override {
         for (State *s : states) {
             calls++;
-            s->cost = to_schedule_text(dag_, s->decisions) == preferred_ ? 1.0 : 2.0;
+            s->cost = to_schedule_text(dag_, s->decisions) == preferred_ ? cost_ : 2.0;
             s->dirty.clear();
         }
     }
@@ -28,6 +28,7 @@ public:
 private:
     const PipelineDag &dag_;
     std::string preferred_;
+    double cost_;
 };
 
 } // namespace
@@ -66,6 +67,19 @@ TEST_CASE("ranked_pick: one model proposes, the other chooses whole schedules", 
         CHECK(rp.chosen == 0);
         CHECK(rp.candidates[0].source == "beam");
         CHECK(to_schedule_text(dag, rp.state->decisions) == proposed.front().text);
+    }
+    SECTION("with a trust margin the beam pick stays unless another is that much cheaper") {
+        co.trust_margin = 0.05;
+        PreferText near(dag, proposed.back().text, 1.92); // 4% below the others' 2
+        RankedPick kept = ranked_pick(dag, space, propose, near, co);
+        CHECK(kept.chosen == 0);
+        CHECK(kept.rank_costs.back() == 1.92);
+        CHECK(to_schedule_text(dag, kept.state->decisions) == proposed.front().text);
+        CHECK(kept.state->cost == 2.0);                 // scored by the ranking model
+        PreferText far(dag, proposed.back().text, 1.8); // 10% below
+        CHECK(ranked_pick(dag, space, propose, far, co).chosen == int(proposed.size()) - 1);
+        co.trust_margin = 0.03;
+        CHECK(ranked_pick(dag, space, propose, near, co).chosen == int(proposed.size()) - 1);
     }
 }
 

@@ -50,7 +50,12 @@ TEST_CASE("the learned model ranks the analytical model's candidates unless told
     CHECK_THROWS_WITH(Params::parse({{"SEXTANT_LEARNED_SEARCH", "some"}}),
                       Catch::Contains("not an integer"));
     Params p = Params::parse({{"SEXTANT_COST_MODEL", "learned"}});
-    CHECK_THAT(p.describe(), Catch::Contains("learned_search=4 candidates"));
+    CHECK_THAT(p.describe(), Catch::Contains("learned_search=4 candidates, margin 5%"));
+    CHECK(Params::parse({}).learned_margin == 0.05);
+    CHECK(Params::parse({{"SEXTANT_LEARNED_MARGIN", "0"}}).learned_margin == 0);
+    CHECK(Params::parse({{"SEXTANT_LEARNED_MARGIN", "12"}}).learned_margin == 0.12);
+    CHECK_THROWS_WITH(Params::parse({{"SEXTANT_LEARNED_MARGIN", "101"}}),
+                      Catch::Contains("[0, 100]"));
 }
 
 TEST_CASE("unknown SEXTANT_ keys and bad values are errors", "[params]") {
