@@ -68,6 +68,7 @@ nlohmann::json dag_to_json(const PipelineDag &dag) {
             if (s.scalarized_calls > 0) js["scalarized_calls"] = s.scalarized_calls;
             if (s.can_rfactor) js["can_rfactor"] = true;
             if (s.no_vectorize) js["no_vectorize"] = true;
+            if (s.masked_lanes) js["masked_lanes"] = true;
             for (const Load &ld : s.loads) {
                 nlohmann::json jl;
                 jl["from"] = producer_name(dag, ld.kind, ld.producer);

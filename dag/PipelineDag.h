@@ -169,6 +169,13 @@ struct Stage {
     /** Never vectorized: a vector form Halide 14 cannot compile (a float64 product of a
      * uint8 or uint16 value: F64OfNarrowUint in halide/CodegenQuirks.h). */
     bool no_vectorize = false;
+    /** An update whose `where` predicate reads its vectorized (storage dim 0) pure var:
+     * vectorized, every load and the store are masked per lane. Offered one vector of natural
+     * width at most: at twice that, LLVM took 85 s to compile random pipeline 200832's
+     * `s9_reduce_max` (64 masked uint16 lanes gathering through an inlined mirror_image; 1.1 s
+     * at 32 lanes), past the sampler's 60 s and a user's patience (docs/SEARCH.md, "Masked
+     * vectors"). */
+    bool masked_lanes = false;
     int64_t points() const; // iterations over the stage's full range
     /** Loop box when the stage covers its whole range. */
     Box64 full_loop_box() const;

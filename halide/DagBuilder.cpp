@@ -340,6 +340,10 @@ private:
             for (LoopDim &l : s.loops)
                 l.parity_mod = std::max(l.parity_mod, small_modulus(e, l.name));
         }
+        if (stage_index > 0 && def.predicate().defined() && !is_const_one(def.predicate()))
+            for (const LoopDim &l : s.loops)
+                if (!l.is_rvar && l.func_dim == 0 && expr_uses_var(def.predicate(), l.name))
+                    s.masked_lanes = true;
         std::vector<RawCall> calls;
         for (const Expr &e : exprs) {
             std::vector<RawCall> c = collect_calls(e);

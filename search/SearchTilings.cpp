@@ -119,7 +119,8 @@ void SearchSpace::add_vectorized(const Stage &s, const Box64 &box,
     std::vector<int> widths = {1};
     if (il.func_dim == 0 && il.parallel_safe && inner.extent >= V && !s.no_vectorize) {
         widths = {V};
-        if (!coarse && inner.extent >= 2 * V && 2 * V <= max_lanes) widths.push_back(2 * V);
+        if (!coarse && inner.extent >= 2 * V && 2 * V <= max_lanes && !s.masked_lanes)
+            widths.push_back(2 * V);
         const int64_t two_registers = 2 * std::max(1, dag_.machine.vector_bits / 8);
         if (autotune_tilings && V >= 4 && int64_t(V) * s.ops.widest_type_bytes() > two_registers)
             widths.push_back(V / 2);

@@ -543,3 +543,37 @@ TEST_CASE("a Func read unclamped from its input and through a consumer's clamp s
         CHECK_FALSE(sextant::shrinks_at_edges(dag3, gf));
     }
 }
+
+TEST_CASE("an update masked along its vector var is offered one natural vector at most", "[dag]") {
+    // Random pipeline 200832: `s9_reduce_max` (uint16) with a where clause on x, at 64 lanes,
+    // took LLVM 85 s to compile; at 32 (the natural AVX-512 width) 1.1 s.
+    ImageParam in(UInt(16), 2, "in_masked");
+    Var x("x"), y("y");
+    RDom r(0, 5, "r");
+    r.where((r + x) % 3 != 0);
+    RDom q(0, 5, "q");
+    q.where(q % 3 != 0); // the same mask for every lane: no masked vectors
+    Func masked("masked"), whole("whole"), out("out_masked");
+    masked(x, y) = cast<uint16_t>(0);
+    masked(x, y) = max(masked(x, y), in(x + r, y));
+    whole(x, y) = cast<uint16_t>(0);
+    whole(x, y) = max(whole(x, y), in(x + q, y));
+    out(x, y) = masked(x, y) + whole(x, y);
+    out.set_estimate(x, 0, 1024).set_estimate(y, 0, 64);
+    in.set_estimates({{0, 1030}, {0, 64}});
+    PipelineDag dag = build({out});
+    const sextant::FuncNode &m = func(dag, "masked"), &w = func(dag, "whole");
+    CHECK_FALSE(m.stages[0].masked_lanes);
+    CHECK(m.stages[1].masked_lanes);
+    CHECK_FALSE(w.stages[1].masked_lanes);
+    sextant::SearchSpace space(dag);
+    auto widest = [&](const sextant::Stage &s) {
+        int most = 0;
+        for (const sextant::StageSched &t : space.tilings(s, s.full_loop_box(), true, false))
+            most = std::max(most, t.vector_width);
+        return most;
+    };
+    const int natural = 256 / 8 / 2; // uint16 lanes of one AVX2 register
+    CHECK(widest(w.stages[1]) == 2 * natural);
+    CHECK(widest(m.stages[1]) == natural);
+}
