@@ -347,16 +347,20 @@ TEST_CASE(
     out = run(regret + " --regret-out " + half_file + " --regret-half odd 2>&1", &status);
     CHECK(status == 2);
     CHECK(out.find("--regret-half") != std::string::npos);
+    // One selection-half run into a file of its own; its first line.
+    auto first_judged = [&](const std::string &file, const std::string &args) {
+        out = run(regret + " --regret-out " + file + " --regret-half selection " + args + " 2>&1",
+                  &status);
+        INFO(out);
+        CHECK(status == 0);
+        std::ifstream in(file);
+        std::string first;
+        REQUIRE(std::getline(in, first));
+        return nlohmann::json::parse(first);
+    };
     // The learned model's own beam search, as SEXTANT_LEARNED_SEARCH=beam.
     const std::string beam_file = dir + "/beam.jsonl";
-    out = run(regret + " --regret-out " + beam_file +
-                  " --regret-half selection --regret-learned-search beam 2>&1",
-              &status);
-    INFO(out);
-    CHECK(status == 0);
-    std::ifstream beam_in(beam_file);
-    REQUIRE(std::getline(beam_in, line));
-    nlohmann::json bj = nlohmann::json::parse(line);
+    nlohmann::json bj = first_judged(beam_file, "--regret-learned-search beam");
     CHECK(bj["learned_candidates"] == 0);
     for (const auto &s : bj["schedules"])
         if (s["roles"].dump().find("\"learned\"") != std::string::npos &&
@@ -367,14 +371,7 @@ TEST_CASE(
     CHECK(status == 2);
     CHECK(out.find("neither 'beam' nor a count") != std::string::npos);
     const std::string margin_file = dir + "/margin.jsonl";
-    out = run(regret + " --regret-out " + margin_file +
-                  " --regret-half selection --regret-learned-margin 0 2>&1",
-              &status);
-    INFO(out);
-    CHECK(status == 0);
-    std::ifstream margin_in(margin_file);
-    REQUIRE(std::getline(margin_in, line));
-    CHECK(nlohmann::json::parse(line)["learned_margin"] == 0);
+    CHECK(first_judged(margin_file, "--regret-learned-margin 0")["learned_margin"] == 0);
     out =
         run(regret + " --regret-out " + margin_file + " --regret-learned-margin 101 2>&1", &status);
     CHECK(status == 2);
