@@ -362,6 +362,12 @@ Box64 region_at(const PipelineDag &dag, const Decisions &d, const Nests &nests, 
     return r;
 }
 
+Box64 region_in_box(const PipelineDag &dag, const Decisions &d, int func, int at_func, int at_stage,
+                    int level, const Box64 &box) {
+    std::map<int, Box64> memo;
+    return region_at_memo(dag, d, func, at_func, at_stage, level, box, &memo);
+}
+
 bool region_slides_along(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func,
                          int at_func, int at_stage, int level, int order_index) {
     const StageNest &sn = nests[at_func]->stages[size_t(at_stage)];

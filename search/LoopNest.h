@@ -208,4 +208,10 @@ Box64 region_at(const PipelineDag &dag, const Decisions &d, const Nests &nests, 
 bool region_slides_along(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func,
                          int at_func, int at_stage, int level, int order_index);
 
+/** The region of `func` that the iterations of stage `at_stage` of `at_func` with loop box
+ * `box` (one iteration of `level`, at some position) need: region_at's first step, at the
+ * position given, without its middle-iteration extents. */
+Box64 region_in_box(const PipelineDag &dag, const Decisions &d, int func, int at_func, int at_stage,
+                    int level, const Box64 &box);
+
 } // namespace sextant
