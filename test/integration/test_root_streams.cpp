@@ -46,22 +46,21 @@ TEST_CASE("a loop that reads the same part of a root input again streams it agai
         sextant::build_pipeline_dag({out.function()}, Target("x86-64-linux-avx2"), machine);
     REQUIRE(dag.machine.last_level_cache_bytes < 4097.0 * 2049 * 4); // the input is larger
     const double input = 4097.0 * 2049 * 4;
-    // k outermost, dx per 8-row strip of one k: each k reads all of the input again.
-    const sextant::ScheduleRow strips = features_of(dag, R"(sextant-schedule 1
-func out_streamed root
-  stage 0 loops x:inner y:split8 k:outer vector 8 unroll 1 parallel 1
-func dx_streamed at out_streamed 1
-  stage 0 loops x:inner y:inner k:inner vector 8 unroll 1 parallel 0
-)",
-                                                    "dx_streamed");
-    CHECK(dram(strips) == Approx(8 * input));
-    // The same strips with k inside them: the input comes once.
-    const sextant::ScheduleRow inner_k = features_of(dag, R"(sextant-schedule 1
-func out_streamed root
-  stage 0 loops x:inner y:split8 k:inner vector 8 unroll 1 parallel 1
-func dx_streamed at out_streamed 0
-  stage 0 loops x:inner y:inner k:inner vector 8 unroll 1 parallel 0
-)",
-                                                     "dx_streamed");
-    CHECK(dram(inner_k) == Approx(input));
+    // `out` in 8-row strips with k in the outer group (k outermost) or the inner one; dx
+    // computed per strip of one k, or per strip of every k.
+    auto dx_dram = [&](const std::string &k_mode, int level) {
+        const std::string text = "sextant-schedule 1\n"
+                                 "func out_streamed root\n"
+                                 "  stage 0 loops x:inner y:split8 k:" +
+                                 k_mode +
+                                 " vector 8 unroll 1 parallel 1\n"
+                                 "func dx_streamed at out_streamed " +
+                                 std::to_string(level) +
+                                 "\n"
+                                 "  stage 0 loops x:inner y:inner k:inner vector 8 unroll 1 "
+                                 "parallel 0\n";
+        return dram(features_of(dag, text, "dx_streamed"));
+    };
+    CHECK(dx_dram("outer", 1) == Approx(8 * input)); // each k reads all of the input again
+    CHECK(dx_dram("inner", 0) == Approx(input));     // the input comes once
 }
