@@ -487,8 +487,7 @@ void access_features(const StageView &v, const std::vector<EffLoad> &loads, doub
     set(r, ScheduleFeature::bytes_written, stored_points * v.f.bytes_per_point);
 }
 
-/** How many times the loops outside a realization stream the same part of a root producer,
- * each time more of it than the cache holds (1: once); memory_features' dram_bytes. */
+/** Featurizer::streamed_times for one stage: (kind, producer, cache bytes) -> times. */
 using StreamedTimes = std::function<double(ProducerKind kind, int producer, double cache_bytes)>;
 
 /** The buffer the stage's Func allocates, what it reads per distinct producer, its working
@@ -507,16 +506,9 @@ void memory_features(const StageView &v, const std::vector<EffLoad> &loads,
     set(r, ScheduleFeature::num_allocations, v.stage == 0 ? v.fn.store_realizations : 0);
 
     double read_real = 0, read_total = 0, read_local = 0, read_root = 0, root_bytes = 0;
-    // Root producers larger than the cache and read at least twice: those loops outside the
-    // realization may stream again (see below).
-    struct Large {
-        ProducerKind kind;
-        int producer;
-        double bytes;
-    };
-    SmallVec<Large, 4> large;
-    const double cache_share =
-        double(m.last_level_cache_bytes) / (v.fn.inside_parallel ? double(P) : 1.0);
+    // Root producers over the cache share read twice or more, and their bytes (below).
+    SmallVec<std::pair<std::pair<ProducerKind, int>, double>, 4> large;
+    const double cache_share = double(m.last_level_cache_bytes) / (v.fn.inside_parallel ? P : 1);
     double ws_inner = 0;
     SmallVec<std::pair<ProducerKind, int>, 16> seen; // (inline: per row)
     for (const EffLoad &l : loads) {
@@ -548,9 +540,8 @@ void memory_features(const StageView &v, const std::vector<EffLoad> &loads,
             read_root += bytes * v.realizations;
             const double size = double(box_volume(producer_bounds(dag, l.kind, l.producer))) * bpp;
             root_bytes += size;
-            // A loop that streams it again reads it at least twice (the cheap tests first).
             if (size > cache_share && bytes * v.realizations >= 2 * size)
-                large.push_back({l.kind, l.producer, size});
+                large.push_back({key, size});
         }
     }
     double ws_real = read_real + alloc_bytes;
@@ -562,15 +553,12 @@ void memory_features(const StageView &v, const std::vector<EffLoad> &loads,
     set(r, ScheduleFeature::working_set_inner, ws_inner);
     set(r, ScheduleFeature::working_set_realization, ws_real);
     // A realization whose working set fits the cache reads each root producer from memory
-    // once, unless a loop outside it reads the same part again after more than the cache
-    // holds: bench local_laplacian's `g_pyr_1_dx`, two rows of one intensity level `k` a
-    // realization, read all of the 30.6 MB `gray` once per `k` (`k` outermost in `g_pyr_1`;
-    // 19.7 ms a run, profiled, against 14.3 with `k` inside 64x64 tiles, priced alike).
+    // once, unless a loop outside it streams the same part again (RootStreams.cpp).
     double dram = read_root;
     if (ws_real * (v.fn.inside_parallel ? P : 1) <= double(m.last_level_cache_bytes)) {
         double restreamed = 0;
-        for (const Large &g : large)
-            restreamed += g.bytes * (streamed(g.kind, g.producer, cache_share) - 1);
+        for (const auto &[p, bytes] : large)
+            restreamed += bytes * (streamed(p.first, p.second, cache_share) - 1);
         dram = std::min(read_root, root_bytes + restreamed);
     }
     set(r, ScheduleFeature::dram_bytes, dram);
@@ -600,56 +588,8 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
     const StageNest &sn = v.sn;
     const Box64 inner_box =
         sn.order.size() >= 2 ? box_at_level(sn, int(sn.order.size()) - 2) : sn.loop_box;
-    // The loops of the Func's anchor stage around its realization that leave a root
-    // producer's footprint where it was (shifting one of them by an iteration reads the same
-    // part again): each iteration streams that part anew when it is more than the cache.
     const StreamedTimes streamed = [&](ProducerKind kind, int producer, double cache_bytes) {
-        const FuncSched &fs = d[size_t(func)];
-        if (fs.placement != Placement::At) return 1.0;
-        const StageNest &an = nests[size_t(fs.at_func)]->stages[size_t(fs.at_stage)];
-        auto footprint = [&](int level, const Box64 &box) {
-            const Box64 region = region_in_box(dag_, d, func, fs.at_func, fs.at_stage, level, box);
-            const auto fps = footprints(key, d, v.s, stage_loop_box(v.s, region));
-            const Box64 *fp = find_region(*fps, kind, producer);
-            return fp ? *fp : Box64();
-        };
-        // The cheap test first, from the Jacobians: the anchor stage's loop j may leave the
-        // producer put only if every dimension of this Func it moves is one this stage's loads
-        // of the producer do not move with (`k` above: gray has none). Anchors that read the
-        // Func only through Funcs nested in them are left to the old price.
-        const Stage &as = dag_.stage(fs.at_func, fs.at_stage);
-        auto may_stay = [&](int stage_loop) {
-            bool direct = false;
-            for (const Load &ld : as.loads) {
-                if (ld.kind != ProducerKind::Func || ld.producer != func) continue;
-                direct = true;
-                for (int p = 0; p < ld.producer_dims; p++) {
-                    const JacobianEntry &e = ld.at(p, stage_loop);
-                    if (e.affine && e.num == 0) continue;
-                    for (size_t i = 0; i < v.s.loops.size(); i++)
-                        if (v.s.loops[i].func_dim == p)
-                            for (const EffLoad &el : sl.loads)
-                                if (!el.self && el.kind == kind && el.producer == producer &&
-                                    el.depends_on(int(i)))
-                                    return false;
-                }
-            }
-            return direct;
-        };
-        double times = 1;
-        for (int j = 0; j <= fs.at_level && j < int(an.order.size()); j++) {
-            const ConcreteLoop &l = an.order[size_t(j)];
-            if (l.extent < 2 || !may_stay(l.stage_loop)) continue;
-            const Box64 first = box_at_level(an, j);
-            Box64 next = first;
-            next[size_t(l.stage_loop)].min += l.span;
-            next[size_t(l.stage_loop)].max += l.span;
-            const Box64 a = footprint(j, first);
-            if (a.empty() || !(a == footprint(j, next))) continue;
-            if (double(box_volume(a)) * producer_bytes(dag_, kind, producer) > cache_bytes)
-                times *= double(l.extent);
-        }
-        return times;
+        return streamed_times(d, nests, func, v.s, key, sl, kind, producer, cache_bytes);
     };
     memory_features(v, sl.loads, *footprints(key, d, v.s, sn.loop_box),
                     *footprints(key, d, v.s, inner_box), groups, streamed, r);
