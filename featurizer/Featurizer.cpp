@@ -487,15 +487,14 @@ void access_features(const StageView &v, const std::vector<EffLoad> &loads, doub
     set(r, ScheduleFeature::bytes_written, stored_points * v.f.bytes_per_point);
 }
 
-/** Featurizer::streamed_times for one stage: (kind, producer, cache bytes) -> times. */
-using StreamedTimes = std::function<double(ProducerKind kind, int producer, double cache_bytes)>;
-
 /** The buffer the stage's Func allocates, what it reads per distinct producer, its working
- * sets and the bytes from memory. */
+ * sets and the bytes from memory. `streamed(kind, producer, cache bytes)`: the stage's
+ * Featurizer::streamed_times (a template: no std::function allocated per row). */
+template <class Streamed>
 void memory_features(const StageView &v, const std::vector<EffLoad> &loads,
                      const std::vector<ProducerRegion> &footprints,
                      const std::vector<ProducerRegion> &inner_footprints, const HeapGroups *groups,
-                     const StreamedTimes &streamed, ScheduleRow &r) {
+                     const Streamed &streamed, ScheduleRow &r) {
     const PipelineDag &dag = v.dag;
     const MachineInfo &m = dag.machine;
     const int P = std::max(1, m.parallelism);
@@ -588,7 +587,7 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
     const StageNest &sn = v.sn;
     const Box64 inner_box =
         sn.order.size() >= 2 ? box_at_level(sn, int(sn.order.size()) - 2) : sn.loop_box;
-    const StreamedTimes streamed = [&](ProducerKind kind, int producer, double cache_bytes) {
+    auto streamed = [&](ProducerKind kind, int producer, double cache_bytes) {
         return streamed_times(d, nests, func, v.s, key, sl, kind, producer, cache_bytes);
     };
     memory_features(v, sl.loads, *footprints(key, d, v.s, sn.loop_box),
