@@ -488,8 +488,8 @@ void access_features(const StageView &v, const std::vector<EffLoad> &loads, doub
 }
 
 /** The buffer the stage's Func allocates, what it reads per distinct producer, its working
- * sets and the bytes from memory. `streamed(kind, producer, cache bytes)`: the stage's
- * Featurizer::streamed_times (a template: no std::function allocated per row). */
+ * sets and the bytes from memory. `streamed(kind, producer, bytes a point, cache bytes)`: the
+ * stage's Featurizer::streamed_times (a template: no std::function allocated per row). */
 template <class Streamed>
 void memory_features(const StageView &v, const std::vector<EffLoad> &loads,
                      const std::vector<ProducerRegion> &footprints,
@@ -506,7 +506,7 @@ void memory_features(const StageView &v, const std::vector<EffLoad> &loads,
 
     double read_real = 0, read_total = 0, read_local = 0, read_root = 0, root_bytes = 0;
     // Root producers over the cache share read twice or more, and their bytes (below).
-    SmallVec<std::pair<std::pair<ProducerKind, int>, double>, 4> large;
+    SmallVec<std::pair<const EffLoad *, double>, 4> large;
     const double cache_share = double(m.last_level_cache_bytes) / (v.fn.inside_parallel ? P : 1);
     double ws_inner = 0;
     SmallVec<std::pair<ProducerKind, int>, 16> seen; // (inline: per row)
@@ -529,8 +529,7 @@ void memory_features(const StageView &v, const std::vector<EffLoad> &loads,
         // cache. A Root Func or an input is read from memory as before.
         const bool at = l.kind == ProducerKind::Func &&
                         v.d[l.producer].placement == Placement::At && v.nests[l.producer];
-        const double producer_buffer =
-            at ? v.nests[l.producer]->alloc_points * dag.funcs[l.producer].bytes_per_point : 0;
+        const double producer_buffer = at ? v.nests[l.producer]->alloc_points * bpp : 0;
         const bool local = at && producer_buffer * P <= double(m.last_level_cache_bytes);
         read_real += at ? std::min(bytes, producer_buffer) : bytes;
         if (local) {
@@ -540,7 +539,7 @@ void memory_features(const StageView &v, const std::vector<EffLoad> &loads,
             const double size = double(box_volume(producer_bounds(dag, l.kind, l.producer))) * bpp;
             root_bytes += size;
             if (size > cache_share && bytes * v.realizations >= 2 * size)
-                large.push_back({key, size});
+                large.push_back({&l, size});
         }
     }
     double ws_real = read_real + alloc_bytes;
@@ -556,8 +555,10 @@ void memory_features(const StageView &v, const std::vector<EffLoad> &loads,
     double dram = read_root;
     if (ws_real * (v.fn.inside_parallel ? P : 1) <= double(m.last_level_cache_bytes)) {
         double restreamed = 0;
-        for (const auto &[p, bytes] : large)
-            restreamed += bytes * (streamed(p.first, p.second, cache_share) - 1);
+        for (const auto &[l, size] : large) {
+            const int bpp = producer_bytes(dag, l->kind, l->producer);
+            restreamed += size * (streamed(l->kind, l->producer, bpp, cache_share) - 1);
+        }
         dram = std::min(read_root, root_bytes + restreamed);
     }
     set(r, ScheduleFeature::dram_bytes, dram);
@@ -587,8 +588,8 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
     const StageNest &sn = v.sn;
     const Box64 inner_box =
         sn.order.size() >= 2 ? box_at_level(sn, int(sn.order.size()) - 2) : sn.loop_box;
-    auto streamed = [&](ProducerKind kind, int producer, double cache_bytes) {
-        return streamed_times(d, nests, func, v.s, key, sl, kind, producer, cache_bytes);
+    auto streamed = [&](ProducerKind kind, int producer, int bpp, double cache_bytes) {
+        return streamed_times(d, nests, func, v.s, key, sl, kind, producer, bpp, cache_bytes);
     };
     memory_features(v, sl.loads, *footprints(key, d, v.s, sn.loop_box),
                     *footprints(key, d, v.s, inner_box), groups, streamed, r);

@@ -83,12 +83,13 @@ private:
                const Box64 &box) const;
 
     /** How many times the loops of `func`'s anchor stage around its realization read the
-     * same part of root producer (`kind`, `producer`) again, each time more of it than
-     * `cache_bytes` (1: once; RootStreams.cpp). `key`/`loads`: stage `s`'s inline key and
-     * loads. */
+     * same part of root producer (`kind`, `producer`, `bytes_per_point` each) again, each
+     * time more of it than `cache_bytes` (1: once; RootStreams.cpp). `key`/`loads`: stage
+     * `s`'s inline key and loads. */
     double streamed_times(const Decisions &d, const Nests &nests, int func, const Stage &s,
                           const std::vector<int64_t> &key, const StageLoads &loads,
-                          ProducerKind kind, int producer, double cache_bytes) const;
+                          ProducerKind kind, int producer, int bytes_per_point,
+                          double cache_bytes) const;
 
     struct KeyHash {
         size_t operator()(const std::vector<int64_t> &k) const;

@@ -8,7 +8,8 @@ namespace sextant {
 
 double Featurizer::streamed_times(const Decisions &d, const Nests &nests, int func, const Stage &s,
                                   const std::vector<int64_t> &key, const StageLoads &loads,
-                                  ProducerKind kind, int producer, double cache_bytes) const {
+                                  ProducerKind kind, int producer, int bytes_per_point,
+                                  double cache_bytes) const {
     // The loops of the Func's anchor stage around its realization that leave the producer's
     // footprint where it was (shifting one of them by an iteration reads the same part
     // again): each iteration streams that part anew when it is more than the cache.
@@ -17,10 +18,9 @@ double Featurizer::streamed_times(const Decisions &d, const Nests &nests, int fu
     const StageNest &an = nests[size_t(fs.at_func)]->stages[size_t(fs.at_stage)];
     auto footprint = [&](int level, const Box64 &box) {
         const Box64 region = region_in_box(dag_, d, func, fs.at_func, fs.at_stage, level, box);
-        const auto fps = footprints(key, d, s, stage_loop_box(s, region));
-        for (const ProducerRegion &p : *fps)
-            if (p.kind == kind && p.producer == producer) return p.region;
-        return Box64();
+        const Box64 *fp =
+            find_region(*footprints(key, d, s, stage_loop_box(s, region)), kind, producer);
+        return fp ? *fp : Box64();
     };
     // The cheap test first, from the Jacobians: the anchor stage's loop may leave the producer
     // put only if every dimension of this Func it moves is one this stage's loads of the
@@ -45,9 +45,6 @@ double Featurizer::streamed_times(const Decisions &d, const Nests &nests, int fu
         }
         return direct;
     };
-    const int bpp = kind == ProducerKind::Func
-                        ? dag_.funcs[size_t(producer)].bytes_per_point
-                        : type_class_bytes(dag_.inputs[size_t(producer)].type);
     double times = 1;
     for (int j = 0; j <= fs.at_level && j < int(an.order.size()); j++) {
         const ConcreteLoop &l = an.order[size_t(j)];
@@ -58,7 +55,7 @@ double Featurizer::streamed_times(const Decisions &d, const Nests &nests, int fu
         next[size_t(l.stage_loop)].max += l.span;
         const Box64 a = footprint(j, first);
         if (a.empty() || !(a == footprint(j, next))) continue;
-        if (double(box_volume(a)) * bpp > cache_bytes) times *= double(l.extent);
+        if (double(box_volume(a)) * bytes_per_point > cache_bytes) times *= double(l.extent);
     }
     return times;
 }
