@@ -107,7 +107,9 @@ bool strided_load_hazard(const PipelineDag &dag, const State &s, int func, int c
     std::vector<int> other_serial; // serial loops over other dimensions, inside `level`
     for (int j = level + 1; j < int(cn.order.size()); j++) {
         const ConcreteLoop &l = cn.order[size_t(j)];
-        if (l.vectorized || l.unrolled) continue;
+        // A loop of one iteration moves nothing: Halide drops it (random pipeline 200549: a
+        // z loop of extent 1 was taken to keep a stride-2 tail load's index variable).
+        if (l.vectorized || l.unrolled || l.extent <= 1) continue;
         if (l.stage_loop == vl.stage_loop) {
             // The outer part of the vector dimension's split: its last tile is shifted
             // inwards to a constant start.

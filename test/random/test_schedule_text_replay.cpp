@@ -5,6 +5,7 @@
 #include "plugin/Autoscheduler.h"
 #include "random_pipelines/RandomPipeline.h"
 #include "search/ScheduleText.h"
+#include "search/SearchSpace.h"
 #include "support/Errors.h"
 
 #include <catch2/catch.hpp>
@@ -172,4 +173,54 @@ func s1_input_boundary_guard inline
             CHECK_THAT(msg, Catch::Contains(c.message));
         }
     }
+}
+
+TEST_CASE("a downsample's producer whose only serial loop inside has one iteration is refused",
+          "[replay]") {
+    // The analytical model's pick for random pipeline 200549 at the faithful corpus' sizes
+    // (session 55): s3_downsample reads s2_conv_layer with stride 2 along its 16-lane x; inside
+    // s2_conv_layer's level the serial loops are x's outer part, whose ShiftInwards tail loads
+    // s2_conv_layer[ramp(1705, 2, 16)], and z, of extent 1, which Halide drops. Taking z for a
+    // loop that keeps the index variable, the search offered it; it ran into SIGSEGV (an aligned
+    // 64-byte load 32 bytes past a boundary: docs/SEARCH.md, "Stack alignment on AVX-512").
+    const std::string crash = R"(sextant-schedule 1
+func s5_reduce_sum root
+  stage 0 loops x:inner y:outer vector 16 unroll 1 parallel 0
+  stage 1 loops s5_reduce_sum_r$x:middle x:split32 y:outer vector 32 unroll 1 parallel 2
+func s3_downsample at s5_reduce_sum 1 update 1
+  stage 0 loops x:inner y:outer z:inner vector 16 unroll 1 parallel 0
+func s2_conv_layer at s3_downsample 0
+  stage 0 loops x:inner y:inner z:inner vector 16 unroll 1 parallel 0
+  stage 1 loops s2_conv_layer_r$x:inner s2_conv_layer_r$y:inner s2_conv_layer_r$z:inner x:inner y:inner z:inner vector 1 unroll 1 parallel 0
+func s0_input_boundary inline
+func mirror_image root
+  stage 0 loops x:inner y:split8 vector 64 unroll 1 parallel 1 unroll_outer
+func s0_input_boundary_guard inline
+func s4_pointwise root
+  stage 0 loops x:inner vector 64 unroll 1 parallel 0
+func s1_input_boundary inline
+func constant_exterior inline
+func repeat_edge inline
+func s1_input_boundary_guard inline
+)";
+    rp::RandomPipelineOptions o;
+    o.min_extent = 256;
+    o.max_input_points = 4194304;
+    o.max_work = 3e8;
+    rp::RandomPipeline p = rp::make_random_pipeline(200549, o);
+    MachineInfo m;
+    m.parallelism = 2;
+    const PipelineDag dag = build_pipeline_dag(output_functions(p), rp::default_run_target(), m);
+    const SearchSpace space(dag);
+    try {
+        space.replay(crash);
+        FAIL("the crashing placement was accepted");
+    } catch (const UserError &e) {
+        CHECK_THAT(e.what(), Catch::Contains("line 7: Func 's2_conv_layer' computed at level 0 of "
+                                             "'s3_downsample' leaves strided vector loads"));
+    }
+    // With 4 lanes, 868 columns leave no tail: the serial x loop moves every load's index,
+    // and the same placement is accepted.
+    REQUIRE_NOTHROW(
+        space.replay(edit(crash, "y:outer z:inner vector 16", "y:outer z:inner vector 4")));
 }
