@@ -3,6 +3,7 @@
 #include "search/BestChildren.h"
 #include "search/ChildrenAhead.h"
 #include "search/JobQueue.h"
+#include "search/SearchSpaceDetail.h"
 #include "support/Rng.h"
 
 #include <algorithm>
@@ -233,6 +234,16 @@ private:
         }
         if (abandoned_) return false;
         bound_notes(p);
+        // Each placement was checked against its anchor's loops when it was chosen; decisions
+        // after it can leave Halide 14's strided-load miscompile in the final nests (docs/
+        // SEARCH.md, "Stack alignment on AVX-512"). Complete states are checked whole.
+        p.beam.erase(std::remove_if(p.beam.begin(), p.beam.end(),
+                                    [&](const StatePtr &b) {
+                                        return space_.is_complete(*b) &&
+                                               detail::first_strided_load_hazard(space_.dag(),
+                                                                                 *b) >= 0;
+                                    }),
+                     p.beam.end());
         if (p.beam.empty() || !space_.is_complete(*p.beam[0])) {
             st_.func = -1;
             return false;

@@ -92,14 +92,9 @@ void check_replayable(const PipelineDag &dag, const State &s, const std::string 
     }
     // What the search never offers because Halide 14 miscompiles it (StridedLoadHazard.cpp)
     // is refused here too: a hand edit or a replayed candidate would crash at run time.
-    for (const FuncNode &f : dag.funcs) {
-        const FuncSched &g = s.decisions[size_t(f.id)];
-        if (g.placement != Placement::At) continue;
-        bool hazard = strided_load_hazard(dag, s, f.id, g.at_func, g.at_stage, g.at_level);
-        for (const StageRef &r : effective_consumers(dag, s.decisions, f.id))
-            if (r.first != g.at_func)
-                hazard = hazard || strided_load_hazard(dag, s, f.id, r.first, r.second, -1);
-        if (!hazard) continue;
+    if (const int id = first_strided_load_hazard(dag, s); id >= 0) {
+        const FuncNode &f = dag.funcs[size_t(id)];
+        const FuncSched &g = s.decisions[size_t(id)];
         throw UserError(
             "schedule text line " + std::to_string(placement_line(schedule_text, f.name)) +
             ": Func '" + f.name + "' computed at level " + std::to_string(g.at_level) + " of '" +

@@ -37,6 +37,13 @@ uint64_t hash_sched(const FuncSched &fs);
 bool strided_load_hazard(const PipelineDag &dag, const State &s, int func, int c, int stage,
                          int level);
 
+/** The first Func of the complete state `s` whose placement leaves such loads, judged on its
+ * final loop nests (-1 if none): a placement checked against its anchor's loops when it was
+ * chosen can turn into one when a later decision changes those loops (a loop left with one
+ * iteration, which Halide drops, or a tail). SearchSpace::replay refuses these; the beam
+ * search drops them. */
+int first_strided_load_hazard(const PipelineDag &dag, const State &s);
+
 /** Throws UserError, naming the schedule text's line, if the complete state `s` replayed from
  * `schedule_text` asks for what Halide 14 runs wrongly: an output's vectors and their unrolled
  * copies wider than the split part they are made of (Halide grows the loop past the end of the

@@ -148,5 +148,18 @@ bool strided_load_hazard(const PipelineDag &dag, const State &s, int func, int c
     return true;
 }
 
+int first_strided_load_hazard(const PipelineDag &dag, const State &s) {
+    for (const FuncNode &f : dag.funcs) {
+        const FuncSched &g = s.decisions[size_t(f.id)];
+        if (g.placement != Placement::At) continue;
+        bool hazard = strided_load_hazard(dag, s, f.id, g.at_func, g.at_stage, g.at_level);
+        for (const StageRef &r : effective_consumers(dag, s.decisions, f.id))
+            if (r.first != g.at_func)
+                hazard = hazard || strided_load_hazard(dag, s, f.id, r.first, r.second, -1);
+        if (hazard) return f.id;
+    }
+    return -1;
+}
+
 } // namespace detail
 } // namespace sextant
