@@ -12,7 +12,7 @@ if(TARGET sextant_learned_model)
     install(TARGETS sextant_learned_model LIBRARY DESTINATION ${SEXTANT_PLUGIN_INSTALL_DIR})
 endif()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/weights/ DESTINATION ${SEXTANT_WEIGHTS_INSTALL_DIR}
-        FILES_MATCHING PATTERN "sextant.sxw" PATTERN "*.md"
+        FILES_MATCHING PATTERN "*.sxw" PATTERN "*.md"
         PATTERN "corpus" EXCLUDE)
 
 set(SEXTANT_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/Sextant)

@@ -1,7 +1,9 @@
-// EnsembleModel: several cost models (learned weights trained apart) scored as one, with
-// caution: where the members disagree about a stage, the ensemble believes the slower of
-// their opinions. The search minimises over its model's mistakes; a schedule that only one
-// member thinks fast is exactly such a mistake, and the members' spread is how it shows.
+// EnsembleModel: several cost models (learned weights trained apart) scored as one: per stage,
+// the geometric mean of the members' predictions raised by `caution` standard deviations of
+// their logs. With caution, where the members disagree about a stage the ensemble believes the
+// slower of their opinions: the search minimises over its model's mistakes, a schedule that
+// only one member thinks fast is such a mistake, and the members' spread is how it shows. An
+// ensemble weights file (costmodel/WeightsFile.h) names its members and its caution.
 #pragma once
 
 #include "costmodel/CostModel.h"

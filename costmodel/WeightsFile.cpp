@@ -4,8 +4,10 @@
 #include "support/Errors.h"
 #include "support/Files.h"
 
+#include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -139,6 +141,48 @@ void check_manifest_field(const std::string &path, const nlohmann::json &manifes
         throw UserError("weights file '" + path + "' does not match this Sextant build: field \"" +
                         field + "\" differs: expected " + expected.dump() + ", found " + found +
                         ". " + kRetrainAdvice);
+}
+
+void write_ensemble_file(const std::string &path, const EnsembleSpec &spec,
+                         nlohmann::json manifest) {
+    if (spec.members.empty() || !std::isfinite(spec.caution) || spec.caution < 0)
+        throw std::logic_error("write_ensemble_file: no members or a bad caution");
+    manifest["model"] = kEnsembleModel;
+    manifest["members"] = spec.members;
+    manifest["caution"] = spec.caution;
+    write_weights_file(path, std::move(manifest), {});
+}
+
+std::optional<EnsembleSpec> read_ensemble_file(const std::string &path) {
+    // The magic line and the manifest decide; a net's tensors are left to its loader.
+    std::ifstream f(path, std::ios::binary);
+    std::string magic, line;
+    if (!f || !std::getline(f, magic) || magic != kWeightsMagic || !std::getline(f, line) ||
+        line.find(kEnsembleModel) == std::string::npos)
+        return std::nullopt;
+    nlohmann::json manifest;
+    std::vector<NamedTensor> tensors;
+    read_weights_file(path, manifest, tensors);
+    if (manifest.value("model", std::string()) != kEnsembleModel) return std::nullopt;
+    EnsembleSpec spec;
+    const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+    try {
+        for (const auto &m : manifest.at("members")) {
+            const std::string member = m.get<std::string>();
+            const std::filesystem::path p(member);
+            spec.members.push_back(member == "analytical" || p.is_absolute() ? member
+                                                                             : (dir / p).string());
+        }
+        spec.caution = manifest.at("caution").get<double>();
+    } catch (const nlohmann::json::exception &e) {
+        corrupt(path, std::string("the ensemble's \"members\" or \"caution\" is missing or has "
+                                  "the wrong type (") +
+                          e.what() + ")");
+    }
+    if (spec.members.empty()) corrupt(path, "the ensemble names no members");
+    if (!std::isfinite(spec.caution) || spec.caution < 0)
+        corrupt(path, "the ensemble's caution is not a finite number >= 0");
+    return spec;
 }
 
 } // namespace sextant

@@ -2,6 +2,7 @@
 
 #include "costmodel/EnsembleModel.h"
 #include "costmodel/ModelEvaluator.h"
+#include "costmodel/WeightsFile.h"
 #include "support/Errors.h"
 #include "support/Files.h"
 
@@ -37,24 +38,48 @@ std::string resolve_weights(std::string path) {
     return path;
 }
 
+/** One member of an ensemble (a weights file's or a comma list's): the analytical model or a
+ * net. */
+std::unique_ptr<CostModel> load_member(const std::string &item, const MachineInfo &m) {
+    if (item == "analytical")
+        return std::make_unique<AnalyticalModel>(m.parallelism, double(m.last_level_cache_bytes));
+    return load_learned_model(item, m.parallelism, double(m.last_level_cache_bytes));
+}
+
+/** The model of one weights path: a net, or the ensemble an ensemble file names (whose
+ * members must be nets or "analytical"). */
+std::unique_ptr<CostModel> load_weights(const std::string &weights, const MachineInfo &m) {
+    const std::string path = resolve_weights(weights);
+    const std::optional<EnsembleSpec> spec = read_ensemble_file(path);
+    if (!spec) return load_member(path, m);
+    std::vector<std::unique_ptr<CostModel>> members;
+    for (const std::string &item : spec->members) {
+        try {
+            if (item != "analytical" && read_ensemble_file(item))
+                throw UserError("it is an ensemble itself; name its members instead");
+            members.push_back(load_member(item, m));
+        } catch (const UserError &e) {
+            throw UserError("ensemble weights file '" + path + "', member '" + item +
+                            "': " + e.what());
+        }
+    }
+    return std::make_unique<EnsembleModel>(std::move(members), spec->caution);
+}
+
 } // namespace
 
 std::unique_ptr<CostModel> make_cost_model(const std::string &name, const std::string &weights,
                                            const MachineInfo &m) {
-    const double llc = double(m.last_level_cache_bytes);
-    if (name == "analytical") return std::make_unique<AnalyticalModel>(m.parallelism, llc);
-    if (weights.find(',') == std::string::npos)
-        return load_learned_model(resolve_weights(weights), m.parallelism, llc);
+    if (name == "analytical")
+        return std::make_unique<AnalyticalModel>(m.parallelism, double(m.last_level_cache_bytes));
+    if (weights.find(',') == std::string::npos) return load_weights(weights, m);
     std::vector<std::unique_ptr<CostModel>> members;
     std::stringstream list(weights);
     for (std::string item; std::getline(list, item, ',');) {
         if (item.empty())
             throw UserError("empty entry in the weights list '" + weights +
                             "' (files separated by single commas)");
-        if (item == "analytical")
-            members.push_back(std::make_unique<AnalyticalModel>(m.parallelism, llc));
-        else
-            members.push_back(load_learned_model(resolve_weights(item), m.parallelism, llc));
+        members.push_back(item == "analytical" ? load_member(item, m) : load_weights(item, m));
     }
     return std::make_unique<EnsembleModel>(std::move(members));
 }

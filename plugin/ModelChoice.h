@@ -19,10 +19,11 @@ std::string default_weights_path();
 
 /** `name` "analytical" gives the analytical model; anything else (Params checks it is
  * "learned") the learned model of `weights`: a file, or a directory holding sextant.sxw;
- * empty means default_weights_path(). Several of those separated by commas make an
- * EnsembleModel of them (cautious: it believes the members' slower opinions); a member named
- * "analytical" is the analytical model. Throws UserError when
- * the weights are missing or bad, or when the program has no learned model. */
+ * empty means default_weights_path(). The file may be an ensemble weights file
+ * (costmodel/WeightsFile.h): the EnsembleModel of the members it names, with its caution.
+ * Several paths separated by commas make a cautious EnsembleModel of them (it believes the
+ * members' slower opinions); a member named "analytical" is the analytical model. Throws
+ * UserError when the weights are missing or bad, or when the program has no learned model. */
 std::unique_ptr<CostModel> make_cost_model(const std::string &name, const std::string &weights,
                                            const MachineInfo &machine);
 

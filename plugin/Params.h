@@ -45,8 +45,9 @@ struct Params {
      * bench, README), "learned" only in a build with LibTorch and weights/sextant.sxw. */
     std::string cost_model = default_cost_model();
     static std::string default_cost_model();
-    /** Directory or file of learned weights, or several files separated by commas (scored as
-     * a cautious ensemble, costmodel/EnsembleModel.h); empty = the shipped ones.
+    /** Directory or file of learned weights (a net's, or an ensemble file naming several), or
+     * several files separated by commas (scored as a cautious ensemble,
+     * costmodel/EnsembleModel.h); empty = the shipped ones.
      * HL_WEIGHTS_DIR / SEXTANT_WEIGHTS. */
     std::string weights;
     /** How the learned model schedules (SEXTANT_LEARNED_SEARCH): 0 = it drives the beam

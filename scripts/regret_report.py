@@ -69,12 +69,32 @@ def in_half(seed, half):
     return half is None or (seed % 2 == 0) == (half == "selection")
 
 
-def file_hash(path):
-    try:
-        with open(path, "rb") as f:
-            return hashlib.sha256(f.read()).hexdigest()[:16]
-    except OSError:
-        return None
+def file_hash(weights):
+    """sha256 of what `weights` names: a weights file, a comma-separated list of them
+    ("analytical" for the analytical model), or an ensemble weights file with its members
+    (docs/COSTMODEL.md, "Ensembles"); None if a file cannot be read."""
+    h = hashlib.sha256()
+    for item in weights.split(","):
+        if item == "analytical":
+            h.update(b"analytical")
+            continue
+        try:
+            with open(item, "rb") as f:
+                data = f.read()
+        except OSError:
+            return None
+        h.update(data)
+        lines = data.split(b"\n", 2)
+        if len(lines) > 1 and lines[0] == b"SEXTANT-WEIGHTS" and b"sextant-cost-ensemble-v1" in lines[1]:
+            manifest = json.loads(lines[1])
+            h.update(json.dumps(manifest.get("caution")).encode())
+            for m in manifest.get("members", []):
+                path = m if m == "analytical" or os.path.isabs(m) else os.path.join(os.path.dirname(item), m)
+                sub = file_hash(path)
+                if sub is None:
+                    return None
+                h.update(sub.encode())
+    return h.hexdigest()[:16]
 
 
 def use_test_half(weights, ledger, again, mode=None):

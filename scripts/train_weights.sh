@@ -1,28 +1,31 @@
 #!/usr/bin/env bash
 # Trains the learned cost model on a SampleStore and (with --ship) installs the result as the
-# shipped weights: weights/sextant.sxw, weights/report.json, weights/scatter.png and
-# weights/REPORT.md. The settings are the ones the shipped weights were trained with.
+# shipped weights: weights/sextant.sxw (an ensemble file), weights/members/s*.sxw (its nets),
+# weights/report.json, weights/scatter.png and weights/REPORT.md. The settings are the ones
+# the shipped weights were trained with (weights/REPORT.md).
 #
 #   scripts/train_weights.sh --db build-sampler/samples.db --out build/train-weights [--ship]
 #
 # Options: --build DIR (default: $SEXTANT_BUILD or build; needs sextant-sample and
-# sextant-train, i.e. a LibTorch build), --epochs N (25), --multiplier-range R (2),
-# --loss pairwise|throughput (pairwise), --seed N (1), --target TEXT (machine description for
-# the manifest; default from lscpu), --regret-db DB --regret-seeds A:B (judge the trained
-# weights by their search's picks on held-out seeds [A, B) against the best schedules stored
-# in DB, `sextant-sample --regret`, about 20 s a seed on 2 cores; REPORT.md then leads with
-# it). Never train on the regret seeds.
+# sextant-train, i.e. a LibTorch build), --members N (5: nets trained on all the samples with
+# seeds 1..N, each its last epoch, scored as their geometric mean; 1 ships a single net),
+# --epochs N (10), --multiplier-range R (8), --loss pairwise|throughput (pairwise), --target
+# TEXT (machine description for the manifest; default from lscpu), --regret-db DB
+# --regret-seeds A:B (judge the trained weights by their search's picks on held-out seeds
+# [A, B) against the best schedules stored in DB, `sextant-sample --regret`, about 20 s a seed
+# on 2 cores; REPORT.md then leads with it). Never train on the regret seeds. REPORT.md's
+# table is the first member's training report (its held-out split: 15% of the pipelines).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${SEXTANT_BUILD:-$ROOT/build}
 DB=
 OUT=
 SHIP=0
-EPOCHS=25
-RANGE=2
+EPOCHS=10
+RANGE=8
+MEMBERS=5
 TARGET=
 LOSS=pairwise
-SEED=1
 REGRET_DB=
 REGRET_SEEDS=
 while [[ $# -gt 0 ]]; do
@@ -35,10 +38,10 @@ while [[ $# -gt 0 ]]; do
         --multiplier-range) RANGE=$2; shift 2 ;;
         --target) TARGET=$2; shift 2 ;;
         --loss) LOSS=$2; shift 2 ;;
-        --seed) SEED=$2; shift 2 ;;
+        --members) MEMBERS=$2; shift 2 ;;
         --regret-db) REGRET_DB=$2; shift 2 ;;
         --regret-seeds) REGRET_SEEDS=$2; shift 2 ;;
-        -h|--help) sed -n 2,14p "$0"; exit 0 ;;
+        -h|--help) sed -n 2,18p "$0"; exit 0 ;;
         *) echo "train_weights.sh: unknown argument '$1'" >&2; exit 2 ;;
     esac
 done
@@ -57,25 +60,38 @@ fi
 mkdir -p "$OUT"
 echo "== exporting training samples from $DB" >&2
 "$BUILD/sampler/sextant-sample" --db "$DB" --export-training "$OUT/train.jsonl"
-echo "== training ($EPOCHS epochs, multiplier range $RANGE)" >&2
-"$BUILD/costmodel/sextant-train" --data "$OUT/train.jsonl" --out "$OUT" \
-    --pipelines-per-step 4 --lr 5e-3 --epochs "$EPOCHS" --weight-pairs-by-gap \
-    --loss "$LOSS" --seed "$SEED" \
-    --multiplier-range "$RANGE" --parallelism 2 --llc-bytes 33554432 --target "$TARGET"
+[[ $MEMBERS =~ ^[1-9][0-9]*$ ]] || { echo "train_weights.sh: --members wants N >= 1" >&2; exit 2; }
+TRAIN=(--data "$OUT/train.jsonl" --pipelines-per-step 4 --lr 5e-3 --epochs "$EPOCHS"
+       --weight-pairs-by-gap --loss "$LOSS" --multiplier-range "$RANGE" --schedule-only
+       --parallelism 2 --llc-bytes 33554432 --target "$TARGET")
+echo "== training the report's net ($EPOCHS epochs, multiplier range $RANGE, 15% held out)" >&2
+"$BUILD/costmodel/sextant-train" "${TRAIN[@]}" --out "$OUT" --seed 1
+MEMBER_ARGS=()
+for ((k = 1; k <= MEMBERS; k++)); do
+    echo "== member $k of $MEMBERS: every pipeline, seed $k, its last epoch" >&2
+    "$BUILD/costmodel/sextant-train" "${TRAIN[@]}" --out "$OUT/m$k" --seed "$k" --val-percent 0 \
+        --no-plot --quiet
+    mkdir -p "$OUT/members"
+    cp "$OUT/m$k/checkpoint/model.sxw" "$OUT/members/s$k.sxw"
+    MEMBER_ARGS+=(--member "$OUT/members/s$k.sxw")
+done
+"$BUILD/costmodel/sextant-train" --ensemble "$OUT/sextant.sxw" "${MEMBER_ARGS[@]}" --caution 0
 REGRET_ARGS=()
 if [[ -n $REGRET_DB ]]; then
     echo "== search regret on held-out seeds $REGRET_SEEDS" >&2
-    "$BUILD/sampler/sextant-sample" --db "$REGRET_DB" --regret "$OUT/weights.sxw" \
+    "$BUILD/sampler/sextant-sample" --db "$REGRET_DB" --regret "$OUT/sextant.sxw" \
         --regret-out "$OUT/regret.jsonl" --from "${REGRET_SEEDS%:*}" --to "${REGRET_SEEDS#*:}"
     REGRET_ARGS=(--regret "$OUT/regret.jsonl")
 fi
 python3 "$ROOT/scripts/weights_report.py" "$OUT/report.json" "${REGRET_ARGS[@]}" > "$OUT/REPORT.md"
 if [[ $SHIP == 1 ]]; then
-    cp "$OUT/weights.sxw" "$ROOT/weights/sextant.sxw"
+    rm -rf "$ROOT/weights/members"
+    cp -r "$OUT/members" "$ROOT/weights/members"
+    cp "$OUT/sextant.sxw" "$ROOT/weights/sextant.sxw"
     cp "$OUT/report.json" "$ROOT/weights/report.json"
     [[ -f $OUT/scatter.png ]] && cp "$OUT/scatter.png" "$ROOT/weights/scatter.png"
     cp "$OUT/REPORT.md" "$ROOT/weights/REPORT.md"
     [[ -f $OUT/regret.jsonl ]] && cp "$OUT/regret.jsonl" "$ROOT/weights/regret.jsonl"
-    echo "== shipped: weights/sextant.sxw (reconfigure the build so the plugin defaults to it)" >&2
+    echo "== shipped: weights/sextant.sxw and weights/members/ (reconfigure the build so the plugin defaults to it)" >&2
 fi
 cat "$OUT/REPORT.md"

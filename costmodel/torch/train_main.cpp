@@ -2,12 +2,15 @@
 // weights, a report and a scatter plot. A thin main over Trainer; see docs/COSTMODEL.md.
 #include "costmodel/SyntheticData.h"
 #include "costmodel/TrainableCostModel.h"
+#include "costmodel/WeightsFile.h"
 #include "costmodel/torch/Trainer.h"
 #include "support/Args.h"
 #include "support/Errors.h"
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <thread>
 
@@ -16,6 +19,7 @@ using namespace sextant;
 namespace {
 
 const char *kUsage = R"(usage: sextant-train --data FILE.jsonl [--data ...] --out DIR [options]
+       sextant-train --ensemble OUT.sxw --member A.sxw --member B.sxw ... [--caution X]
 
 Trains the learned cost model. Writes DIR/weights.sxw (best epoch by validation pairwise
 accuracy), DIR/report.json, DIR/scatter.csv, DIR/scatter.png and DIR/checkpoint/.
@@ -63,6 +67,12 @@ accuracy), DIR/report.json, DIR/scatter.csv, DIR/scatter.png and DIR/checkpoint/
   --python PATH       interpreter with matplotlib for the plot (default python3, then
                       /usr/bin/python3)
   --no-plot, --quiet
+
+Ensembles (docs/COSTMODEL.md, "Ensembles"): --ensemble OUT.sxw writes a weights file that
+names the --member files (each loaded first, to check it; "analytical" is the analytical
+model; a path is stored relative to OUT's directory) and scores as their ensemble: per stage,
+exp(mean + X * std) of the members' log predictions, --caution X (default 0: their geometric
+mean). Nothing is trained.
 )";
 
 /** The command line: where the samples come from, the trainer's and the net's options. */
@@ -70,6 +80,8 @@ struct CommandLine {
     std::vector<std::string> data; ///< --data files (JSON lines)
     int synthetic = 0;             ///< --synthetic pipelines
     std::string init;              ///< --init weights to fine-tune
+    std::string ensemble;          ///< --ensemble: write this ensemble file instead of training
+    EnsembleSpec spec;             ///< its --member files and --caution
     TrainerOptions opt;
     TorchModelConfig cfg;
 };
@@ -122,6 +134,12 @@ CommandLine parse_args(int argc, char **argv) {
             opt.resume = true;
         else if (a == "--init")
             cl.init = args.value();
+        else if (a == "--ensemble")
+            cl.ensemble = args.value();
+        else if (a == "--member")
+            cl.spec.members.push_back(args.value());
+        else if (a == "--caution")
+            cl.spec.caution = args.number();
         else if (a == "--parallelism")
             cfg.parallelism = args.integer();
         else if (a == "--llc-bytes")
@@ -170,11 +188,34 @@ CommandLine parse_args(int argc, char **argv) {
         } else
             args.unknown();
     }
+    if (!cl.ensemble.empty() || !cl.spec.members.empty()) {
+        if (cl.ensemble.empty() || cl.spec.members.empty())
+            throw ArgError("--ensemble OUT.sxw needs at least one --member FILE, and --member "
+                           "needs --ensemble");
+        if (!std::isfinite(cl.spec.caution) || cl.spec.caution < 0)
+            throw ArgError("--caution must be a finite number >= 0");
+        return cl;
+    }
     if (cl.data.empty() && cl.synthetic == 0) throw ArgError("give --data FILE or --synthetic N");
     if (cl.opt.validation_offset > 99) throw ArgError("--val-offset must be between 0 and 99");
     if (!TorchModelConfig::valid_multiplier_range(cfg.multiplier_range))
         throw ArgError("--multiplier-range must be 0 (unbounded) or between 1 and 1e6");
     return cl;
+}
+
+/** Checks that every member loads, then writes the ensemble file naming them. */
+void write_ensemble(CommandLine cl) {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::absolute(cl.ensemble).parent_path();
+    for (std::string &m : cl.spec.members) {
+        if (m == "analytical") continue;
+        load_torch_cost_model(m, cl.cfg.parallelism, cl.cfg.llc_bytes);
+        m = fs::absolute(m).lexically_relative(dir).string();
+    }
+    write_ensemble_file(cl.ensemble, cl.spec,
+                        {{"training", {{"note", "an ensemble of separately trained weights"}}}});
+    std::printf("ensemble of %zu members, caution %g: %s\n", cl.spec.members.size(),
+                cl.spec.caution, cl.ensemble.c_str());
 }
 
 /** Reads (or makes) the samples, trains, and prints where the weights and report went. */
@@ -216,7 +257,10 @@ void train(CommandLine cl) {
 int main(int argc, char **argv) {
     const CommandLine cl = parse_command_line("sextant-train", kUsage, parse_args, argc, argv);
     return run_tool("sextant-train", [&] {
-        train(cl);
+        if (cl.ensemble.empty())
+            train(cl);
+        else
+            write_ensemble(cl);
         return 0;
     });
 }

@@ -1,5 +1,11 @@
 // End to end through the core library: schedule small pipelines, then check that the scheduled
 // pipeline computes exactly what the unscheduled one does, and that schedules replay.
+#include "costmodel/EnsembleModel.h"
+#include "costmodel/LearnedModel.h"
+#include "costmodel/SyntheticData.h"
+#include "costmodel/TrainableCostModel.h"
+#include "costmodel/TrainingData.h"
+#include "costmodel/WeightsFile.h"
 #include "halide/DagBuilder.h"
 #include "plugin/Autoscheduler.h"
 #include "plugin/ModelChoice.h"
@@ -13,6 +19,8 @@
 #include <fstream>
 #include <functional>
 #include <regex>
+
+#include <unistd.h>
 
 using namespace Halide;
 
@@ -404,9 +412,92 @@ TEST_CASE("a window slides inside an update stage's nest and computes the same",
                      f_stage);
 }
 
+TEST_CASE("an ensemble weights file scores as the ensemble of the members it names") {
+    namespace fs = std::filesystem;
+    using namespace sextant;
+    const fs::path dir =
+        fs::temp_directory_path() / ("sextant_ensemble_file_" + std::to_string(::getpid()));
+    fs::create_directories(dir / "members");
+    MachineInfo m;
+    const double llc = double(m.last_level_cache_bytes);
+    for (uint64_t seed : {1, 2}) {
+        TorchModelConfig c;
+        c.seed = seed;
+        c.parallelism = m.parallelism;
+        c.llc_bytes = llc;
+        make_torch_cost_model(c)->save(
+            (dir / "members" / ("s" + std::to_string(seed) + ".sxw")).string());
+    }
+    const std::string file = (dir / "sextant.sxw").string();
+    write_ensemble_file(file, {{"members/s1.sxw", "members/s2.sxw", "analytical"}, 0.5});
+
+    SyntheticOptions so;
+    so.pipelines = 3;
+    so.schedules_per_pipeline = 4;
+    const std::vector<TrainingSample> data = synthetic_dataset(so);
+    std::vector<const TrainingSample *> samples;
+    for (const TrainingSample &s : data)
+        samples.push_back(&s);
+    std::vector<std::unique_ptr<CostModel>> by_hand;
+    by_hand.push_back(
+        load_learned_model((dir / "members" / "s1.sxw").string(), m.parallelism, llc));
+    by_hand.push_back(
+        load_learned_model((dir / "members" / "s2.sxw").string(), m.parallelism, llc));
+    by_hand.push_back(std::make_unique<AnalyticalModel>(m.parallelism, llc));
+    EnsembleModel want(std::move(by_hand), 0.5);
+    const std::vector<double> expected = predict_samples(want, samples);
+    // Named by its file or by its directory (as SEXTANT_WEIGHTS=DIR names DIR/sextant.sxw);
+    // its members are read against its own directory, wherever the process runs.
+    for (const std::string &w : {file, dir.string()}) {
+        std::unique_ptr<CostModel> got = make_cost_model("learned", w, m);
+        CHECK(got->name() == "ensemble of 3 (torch)");
+        const std::vector<double> p = predict_samples(*got, samples);
+        REQUIRE(p.size() == expected.size());
+        for (size_t i = 0; i < p.size(); i++)
+            CHECK(p[i] == Approx(expected[i]).epsilon(1e-12));
+    }
+    // The caution is the file's: with 0 the same members score lower where they disagree.
+    write_ensemble_file((dir / "mean.sxw").string(),
+                        {{"members/s1.sxw", "members/s2.sxw", "analytical"}, 0.0});
+    const std::vector<double> mean =
+        predict_samples(*make_cost_model("learned", (dir / "mean.sxw").string(), m), samples);
+    bool lower = false;
+    for (size_t i = 0; i < mean.size(); i++) {
+        CHECK(mean[i] <= expected[i] * (1 + 1e-12));
+        lower = lower || mean[i] < expected[i] * (1 - 1e-9);
+    }
+    CHECK(lower);
+
+    // Bad ensembles name the file and what is wrong.
+    write_ensemble_file((dir / "missing.sxw").string(), {{"members/s1.sxw", "members/s9.sxw"}, 0});
+    CHECK_THROWS_WITH(make_cost_model("learned", (dir / "missing.sxw").string(), m),
+                      Catch::Contains("ensemble weights file '" + (dir / "missing.sxw").string() +
+                                      "', member '" + (dir / "members" / "s9.sxw").string()) &&
+                          Catch::Contains("cannot open weights file"));
+    write_ensemble_file((dir / "nested.sxw").string(), {{"members/s1.sxw", "sextant.sxw"}, 0});
+    CHECK_THROWS_WITH(make_cost_model("learned", (dir / "nested.sxw").string(), m),
+                      Catch::Contains("is an ensemble itself"));
+    write_weights_file(
+        (dir / "empty.sxw").string(),
+        {{"model", kEnsembleModel}, {"members", nlohmann::json::array()}, {"caution", 0}}, {});
+    CHECK_THROWS_WITH(make_cost_model("learned", (dir / "empty.sxw").string(), m),
+                      Catch::Contains("empty.sxw' is truncated or corrupt: the ensemble names no "
+                                      "members"));
+    write_weights_file(
+        (dir / "negative.sxw").string(),
+        {{"model", kEnsembleModel}, {"members", {"members/s1.sxw"}}, {"caution", -1}}, {});
+    CHECK_THROWS_WITH(make_cost_model("learned", (dir / "negative.sxw").string(), m),
+                      Catch::Contains("caution is not a finite number >= 0"));
+    fs::remove_all(dir);
+}
+
 TEST_CASE("a comma-separated weights list makes a cautious ensemble of those files") {
     sextant::MachineInfo m;
-    const std::string w = sextant::default_weights_path();
+    // The shipped weights are an ensemble file of five nets; one of those nets.
+    const std::string shipped = sextant::default_weights_path();
+    CHECK(sextant::make_cost_model("learned", shipped, m)->name() == "ensemble of 5 (torch)");
+    const std::string w =
+        (std::filesystem::path(shipped).parent_path() / "members" / "s1.sxw").string();
     CHECK(sextant::make_cost_model("learned", w, m)->name() == "torch");
     CHECK(sextant::make_cost_model("learned", w + "," + w + "," + w, m)->name() ==
           "ensemble of 3 (torch)");
