@@ -282,6 +282,18 @@ std::vector<FuncSched> SearchSpace::placements(const State &s, int func,
                 direct &= r.first == x.func && r.second == x.stage;
             if (!direct) continue;
         }
+        // Uses in the innermost site's Func, when the Func goes to a site further out, get
+        // the whole-nest check too (above, they were left to that site's levels): random
+        // pipeline 111's downsample computed per row of a transpose read the producer placed
+        // beside it at a constant index in its one-row nest.
+        if (!large && x.func != sites.back().func) {
+            bool hazard = false;
+            for (const StageRef &r : cons)
+                hazard =
+                    hazard || (r.first == sites.back().func &&
+                               detail::strided_load_hazard(dag_, s, func, r.first, r.second, -1));
+            if (hazard) continue;
+        }
         offer_site(s, func, x.func, x.stage, x.last, opt, out);
     }
     return out;
