@@ -8,7 +8,7 @@
 #
 # Options: --build DIR (default: $SEXTANT_BUILD or build; needs sextant-sample and
 # sextant-train, i.e. a LibTorch build), --members N (5: nets trained on all the samples with
-# seeds 1..N, each its last epoch, scored as their geometric mean; 1 ships a single net),
+# seeds 1..N, each its last epoch, scored as their geometric mean; 1: an ensemble file of one),
 # --epochs N (10), --multiplier-range R (8), --loss pairwise|throughput (pairwise), --target
 # TEXT (machine description for the manifest; default from lscpu), --regret-db DB
 # --regret-seeds A:B (judge the trained weights by their search's picks on held-out seeds
