@@ -234,9 +234,10 @@ private:
         }
         if (abandoned_) return false;
         bound_notes(p);
-        // Each placement was checked against its anchor's loops when it was chosen; decisions
-        // after it can leave Halide 14's strided-load miscompile in the final nests (docs/
-        // SEARCH.md, "Stack alignment on AVX-512"). Complete states are checked whole.
+        // Complete states are checked whole for Halide 14's strided-load miscompile (docs/
+        // SEARCH.md, "Stack alignment on AVX-512"), as replay checks them: placements() skips
+        // the checks of uses in other Funcs on large pipelines, and what it misses must not
+        // reach the user as a crash.
         p.beam.erase(std::remove_if(p.beam.begin(), p.beam.end(),
                                     [&](const StatePtr &b) {
                                         return space_.is_complete(*b) &&

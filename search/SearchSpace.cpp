@@ -247,11 +247,19 @@ std::vector<FuncSched> SearchSpace::placements(const State &s, int func,
     std::vector<Site> sites = enclosing_sites(s, cons, large);
     if (sites.empty()) return out;
     // Uses inside other Funcs of the nest whose own loops are only vector-dimension loops
-    // (a 1-D consumer) get the vector-tail hazard check for their whole nest.
-    for (const StageRef &r : cons)
-        if (!large && r.first != sites.back().func &&
-            detail::strided_load_hazard(dag_, s, func, r.first, r.second, -1))
-            return out;
+    // (a 1-D consumer) get the vector-tail hazard check for their whole nest; so do uses in
+    // the innermost site's Func, for the sites further out (its own levels are checked where
+    // they are offered): random pipeline 111's downsample computed per row of a transpose
+    // read the producer placed beside it at a constant index in its one-row nest.
+    bool innermost_use_hazard = false;
+    for (const StageRef &r : cons) {
+        const bool innermost = r.first == sites.back().func;
+        if (large || (innermost && sites.size() < 2) ||
+            !detail::strided_load_hazard(dag_, s, func, r.first, r.second, -1))
+            continue;
+        if (!innermost) return out;
+        innermost_use_hazard = true;
+    }
     for (const Site &x : sites) {
         // Large pipelines: in the single consumer, or beside the consumers in the Func that
         // holds them all directly (and reads the Func itself only if it is at root).
@@ -282,18 +290,7 @@ std::vector<FuncSched> SearchSpace::placements(const State &s, int func,
                 direct &= r.first == x.func && r.second == x.stage;
             if (!direct) continue;
         }
-        // Uses in the innermost site's Func, when the Func goes to a site further out, get
-        // the whole-nest check too (above, they were left to that site's levels): random
-        // pipeline 111's downsample computed per row of a transpose read the producer placed
-        // beside it at a constant index in its one-row nest.
-        if (!large && x.func != sites.back().func) {
-            bool hazard = false;
-            for (const StageRef &r : cons)
-                hazard =
-                    hazard || (r.first == sites.back().func &&
-                               detail::strided_load_hazard(dag_, s, func, r.first, r.second, -1));
-            if (hazard) continue;
-        }
+        if (innermost_use_hazard && x.func != sites.back().func) continue;
         offer_site(s, func, x.func, x.stage, x.last, opt, out);
     }
     return out;

@@ -38,10 +38,8 @@ bool strided_load_hazard(const PipelineDag &dag, const State &s, int func, int c
                          int level);
 
 /** The first Func of the complete state `s` whose placement leaves such loads, judged on its
- * final loop nests (-1 if none): a placement checked against its anchor's loops when it was
- * chosen can turn into one when a later decision changes those loops (a loop left with one
- * iteration, which Halide drops, or a tail). SearchSpace::replay refuses these; the beam
- * search drops them. */
+ * final loop nests and every use (-1 if none). SearchSpace::replay refuses these; the beam
+ * search drops them (SearchSpace::placements skips some of the checks on large pipelines). */
 int first_strided_load_hazard(const PipelineDag &dag, const State &s);
 
 /** Throws UserError, naming the schedule text's line, if the complete state `s` replayed from
