@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <tuple>
 #include <utility>
 
 namespace sextant {
@@ -505,8 +506,8 @@ void memory_features(const StageView &v, const std::vector<EffLoad> &loads,
     set(r, ScheduleFeature::num_allocations, v.stage == 0 ? v.fn.store_realizations : 0);
 
     double read_real = 0, read_total = 0, read_local = 0, read_root = 0, root_bytes = 0;
-    // Root producers over the cache share read twice or more, and their bytes (below).
-    SmallVec<std::pair<const EffLoad *, double>, 4> large;
+    // Root producers over the cache share read twice or more (below): size, bytes a point.
+    SmallVec<std::tuple<const EffLoad *, double, int>, 4> large;
     const double cache_share = double(m.last_level_cache_bytes) / (v.fn.inside_parallel ? P : 1);
     double ws_inner = 0;
     SmallVec<std::pair<ProducerKind, int>, 16> seen; // (inline: per row)
@@ -539,7 +540,7 @@ void memory_features(const StageView &v, const std::vector<EffLoad> &loads,
             const double size = double(box_volume(producer_bounds(dag, l.kind, l.producer))) * bpp;
             root_bytes += size;
             if (size > cache_share && bytes * v.realizations >= 2 * size)
-                large.push_back({&l, size});
+                large.push_back({&l, size, bpp});
         }
     }
     double ws_real = read_real + alloc_bytes;
@@ -555,10 +556,8 @@ void memory_features(const StageView &v, const std::vector<EffLoad> &loads,
     double dram = read_root;
     if (ws_real * (v.fn.inside_parallel ? P : 1) <= double(m.last_level_cache_bytes)) {
         double restreamed = 0;
-        for (const auto &[l, size] : large) {
-            const int bpp = producer_bytes(dag, l->kind, l->producer);
+        for (const auto &[l, size, bpp] : large)
             restreamed += size * (streamed(l->kind, l->producer, bpp, cache_share) - 1);
-        }
         dram = std::min(read_root, root_bytes + restreamed);
     }
     set(r, ScheduleFeature::dram_bytes, dram);
