@@ -85,12 +85,13 @@ def file_hash(weights):
             return None
         h.update(data)
         lines = data.split(b"\n", 2)
-        if len(lines) > 1 and lines[0] == b"SEXTANT-WEIGHTS" and b"sextant-cost-ensemble-v1" in lines[1]:
+        if (len(lines) > 1 and lines[0] == b"SEXTANT-WEIGHTS"
+                and b"sextant-cost-ensemble-v1" in lines[1]):
             manifest = json.loads(lines[1])
             h.update(json.dumps(manifest.get("caution")).encode())
             for m in manifest.get("members", []):
-                path = m if m == "analytical" or os.path.isabs(m) else os.path.join(os.path.dirname(item), m)
-                sub = file_hash(path)
+                named = m == "analytical" or os.path.isabs(m)
+                sub = file_hash(m if named else os.path.join(os.path.dirname(item), m))
                 if sub is None:
                     return None
                 h.update(sub.encode())
