@@ -122,7 +122,32 @@ TEST_CASE("a sliding window's first and last strips keep its clamps and gather",
     CHECK(features(4, 0).first == Approx(0.25));
     CHECK(features(16, 0).first == Approx(1.0));
     CHECK(at(features(8, 0).second, F::gather_lane_executions) > 0);
-    // Not sliding (stored per row, where it is computed): no share, no gathers.
+    // Not sliding (stored per row, where it is computed): no share; only the last of the x
+    // loop's 8 vectors gathers, in each of 32 x 3 rows, half a lane each (the input fits L1).
     CHECK(features(8, -1).first == 0);
-    CHECK(at(features(8, -1).second, F::gather_lane_executions) == 0);
+    CHECK(at(features(8, -1).second, F::gather_lane_executions) ==
+          Approx(32 * 3 * 8 * kL1TableGatherLane));
+}
+
+TEST_CASE("a clamp partitioned out of the vector loop stays in its last vector", "[features]") {
+    // P(x, y) = in(clamp(likely x), clamp(likely y)) * 2 at root, x whole (64 points): in
+    // vectors of 8 lanes the last of 8 keeps x's clamp and gathers, in vectors of 16 the last
+    // of 4; in a scalar loop no ramp is clamped at all.
+    auto row = [](int lanes) {
+        PipelineDag dag = test::stencil_2d_clamped();
+        Decisions d(2);
+        d.mut(1).placement = Placement::Root;
+        d.mut(1).stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
+        d.mut(0).placement = Placement::Root;
+        d.mut(0).stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, lanes, 0)};
+        const Nests n = build_all_nests(dag, d);
+        return Featurizer(dag).schedule_features(d, n, 0, 0);
+    };
+    const double points = 64 * 34, lane = kL1TableGatherLane; // the input fits L1
+    CHECK(at(row(8), F::gather_lane_executions) == Approx(points / 8 * lane));
+    CHECK(at(row(16), F::gather_lane_executions) == Approx(points / 4 * lane));
+    CHECK(at(row(1), F::gather_lane_executions) == 0);
+    // The other vectors load densely: 7 of 8 (one piece each), 3 of 4 (two pieces each).
+    CHECK(at(row(8), F::dense_load_executions) == Approx(points / 8 * 7 / 8));
+    CHECK(at(row(16), F::dense_load_executions) == Approx(points / 16 * 3 / 4 * 2));
 }
