@@ -1,7 +1,7 @@
 // StageLoads: the loads of a non-inlined stage as its compiled loop body makes them, after
 // the inlined Funcs it reads are substituted: each with its Jacobian in the stage's own loops
 // and the index clamps on its way, plus the arithmetic of the substituted bodies. Internal to
-// the featurizer (Featurizer.cpp prices them).
+// the featurizer (AccessFeatures.cpp and Featurizer.cpp price them).
 #pragma once
 
 #include "dag/PipelineDag.h"

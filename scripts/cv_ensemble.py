@@ -12,7 +12,11 @@ scoring the members, per fold offset O in 0 15 30 45 60 75 and seed S in 1..5:
     build/costmodel/sextant-train --data T --init DIR/fO/tS/checkpoint/model.sxw --epochs 0 \\
         --val-offset O --out DIR/fO/sS --parallelism 2 --llc-bytes 33554432 --no-plot --quiet
 
-(the second scores each member's last epoch, not the epoch its held-out set picked).
+(the second scores each member's last epoch, not the epoch its held-out set picked;
+scripts/cv_ensemble.sh runs both). Also printed: the members with the analytical model as one
+more member of the mean (the ensemble file `analytical,s1,...` with caution 0), and the same
+figures on each fold's training pipelines (a model that fits them better than the held-out
+ones learned something it could not carry over).
 
     scripts/cv_ensemble.py DIR
 """
@@ -27,19 +31,25 @@ import sys
 def main():
     if len(sys.argv) != 2:
         raise SystemExit(__doc__)
+    for split, title in (("validation", "held out"), ("train", "training pipelines")):
+        print(f"== {title}")
+        report_split(sys.argv[1], split)
+
+
+def report_split(root, split):
     preds = collections.defaultdict(dict)  # (fold, pipeline, source) -> seed -> log prediction
     meas, base = {}, {}
-    for f in sorted(glob.glob(os.path.join(sys.argv[1], "f*/s*/scatter.csv"))):
+    for f in sorted(glob.glob(os.path.join(root, "f*/s*/scatter.csv"))):
         fold, seed = f.split(os.sep)[-3], f.split(os.sep)[-2]
         for r in csv.DictReader(open(f)):
-            if r["split"] != "validation":
+            if r["split"] != split:
                 continue
             k = (fold, r["pipeline"], r["source"])
             preds[k][seed] = math.log(float(r["predicted_seconds"]))
             meas[k] = float(r["measured_seconds"])
             base[k] = math.log(float(r["baseline_seconds"]))
     if not preds:
-        raise SystemExit(f"cv_ensemble.py: no held-out rows under {sys.argv[1]}/f*/s*/")
+        raise SystemExit(f"cv_ensemble.py: no {split} rows under {root}/f*/s*/")
     seeds = sorted({s for p in preds.values() for s in p})
     by = collections.defaultdict(list)
     for k in preds:
@@ -65,6 +75,7 @@ def main():
         report(f"member {s}", lambda k, s=s: preds[k].get(s, mean(k)))
     report("mean log prediction", mean)
     report("cautious (mean + std)", lambda k: mean(k) + std(k))
+    report("mean with the analytical", lambda k: (sum(preds[k].values()) + base[k]) / (len(preds[k]) + 1))
 
 
 if __name__ == "__main__":

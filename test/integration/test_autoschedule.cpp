@@ -493,9 +493,10 @@ TEST_CASE("an ensemble weights file scores as the ensemble of the members it nam
 
 TEST_CASE("a comma-separated weights list makes a cautious ensemble of those files") {
     sextant::MachineInfo m;
-    // The shipped weights are an ensemble file of five nets; one of those nets.
+    // The shipped weights are an ensemble file of the analytical model and five nets; one of
+    // those nets.
     const std::string shipped = sextant::default_weights_path();
-    CHECK(sextant::make_cost_model("learned", shipped, m)->name() == "ensemble of 5 (torch)");
+    CHECK(sextant::make_cost_model("learned", shipped, m)->name() == "ensemble of 6 (analytical)");
     const std::string w =
         (std::filesystem::path(shipped).parent_path() / "members" / "s1.sxw").string();
     CHECK(sextant::make_cost_model("learned", w, m)->name() == "torch");
