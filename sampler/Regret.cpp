@@ -78,6 +78,18 @@ void add_entry(std::vector<Entry> &entries, const std::string &role, const std::
     entries.push_back(std::move(e));
 }
 
+} // namespace
+
+BeamSearchOptions regret_search(const BeamSearchOptions &sampler) {
+    BeamSearchOptions o = Params().search;
+    o.beam_size = sampler.beam_size;
+    o.num_passes = sampler.num_passes;
+    o.time_limit_s = sampler.time_limit_s;
+    return o;
+}
+
+namespace {
+
 class RegretRun {
 public:
     RegretRun(const RegretOptions &opt, SampleStore *best_known)
@@ -86,7 +98,7 @@ public:
         machine_ = host_machine(opt.parallelism);
         machine_str_ = machine_string(machine_);
         search_.count = 1; // the beam-search pick alone
-        search_.first = opt.search;
+        search_.first = regret_search(opt.search);
         // Polished as the plugin polishes its pick (and, in learned mode, each candidate).
         const Params plugin_defaults;
         search_.polish_margin = plugin_defaults.polish ? plugin_defaults.polish_margin : -1;
