@@ -50,7 +50,7 @@ const char *kUsage =
     "                         while one is timed all others are stopped (SIGSTOP)\n"
     "  --threads T            Halide threads in each benchmark (default: --parallelism)\n"
     "  --parallelism P        cores the schedules target (default: all online CPUs)\n"
-    "  --beam B --passes P    beam search of the first candidate (32, 5)\n"
+    "  --beam B --passes P    beam search of the first candidate (32, 3)\n"
     "  --weights FILE         make the candidates with the learned model of FILE instead of\n"
     "                         the analytical one (sources 'learned:...'); with a larger\n"
     "                         --per-pipeline, a second pass over sampled seeds adds the\n"
