@@ -9,6 +9,26 @@
 
 namespace sextant {
 
+namespace {
+
+/** The share of a vector loop's points in its dimension's last vector. Partitioned, a clamp
+ * still runs there: the steady state stops where Halide cannot prove the vector clear of the
+ * clamp's bound, and the epilogue gathers (random pipeline 101825's output, x of 341 points in
+ * vectors of 64: `-e stmt` shows an epilogue loading `guard[t + x64(...)]`). One vector of the
+ * Func's whole extent in that dimension: a Func computed per tile pays it in the tiles at the
+ * edge only, where the epilogue is not empty. (docs/COSTMODEL.md, "The last vector": the
+ * faithful corpus ranks better so than with none or two.) */
+double last_vector_share(const StageView &v) {
+    if (v.vw <= 1 || v.nl <= 0) return 0.0;
+    const int vloop = v.sn.order[size_t(v.nl - 1)].stage_loop;
+    const int vdim = v.s.loops[size_t(vloop)].func_dim;
+    const double span = double(vdim >= 0 ? v.f.bounds[size_t(vdim)].extent()
+                                         : v.sn.loop_box[size_t(vloop)].extent());
+    return 1.0 / std::ceil(span / v.vw);
+}
+
+} // namespace
+
 /** Arithmetic per point: the stage's own and its inlined Funcs' (`ops`), plus the index
  * clamps (DagBuilder's Load::clamps). One that moves with the innermost loop is work per
  * point, unless it is a `likely` boundary clamp and that loop is long and whole: Halide's
@@ -76,7 +96,8 @@ double op_features(const StageView &v, const std::vector<IndexClamp> &clamps, do
             }
         }
     }
-    // Only where a partitioned clamp needs it: this runs for every featurized stage.
+    // The share of points a partitioned clamp stays in (a sliding window's edge strips, or
+    // the last vector), only where one needs it: this runs for every featurized stage.
     double edge = -1;
     double inner_clamp_kept = 0;
     for (const IndexClamp &c : clamps) {
@@ -89,20 +110,9 @@ double op_features(const StageView &v, const std::vector<IndexClamp> &clamps, do
             const bool likely = c.likely || vw > 1;
             const bool partitioned = likely && long_inner && !no_steady_state;
             if (partitioned && edge < 0)
-                edge = clamp_edge_share(v.dag, v.d, v.nests, v.func, v.s, clamps);
-            // Partitioned, the clamp still runs in the dimension's last vector: the steady
-            // state stops where Halide cannot prove the vector clear of the clamp's bound, and
-            // the epilogue gathers (random pipeline 101825's output, x of 341 points in vectors
-            // of 64: `-e stmt` shows an epilogue loading `guard[t + x64(...)]`). One vector of
-            // the Func's whole extent in that dimension: a Func computed per tile pays it in
-            // the tiles at the edge only, where the epilogue is not empty. (docs/COSTMODEL.md,
-            // "The last vector": the faithful corpus ranks better so than with none or two.)
-            const int vloop = v.sn.order[size_t(nl - 1)].stage_loop;
-            const int vdim = v.s.loops[size_t(vloop)].func_dim;
-            const double span = double(vdim >= 0 ? v.f.bounds[size_t(vdim)].extent()
-                                                 : v.sn.loop_box[size_t(vloop)].extent());
-            const double last_vector = vw > 1 ? 1.0 / std::ceil(span / vw) : 0.0;
-            const double kept = partitioned ? std::max(edge, last_vector) : 1.0;
+                edge = std::max(clamp_edge_share(v.dag, v.d, v.nests, v.func, v.s, clamps),
+                                last_vector_share(v));
+            const double kept = partitioned ? edge : 1.0;
             inner_clamp_kept = std::max(inner_clamp_kept, kept);
             ops += c.count * index_wide * kept;
         } else if (native > 0) {

@@ -81,7 +81,7 @@ void add_entry(std::vector<Entry> &entries, const std::string &role, const std::
 } // namespace
 
 BeamSearchOptions regret_search(const BeamSearchOptions &sampler) {
-    BeamSearchOptions o = Params().search;
+    BeamSearchOptions o = Params::default_search();
     o.beam_size = sampler.beam_size;
     o.num_passes = sampler.num_passes;
     o.time_limit_s = sampler.time_limit_s;

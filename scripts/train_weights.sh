@@ -8,7 +8,7 @@
 #
 # Options: --build DIR (default: $SEXTANT_BUILD or build; needs sextant-sample and
 # sextant-train, i.e. a LibTorch build), --members N (5: nets trained on all the samples with
-# seeds 1..N, each its last epoch, scored as their geometric mean; 1: an ensemble file of one),
+# seeds 1..N, each its last epoch, scored with the analytical model as their geometric mean),
 # --epochs N (10), --multiplier-range R (8), --loss pairwise|throughput (pairwise), --target
 # TEXT (machine description for the manifest; default from lscpu), --regret-db DB
 # --regret-seeds A:B (judge the trained weights by their search's picks on held-out seeds
@@ -75,7 +75,8 @@ for ((k = 1; k <= MEMBERS; k++)); do
     cp "$OUT/m$k/checkpoint/model.sxw" "$OUT/members/s$k.sxw"
     MEMBER_ARGS+=(--member "$OUT/members/s$k.sxw")
 done
-"$BUILD/costmodel/sextant-train" --ensemble "$OUT/sextant.sxw" "${MEMBER_ARGS[@]}" --caution 0
+"$BUILD/costmodel/sextant-train" --ensemble "$OUT/sextant.sxw" --member analytical \
+    "${MEMBER_ARGS[@]}" --caution 0
 REGRET_ARGS=()
 if [[ -n $REGRET_DB ]]; then
     echo "== search regret on held-out seeds $REGRET_SEEDS" >&2
