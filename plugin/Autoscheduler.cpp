@@ -81,6 +81,10 @@ StatePtr write_candidates(const PipelineDag &dag, const SearchSpace &space, Cost
         co.mutate_texts.push_back(read_file(f));
     co.mutations = params.num_mutations;
     co.tweaks = params.num_tweaks;
+    co.neighbours = params.learned_neighbours;
+    // Each search's pick polished as the plugin polishes its own, so the first candidate is the
+    // schedule the plugin gives (autotuning's untuned pick) and its neighbours are that one's.
+    co.polish_margin = params.polish ? params.polish_margin : -1;
     std::vector<SearchCandidate> cands = search_candidates(
         dag, space, [&] { return std::make_unique<ModelEvaluator>(dag, model); }, co, stats);
     std::string path = params.candidates_dir + "/candidates.jsonl";
@@ -160,6 +164,7 @@ StatePtr search(const PipelineDag &dag, const SearchSpace &space, CostModel &mod
             co.first = bo;
             co.polish_margin = params.polish ? params.polish_margin : -1;
             co.trust_margin = params.learned_margin;
+            co.neighbours = params.learned_neighbours;
             RankedPick rp =
                 rank_analytical_candidates(dag, space, eval, params.learned_candidates, co, stats);
             if (rp.state) {

@@ -89,7 +89,7 @@ RankedPick rank_analytical_candidates(const PipelineDag &dag, const SearchSpace 
                                       const CandidateSearchOptions &opt, SearchStats *stats) {
     AnalyticalModel proposer(dag.machine.parallelism, double(dag.machine.last_level_cache_bytes));
     CandidateSearchOptions co = opt;
-    co.count = count;
+    co.count = count + 2 * opt.neighbours;
     co.dropout_beam_size = 1;
     return ranked_pick(
         dag, space,

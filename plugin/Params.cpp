@@ -104,6 +104,8 @@ Params Params::parse(const std::map<std::string, std::string> &env) {
          }},
         {"LEARNED_MARGIN",
          [&](auto &k, auto &v) { p.learned_margin = parse_int(k, v, 0, 100) / 100.0; }},
+        {"LEARNED_NEIGHBOURS",
+         [&](auto &k, auto &v) { p.learned_neighbours = parse_int(k, v, 0, 1000); }},
         {"DUMP_DAG", [&](auto &, auto &v) { p.dump_dag_path = v; }},
         {"DUMP_SCHEDULE", [&](auto &, auto &v) { p.dump_schedule_path = v; }},
         {"SCHEDULE_FILE", [&](auto &, auto &v) { p.schedule_file = v; }},
@@ -187,7 +189,10 @@ std::string Params::describe() const {
               ? " learned_search=" +
                     (learned_candidates > 0
                          ? std::to_string(learned_candidates) + " candidates, margin " +
-                               std::to_string(int(learned_margin * 100 + 0.5)) + "%"
+                               std::to_string(int(learned_margin * 100 + 0.5)) + "%" +
+                               (learned_neighbours > 0
+                                    ? ", neighbours " + std::to_string(learned_neighbours)
+                                    : std::string())
                          : std::string("beam"))
               : std::string())
       << (search_space.empty() ? "" : " search_space=" + search_space)

@@ -60,6 +60,9 @@ struct Params {
      * prices at least this fraction cheaper (SEXTANT_LEARNED_MARGIN, percent; default 5:
      * docs/COSTMODEL.md, "A trust margin"). */
     double learned_margin = 0.05;
+    /** Ranking, also this many tweaks and as many mutations of the analytical pick
+     * (SEXTANT_LEARNED_NEIGHBOURS; CandidateSearchOptions::neighbours). */
+    int learned_neighbours = 0;
     /** The plugin's search is ranked_pick's: the learned model with learned_candidates > 0,
      * and no SEXTANT_CANDIDATES to write. */
     bool learned_ranks_candidates() const {

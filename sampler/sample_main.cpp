@@ -60,6 +60,10 @@ const char *kUsage =
     "  --final-beam K         right after the first search's pick, up to K more schedules of\n"
     "                         its last beam, then a beam-8 search's pick and K of its beam\n"
     "                         (sources 'final:B:rank'; on-policy data with --weights)\n"
+    "  --neighbours N         right after the first search's pick, N tweaks and N mutations\n"
+    "                         of it (sources 'near-tweak:...', 'near-mutate:...'): its\n"
+    "                         neighbourhood, which the learned mode can rank\n"
+    "                         (SEXTANT_LEARNED_NEIGHBOURS); count them in --per-pipeline\n"
     "  --max-stages N --max-work W --min-extent E --max-extent E --max-input-points N\n"
     "                         random pipeline generator options (random_pipelines/Options.h);\n"
     "                         docs/SAMPLING.md has the sizes the faithful corpus uses\n"
@@ -215,6 +219,8 @@ Options parse_args(int argc, char **argv) {
             o.sampler.weights = args.value();
         else if (a == "--final-beam")
             o.sampler.candidates.final_beam = args.integer(0);
+        else if (a == "--neighbours")
+            o.sampler.candidates.neighbours = args.integer(0);
         else if (a == "--max-stages")
             o.sampler.generator.max_stages = args.integer();
         else if (a == "--max-work")

@@ -272,6 +272,20 @@ search_candidates(const PipelineDag &dag, const SearchSpace &space,
                 polish_pick(space, *eval, c.state,
                             a == 0 ? stats.final_beam : std::vector<StatePtr>{}, opt.polish_margin);
         add(std::move(c));
+        if (a == 0 && opt.neighbours > 0 && !out.empty()) {
+            const std::string pick = out[0].text;
+            std::unique_ptr<StateEvaluator> ne = make_evaluator();
+            for (SearchCandidate &t :
+                 tweak_schedule(dag, space, *ne, pick, opt.neighbours, opt.first.space,
+                                opt.seed_offset + 15485863, "near-tweak:"))
+                add(std::move(t));
+            BeamSearchOptions complete = opt.first;
+            complete.beam_size = opt.dropout_beam_size;
+            for (SearchCandidate &m :
+                 mutate_schedule(dag, space, *ne, pick, opt.neighbours, complete,
+                                 opt.seed_offset + 32452843, "near-mutate:"))
+                add(std::move(m));
+        }
         if (a == 0 && opt.final_beam > 0) {
             add_final_beam(bo.beam_size, stats.final_beam, 1);
             if (bo.beam_size != 8) {

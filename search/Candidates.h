@@ -48,6 +48,12 @@ struct CandidateSearchOptions {
      * still legal (sources "tweak:<step>:<func>"): the local steps of a hill climb, which a
      * mutation's re-search of the rest by the model undoes. Offered after the mutations. */
     int tweaks = 0;
+    /** Neighbours of the first search's (polished) pick, right after it: this many tweaks of
+     * it and as many mutations (sources "near-tweak:..." and "near-mutate:..."), made and
+     * completed by the proposer. The learned mode's ranking of the pick's neighbourhood
+     * (SEXTANT_LEARNED_NEIGHBOURS): the ranking model moves the pick by one Func's tiling or
+     * placement, judging complete schedules only. 0: none. */
+    int neighbours = 0;
     /** The sampler's make_candidates with a learned model (the regret judge's learned pick):
      * > 0 = instead of searching with it, the one schedule ranked_pick chooses among this many
      * analytical candidates (source "ranked:<its source>"), as the plugin's learned mode does

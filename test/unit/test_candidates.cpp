@@ -7,6 +7,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <set>
+
 using namespace sextant;
 
 namespace {
@@ -112,4 +114,61 @@ TEST_CASE("candidates are polished as the plugin polishes its pick when asked", 
     CHECK(polished[0].state->decisions[0].placement == Placement::Inline);
     CHECK(polished[0].state->decisions[1].placement == Placement::Inline);
     CHECK(polished[0].state->cost == Approx(0.2));
+}
+
+TEST_CASE("the pick's neighbours follow it: tweaks, then mutations, of the first search's pick",
+          "[search]") {
+    PipelineDag dag = test::transpose_reduce();
+    SearchSpace space(dag);
+    AnalyticalModel model(dag.machine.parallelism, double(dag.machine.last_level_cache_bytes));
+    auto propose = [&] {
+        std::unique_ptr<StateEvaluator> e = std::make_unique<ModelEvaluator>(dag, model);
+        return e;
+    };
+    CandidateSearchOptions co;
+    co.count = 3;
+    co.first.beam_size = 4;
+    co.first.num_passes = 2;
+    co.dropout_beam_size = 1;
+    const std::vector<SearchCandidate> plain = search_candidates(dag, space, propose, co);
+    REQUIRE(plain.size() >= 2);
+    CHECK(plain[1].source == "greedy");
+
+    co.neighbours = 3;
+    co.count = 1 + 2 * co.neighbours + 2;
+    const std::vector<SearchCandidate> near = search_candidates(dag, space, propose, co);
+    REQUIRE(near.size() >= 3);
+    CHECK(near[0].text == plain[0].text); // the pick itself comes first
+    const Decisions pick = parse_schedule_text(dag, plain[0].text);
+    size_t i = 1;
+    int tweaks = 0, mutations = 0;
+    for (; i < near.size() && near[i].source.rfind("near-tweak:", 0) == 0; i++, tweaks++) {
+        // One Func's tiling nudged where it is; every other Func as in the pick.
+        int changed = 0;
+        for (size_t f = 0; f < dag.funcs.size(); f++)
+            if (!(near[i].state->decisions[f] == pick[f])) {
+                changed++;
+                CHECK(near[i].state->decisions[f].placement == pick[f].placement);
+            }
+        CHECK(changed >= 1);
+    }
+    for (; i < near.size() && near[i].source.rfind("near-mutate:", 0) == 0; i++, mutations++) {
+        // The Funcs the search decided before the mutated one are the pick's.
+        const std::string rest = near[i].source.substr(std::string("near-mutate:").size());
+        const int k = std::stoi(rest);
+        for (int j = 0; j < k; j++) {
+            const size_t f = size_t(space.order()[size_t(j)]);
+            CHECK(near[i].state->decisions[f] == pick[f]);
+        }
+    }
+    CHECK(tweaks >= 1);
+    CHECK(tweaks <= co.neighbours);
+    CHECK(mutations <= co.neighbours);
+    CHECK(tweaks + mutations >= 2);
+    // Then the searches as before: the greedy pick follows the neighbours (unless one of
+    // them is the same schedule).
+    std::set<std::string> texts;
+    for (const SearchCandidate &c : near)
+        CHECK(texts.insert(c.text).second);
+    if (i < near.size()) CHECK(near[i].source == "greedy");
 }

@@ -56,6 +56,13 @@ TEST_CASE("the learned model ranks the analytical model's candidates unless told
     CHECK(Params::parse({{"SEXTANT_LEARNED_MARGIN", "12"}}).learned_margin == 0.12);
     CHECK_THROWS_WITH(Params::parse({{"SEXTANT_LEARNED_MARGIN", "101"}}),
                       Catch::Contains("[0, 100]"));
+    CHECK(Params().learned_neighbours == 0);
+    Params n =
+        Params::parse({{"SEXTANT_LEARNED_NEIGHBOURS", "8"}, {"SEXTANT_COST_MODEL", "learned"}});
+    CHECK(n.learned_neighbours == 8);
+    CHECK_THAT(n.describe(), Catch::Contains("margin 5%, neighbours 8"));
+    CHECK_THROWS_WITH(Params::parse({{"SEXTANT_LEARNED_NEIGHBOURS", "-1"}}),
+                      Catch::Contains("SEXTANT_LEARNED_NEIGHBOURS"));
 }
 
 TEST_CASE("unknown SEXTANT_ keys and bad values are errors", "[params]") {
