@@ -7,6 +7,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <functional>
 #include <set>
 
 using namespace sextant;
@@ -33,21 +34,34 @@ private:
     double cost_;
 };
 
-} // namespace
-
-TEST_CASE("ranked_pick: one model proposes, the other chooses whole schedules", "[search]") {
+/** The analytical model proposing on the transpose-reduce DAG, with small searches. */
+struct AnalyticalProposer {
     PipelineDag dag = test::transpose_reduce();
-    SearchSpace space(dag);
-    AnalyticalModel model(dag.machine.parallelism, double(dag.machine.last_level_cache_bytes));
-    auto propose = [&] {
+    SearchSpace space{dag};
+    AnalyticalModel model{dag.machine.parallelism, double(dag.machine.last_level_cache_bytes)};
+    std::function<std::unique_ptr<StateEvaluator>()> propose = [this] {
         std::unique_ptr<StateEvaluator> e = std::make_unique<ModelEvaluator>(dag, model);
         return e;
     };
-    CandidateSearchOptions co;
-    co.count = 4;
-    co.first.beam_size = 4;
-    co.first.num_passes = 2;
-    co.dropout_beam_size = 1;
+    /** `count` candidates: a beam-4, two-pass search, then greedy and dropout picks. */
+    CandidateSearchOptions options(int count) const {
+        CandidateSearchOptions co;
+        co.count = count;
+        co.first.beam_size = 4;
+        co.first.num_passes = 2;
+        co.dropout_beam_size = 1;
+        return co;
+    }
+};
+
+} // namespace
+
+TEST_CASE("ranked_pick: one model proposes, the other chooses whole schedules", "[search]") {
+    AnalyticalProposer p;
+    const PipelineDag &dag = p.dag;
+    const SearchSpace &space = p.space;
+    const auto &propose = p.propose;
+    CandidateSearchOptions co = p.options(4);
     const std::vector<SearchCandidate> proposed = search_candidates(dag, space, propose, co);
     REQUIRE(proposed.size() >= 2);
 
@@ -118,25 +132,17 @@ TEST_CASE("candidates are polished as the plugin polishes its pick when asked", 
 
 TEST_CASE("the pick's neighbours follow it: tweaks, then mutations, of the first search's pick",
           "[search]") {
-    PipelineDag dag = test::transpose_reduce();
-    SearchSpace space(dag);
-    AnalyticalModel model(dag.machine.parallelism, double(dag.machine.last_level_cache_bytes));
-    auto propose = [&] {
-        std::unique_ptr<StateEvaluator> e = std::make_unique<ModelEvaluator>(dag, model);
-        return e;
-    };
-    CandidateSearchOptions co;
-    co.count = 3;
-    co.first.beam_size = 4;
-    co.first.num_passes = 2;
-    co.dropout_beam_size = 1;
-    const std::vector<SearchCandidate> plain = search_candidates(dag, space, propose, co);
+    AnalyticalProposer p;
+    const PipelineDag &dag = p.dag;
+    const SearchSpace &space = p.space;
+    CandidateSearchOptions co = p.options(3);
+    const std::vector<SearchCandidate> plain = search_candidates(dag, space, p.propose, co);
     REQUIRE(plain.size() >= 2);
     CHECK(plain[1].source == "greedy");
 
     co.neighbours = 3;
     co.count = 1 + 2 * co.neighbours + 2;
-    const std::vector<SearchCandidate> near = search_candidates(dag, space, propose, co);
+    const std::vector<SearchCandidate> near = search_candidates(dag, space, p.propose, co);
     REQUIRE(near.size() >= 3);
     CHECK(near[0].text == plain[0].text); // the pick itself comes first
     const Decisions pick = parse_schedule_text(dag, plain[0].text);
