@@ -178,6 +178,7 @@ void SamplerRun::start_jobs() {
         spec.setup = setup_;
         spec.timing = opt_.timing;
         spec.timing.threads = threads_;
+        spec.rounds = opt_.processes;
         spec.keep_stderr = opt_.verbose;
         auto inj = opt_.inject.find(next_tag_);
         if (inj != opt_.inject.end()) spec.inject = inj->second;
@@ -214,11 +215,24 @@ void SamplerRun::finish(int64_t tag, const Measurement &m) {
     char what[2200];
     if (m.error)
         std::snprintf(what, sizeof what, "%s FAILED: %.2000s", c.source.c_str(), m.error->c_str());
-    else
+    else {
+        std::string processes;
+        if (m.round_best_s.size() > 1) {
+            // --processes: each process's best, the label their minimum.
+            processes = ", processes";
+            char ms[32];
+            for (size_t k = 0; k < m.round_best_s.size(); k++) {
+                std::snprintf(ms, sizeof ms, "%s%.3f", k ? "/" : " ", m.round_best_s[k] * 1e3);
+                processes += ms;
+            }
+            processes += " ms";
+        }
         std::snprintf(what, sizeof what,
-                      "%s %.3f ms (median %.3f, %d runs, %.0f faults/run%s), compile %.2f s",
+                      "%s %.3f ms (median %.3f, %d runs, %.0f faults/run%s%s), compile %.2f s",
                       c.source.c_str(), *m.min_s * 1e3, *m.median_s * 1e3, m.repeats,
-                      m.minflt_per_run, m.busy_retries ? ", busy: retried" : "", m.compile_s);
+                      m.minflt_per_run, m.busy_retries ? ", busy: retried" : "", processes.c_str(),
+                      m.compile_s);
+    }
     report(job.seed, what);
 }
 

@@ -20,6 +20,11 @@ struct SamplerOptions {
     /** How each schedule is timed; a timed process stops once its best and third-best runs
      * agree within 3% (measure/TimingLoop.h), after `repeats` runs or after run_budget_s. */
     TimingOptions timing;
+    /** Fresh timed processes per schedule, one after another; the label is the fastest's best
+     * run (as the bench takes the best over its rounds). One process leaves the whole-process
+     * modes in the labels: a schedule that runs 1.6x slower in some processes than in others
+     * (docs/SAMPLING.md, "Noise ceiling"). */
+    int processes = 1;
     double search_timeout_s = 300;     ///< per candidate-search child
     int jobs = 1;                      ///< benchmark children at once (compiles overlap)
     int parallelism = 0;               ///< MachineInfo cores; <= 0: all online CPUs

@@ -33,6 +33,9 @@ const char *kUsage =
     "  --repeats R            at most R timed runs per schedule, after one warm-up (10); a\n"
     "                         timed process stops earlier when its best and third-best runs\n"
     "                         agree within 3% (docs/SAMPLING.md)\n"
+    "  --processes K          time each schedule in K fresh processes, one after another,\n"
+    "                         and store the fastest one's best run (1); the median stays the\n"
+    "                         first process's\n"
     "  --run-budget S         at most S seconds of timed runs per schedule (1)\n"
     "  --busy-threshold F     re-time a schedule whose timed process waited for a CPU more than\n"
     "                         this fraction of its timed span (0.1), at most --busy-retries\n"
@@ -149,6 +152,7 @@ void finish(Options &o, bool have_from, bool have_to) {
     if (o.sampler.timing.repeats < 1) throw ArgError("--repeats must be at least 1");
     if (o.sampler.timing.busy_retries < 0) throw ArgError("--busy-retries must not be negative");
     if (o.sampler.jobs < 1) throw ArgError("--jobs must be at least 1");
+    if (o.sampler.processes < 1) throw ArgError("--processes must be at least 1");
     o.sampler.candidates.count = o.sampler.per_pipeline;
     if (o.rounds != 0) {
         if (o.rounds < 1) throw ArgError("--rounds must be at least 1");
@@ -191,6 +195,8 @@ Options parse_args(int argc, char **argv) {
             o.sampler.per_pipeline = args.integer();
         else if (a == "--repeats")
             o.sampler.timing.repeats = args.integer();
+        else if (a == "--processes")
+            o.sampler.processes = args.integer();
         else if (a == "--run-budget")
             o.sampler.timing.run_budget_s = args.number();
         else if (a == "--busy-threshold")

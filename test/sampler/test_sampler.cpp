@@ -13,6 +13,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -165,6 +166,46 @@ TEST_CASE("records of an older generator version count as today's pipeline only 
     other.seed = same->seed + 1000;
     CHECK_FALSE(same_pipeline_as_recorded(*same, random_identity(other, 1)));
     CHECK_FALSE(same_pipeline_as_recorded(*same, random_identity(*same, 0)));
+}
+
+TEST_CASE("sampling with K fresh processes a schedule (--processes) keeps the fastest", "[tool]") {
+    std::string dir = temp_dir();
+    int status = 0;
+    // Not sampler(): its --quiet drops the per-schedule lines this reads.
+    std::string out =
+        run(std::string(SEXTANT_SAMPLE_EXE) + " --db " + dir +
+                "/s.db --from 3 --to 4 --per-pipeline 2" + kTiny + " --processes 3 2>&1",
+            &status);
+    INFO(out);
+    REQUIRE(status == 0);
+    // "SOURCE 0.012 ms (median ..., processes 0.013/0.012/0.014 ms), compile ..."
+    std::regex line(
+        R"(: (\S+) ([0-9.]+) ms \(median [^)]*, processes ([0-9.]+)/([0-9.]+)/([0-9.]+) ms\))");
+    std::map<std::string, double> printed;
+    int lines = 0;
+    for (auto it = std::sregex_iterator(out.begin(), out.end(), line); it != std::sregex_iterator();
+         ++it) {
+        const std::smatch &m = *it;
+        lines++;
+        const double best = std::min({std::stod(m[3]), std::stod(m[4]), std::stod(m[5])});
+        CHECK(std::stod(m[2]) == Approx(best).margin(1e-9)); // the label: the fastest process
+        printed[m[1]] = best;
+    }
+    CHECK(lines == 2);
+    SampleStore store(dir + "/s.db");
+    int ok = 0;
+    store.for_each_record([&](const WorkloadInfo &, const SampleRecord &r) {
+        REQUIRE(r.ok());
+        ok++;
+        REQUIRE(printed.count(r.source));
+        CHECK(*r.runtime_min_s * 1e3 == Approx(printed[r.source]).margin(0.0005));
+        CHECK(*r.runtime_median_s >= *r.runtime_min_s);
+    });
+    CHECK(ok == 2);
+    CHECK_THAT(
+        run(sampler() + " --db " + dir + "/t.db --from 3 --to 4 --processes 0 2>&1", &status),
+        Catch::Contains("--processes must be at least 1"));
+    CHECK(status != 0);
 }
 
 TEST_CASE("two jobs measure the same schedules as one, and timeouts still apply", "[tool]") {
