@@ -3,6 +3,7 @@
 
 #include "HalideRuntime.h"
 
+#include "measure/PageCache.h"
 #include "measure/Protocol.h"
 
 #include <dlfcn.h>
@@ -33,6 +34,8 @@ namespace sextant::driver {
 namespace {
 
 void *load_library(const std::string &path, int flags) {
+    // Each timed process maps the code into pages of its own drawing (measure/PageCache.h).
+    drop_cached_pages(path);
     void *h = dlopen(path.c_str(), flags);
     if (!h) fail(std::string("dlopen: ") + dlerror());
     return h;
