@@ -15,7 +15,4 @@ namespace sextant {
  * that keeps files only in memory (tmpfs). Returns false if the file could not be opened. */
 bool drop_cached_pages(const std::string &path);
 
-/** How many of `path`'s pages are in the page cache (mincore), -1 if it cannot tell. */
-long cached_pages(const std::string &path);
-
 } // namespace sextant

@@ -215,6 +215,25 @@ search_candidates(const PipelineDag &dag, const SearchSpace &space,
         for (int r = first_rank; r < end; r++)
             add({"final:" + std::to_string(width) + ":" + std::to_string(r), "", "", beam[r]});
     };
+    // `n` mutations (tweaks) of `text`, each kind made and completed by a fresh evaluator.
+    auto add_mutations = [&](const std::string &text, int n, uint64_t seed,
+                             const std::string &prefix) {
+        if (n <= 0) return;
+        BeamSearchOptions complete = opt.first;
+        complete.beam_size = opt.dropout_beam_size;
+        std::unique_ptr<StateEvaluator> eval = make_evaluator();
+        for (SearchCandidate &m :
+             mutate_schedule(dag, space, *eval, text, n, complete, seed, prefix))
+            add(std::move(m));
+    };
+    auto add_tweaks = [&](const std::string &text, int n, uint64_t seed,
+                          const std::string &prefix) {
+        if (n <= 0) return;
+        std::unique_ptr<StateEvaluator> eval = make_evaluator();
+        for (SearchCandidate &t :
+             tweak_schedule(dag, space, *eval, text, n, opt.first.space, seed, prefix))
+            add(std::move(t));
+    };
     for (int a = 0; a < attempts && int(out.size()) < opt.count; a++) {
         BeamSearchOptions bo = opt.first;
         SearchCandidate c;
@@ -223,22 +242,11 @@ search_candidates(const PipelineDag &dag, const SearchSpace &space,
             const int texts = int(opt.mutate_texts.size());
             for (int k = 0; k < texts; k++) {
                 const int n = opt.mutations / texts + (k < opt.mutations % texts ? 1 : 0);
-                BeamSearchOptions complete = opt.first;
-                complete.beam_size = opt.dropout_beam_size;
-                std::unique_ptr<StateEvaluator> eval = make_evaluator();
-                for (SearchCandidate &m :
-                     mutate_schedule(dag, space, *eval, opt.mutate_texts[size_t(k)], n, complete,
-                                     opt.seed_offset + 7919 * uint64_t(k + 1),
-                                     "mutate:" + std::to_string(k) + ":"))
-                    add(std::move(m));
+                add_mutations(opt.mutate_texts[size_t(k)], n,
+                              opt.seed_offset + 7919 * uint64_t(k + 1),
+                              "mutate:" + std::to_string(k) + ":");
             }
-            if (opt.tweaks > 0) {
-                std::unique_ptr<StateEvaluator> eval = make_evaluator();
-                for (SearchCandidate &t :
-                     tweak_schedule(dag, space, *eval, opt.mutate_texts[0], opt.tweaks,
-                                    opt.first.space, opt.seed_offset + 104729, "tweak:"))
-                    add(std::move(t));
-            }
+            add_tweaks(opt.mutate_texts[0], opt.tweaks, opt.seed_offset + 104729, "tweak:");
         }
         if (a == 0) {
             c.source = "beam";
@@ -272,19 +280,10 @@ search_candidates(const PipelineDag &dag, const SearchSpace &space,
                 polish_pick(space, *eval, c.state,
                             a == 0 ? stats.final_beam : std::vector<StatePtr>{}, opt.polish_margin);
         add(std::move(c));
-        if (a == 0 && opt.neighbours > 0 && !out.empty()) {
+        if (a == 0 && !out.empty()) {
             const std::string pick = out[0].text;
-            std::unique_ptr<StateEvaluator> ne = make_evaluator();
-            for (SearchCandidate &t :
-                 tweak_schedule(dag, space, *ne, pick, opt.neighbours, opt.first.space,
-                                opt.seed_offset + 15485863, "near-tweak:"))
-                add(std::move(t));
-            BeamSearchOptions complete = opt.first;
-            complete.beam_size = opt.dropout_beam_size;
-            for (SearchCandidate &m :
-                 mutate_schedule(dag, space, *ne, pick, opt.neighbours, complete,
-                                 opt.seed_offset + 32452843, "near-mutate:"))
-                add(std::move(m));
+            add_tweaks(pick, opt.neighbours, opt.seed_offset + 15485863, "near-tweak:");
+            add_mutations(pick, opt.neighbours, opt.seed_offset + 32452843, "near-mutate:");
         }
         if (a == 0 && opt.final_beam > 0) {
             add_final_beam(bo.beam_size, stats.final_beam, 1);

@@ -4,14 +4,46 @@
 
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
 #include <fstream>
 #include <linux/magic.h>
 #include <string>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 #include <vector>
 
 using namespace sextant;
+
+namespace {
+
+/** How many of `path`'s pages are in the page cache (mincore), -1 if it cannot tell. */
+long cached_pages(const std::string &path) {
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    struct stat st {};
+    long resident = -1;
+    if (fstat(fd, &st) == 0 && st.st_size > 0) {
+        const size_t len = size_t(st.st_size);
+        // Mapped without touching: mincore reports what the page cache holds, faults nothing.
+        void *p = mmap(nullptr, len, PROT_READ, MAP_SHARED, fd, 0);
+        if (p != MAP_FAILED) {
+            const long page = sysconf(_SC_PAGESIZE);
+            std::vector<unsigned char> in((len + size_t(page) - 1) / size_t(page));
+            if (mincore(p, len, in.data()) == 0) {
+                resident = 0;
+                for (unsigned char c : in)
+                    resident += c & 1;
+            }
+            munmap(p, len);
+        }
+    }
+    close(fd);
+    return resident;
+}
+
+} // namespace
 
 TEST_CASE("a file's cached pages are dropped before a timed process maps it", "[measure]") {
     // In the build tree, not /tmp: tmpfs keeps files only in memory and drops nothing.
