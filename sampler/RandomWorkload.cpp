@@ -59,11 +59,47 @@ RandomWorkload parse_random_workload_json(const std::string &json) {
     }
 }
 
-std::string machine_string(const MachineInfo &m) {
+std::string machine_string(const MachineInfo &m, const std::string &host) {
     std::ostringstream o;
     o << "cores=" << m.parallelism << ";llc=" << m.last_level_cache_bytes
       << ";balance=" << m.balance;
+    if (!host.empty()) {
+        std::string h = host;
+        for (char &c : h)
+            if (c == ';' || c == '=') c = ',';
+        o << ";host=" << h;
+    }
     return o.str();
+}
+
+std::string machine_string_host(const std::string &s) {
+    const std::string key = "host=";
+    size_t at = s.rfind(key);
+    if (at == std::string::npos || (at > 0 && s[at - 1] != ';')) return "";
+    return s.substr(at + key.size());
+}
+
+std::string host_description() {
+    std::string model;
+    std::ifstream cpuinfo("/proc/cpuinfo");
+    for (std::string line; model.empty() && std::getline(cpuinfo, line);) {
+        if (line.rfind("model name", 0) != 0) continue;
+        size_t colon = line.find(':');
+        if (colon != std::string::npos)
+            model = line.substr(line.find_first_not_of(" \t", colon + 1));
+    }
+    std::string caches;
+    for (int i = 0; i < 8; i++) {
+        const std::string dir =
+            "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
+        std::ifstream level_f(dir + "level"), type_f(dir + "type"), size_f(dir + "size");
+        std::string level, type, size;
+        if (!(level_f >> level) || !(type_f >> type) || !(size_f >> size)) continue;
+        if (type == "Instruction") continue;
+        caches += ", L" + level + (type == "Data" ? "d " : " ") + size;
+    }
+    if (model.empty() && caches.empty()) return "unknown";
+    return (model.empty() ? "unknown processor" : model) + caches;
 }
 
 MachineInfo parse_machine_string(const std::string &s) {

@@ -34,9 +34,20 @@ std::string random_workload_json(const RandomWorkload &w);
 /** Inverse of random_workload_json; throws UserError on a malformed string. */
 RandomWorkload parse_random_workload_json(const std::string &json);
 
-/** "cores=P;llc=BYTES;balance=B". */
-std::string machine_string(const MachineInfo &m);
-/** Inverse of machine_string (missing keys keep MachineInfo's defaults). */
+/** "cores=P;llc=BYTES;balance=B", then ";host=HOST" when `host` is not empty: the processor
+ * the samples were timed on (host_description), recorded in every shard, so that one store's
+ * workloads from two processors that share a target and machine params are two workloads and
+ * training refuses to mix them (export_training). ';' and '=' in `host` become ','. */
+std::string machine_string(const MachineInfo &m, const std::string &host = "");
+/** Inverse of machine_string (missing keys keep MachineInfo's defaults; the host is not part
+ * of MachineInfo: see machine_string_host). */
 MachineInfo parse_machine_string(const std::string &s);
+/** The host of a machine string ("" where none was recorded: stores before session 58). */
+std::string machine_string_host(const std::string &s);
+
+/** This machine's processor as the sampler records it: the model name from /proc/cpuinfo and
+ * the sizes of cpu0's data caches from sysfs ("Intel(R) Xeon(R) Processor, L1d 48K, L2 2048K,
+ * L3 307200K"); "unknown" where neither can be read. */
+std::string host_description();
 
 } // namespace sextant

@@ -96,7 +96,7 @@ public:
         : opt_(opt), best_store_(best_known) {
         target_ = random_pipelines::default_run_target().to_string();
         machine_ = host_machine(opt.parallelism);
-        machine_str_ = machine_string(machine_);
+        machine_str_ = machine_string(machine_, host_description());
         search_.count = 1; // the beam-search pick alone
         search_.first = regret_search(opt.search);
         // Polished as the plugin polishes its pick (and, in learned mode, each candidate).

@@ -72,6 +72,7 @@ RemeasureSummary remeasure_sample_set(SampleStore &store, const RemeasureOptions
     std::ofstream out(opt.out_path, std::ios::trunc);
     if (!out) throw UserError("cannot write " + opt.out_path);
 
+    const std::string host = host_description();
     MeasurePool pool(opt.jobs);
     std::map<int64_t, size_t> in_flight;
     size_t next = 0;
@@ -83,6 +84,11 @@ RemeasureSummary remeasure_sample_set(SampleStore &store, const RemeasureOptions
             {"source", it.record.source},       {"stored_s", *it.record.runtime_min_s},
             {"runs_s", m.round_best_s},         {"minflt_per_run", m.round_minflt},
             {"busy_fraction", m.round_busy}};
+        // Where the stored label was timed, where it is timed now: another machine kind's
+        // labels re-timed here measure transfer, not noise.
+        const std::string stored_host = machine_string_host(it.workload.machine);
+        if (!stored_host.empty()) j["stored_host"] = stored_host;
+        j["host"] = host;
         if (m.error) j["error"] = *m.error;
         out << j.dump() << "\n";
         out.flush();

@@ -4,6 +4,7 @@
 #include "SamplerTestHelpers.h"
 #include "costmodel/TrainingData.h"
 #include "featurizer/Schema.h"
+#include "sampler/RandomWorkload.h"
 #include "sampler/SampleStore.h"
 #include "sampler/TrainingExport.h"
 
@@ -166,4 +167,38 @@ TEST_CASE("export-training rebuilds a user workload in its generator", "[tool]")
                   Approx(row.at("schedule").at(names[k].name).get<double>()));
         }
     }
+}
+
+TEST_CASE("samples record the processor they were timed on, and two processors do not train as "
+          "one",
+          "[tool]") {
+    // Two machine kinds can share a target and machine params (an AVX-512 AMD EPYC and an
+    // AVX-512 Intel Xeon): only the host in the machine string tells their samples apart.
+    MachineInfo m;
+    m.parallelism = 2;
+    CHECK(machine_string(m, "Chip; rev=2") == machine_string(m) + ";host=Chip, rev,2");
+    CHECK(machine_string_host(machine_string(m, "Chip; rev=2")) == "Chip, rev,2");
+    CHECK(machine_string_host(machine_string(m)).empty());
+    CHECK(parse_machine_string(machine_string(m, "Chip")).parallelism == 2);
+    CHECK(!host_description().empty());
+
+    std::string dir = temp_dir();
+    std::string db = dir + "/s.db";
+    int status = 0;
+    std::string out =
+        run(sampler() + " --db " + db + " --from 40 --to 41 --per-pipeline 1" + kTiny, &status);
+    INFO(out);
+    REQUIRE(status == 0);
+    SampleStore store(db);
+    REQUIRE(store.workloads().size() == 1);
+    WorkloadInfo w = store.workloads()[0];
+    CHECK(machine_string_host(w.machine) == host_description());
+    CHECK_NOTHROW(export_training(store, dir + "/one.jsonl", ""));
+
+    // The same pipeline and params timed on another processor: a second workload, refused.
+    w.machine = machine_string(parse_machine_string(w.machine), "Another processor");
+    store.upsert_workload(w);
+    REQUIRE(store.workloads().size() == 2);
+    CHECK_THROWS_WITH(export_training(store, dir + "/two.jsonl", ""),
+                      Catch::Contains("2 machine kinds") && Catch::Contains("Another processor"));
 }
