@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -169,9 +170,32 @@ TrainingExportStats export_training(SampleStore &store, const std::string &path,
                                     const std::string &generators_dir) {
     // One model learns one machine: samples timed on different machine kinds (a merged store
     // of several clusters' shards, an import) are not one training set.
-    std::set<std::string> kinds;
-    for (const WorkloadInfo &w : store.workloads())
-        kinds.insert("target " + w.target + ", machine " + w.machine);
+    // Stores before session 58 name no processor (no host in the machine string): such a
+    // workload goes with the recorded host of the same target and params, with a warning;
+    // two recorded hosts are two machine kinds.
+    std::set<std::string> kinds, hosts;
+    int64_t unrecorded = 0;
+    for (const WorkloadInfo &w : store.workloads()) {
+        const std::string host = machine_string_host(w.machine);
+        const std::string params = w.machine.substr(0, w.machine.find(";host="));
+        kinds.insert("target " + w.target + ", machine " + params +
+                     (host.empty() ? "" : ";host=" + host));
+        if (host.empty())
+            unrecorded++;
+        else
+            hosts.insert(host);
+    }
+    if (hosts.size() == 1 && unrecorded > 0) {
+        std::fprintf(stderr,
+                     "warning: %lld workloads name no processor; exported with those timed on "
+                     "'%s' as one machine kind (weights/README.md says where each shard was "
+                     "timed)\n",
+                     (long long)unrecorded, hosts.begin()->c_str());
+        std::set<std::string> merged;
+        for (const std::string &k : kinds)
+            merged.insert(k.substr(0, k.find(";host=")));
+        kinds = merged;
+    }
     if (kinds.size() > 1) {
         std::string list;
         for (const std::string &k : kinds)

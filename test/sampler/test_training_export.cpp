@@ -172,8 +172,8 @@ TEST_CASE("export-training rebuilds a user workload in its generator", "[tool]")
 TEST_CASE("samples record the processor they were timed on, and two processors do not train as "
           "one",
           "[tool]") {
-    // Two machine kinds can share a target and machine params (an AVX-512 AMD EPYC and an
-    // AVX-512 Intel Xeon): only the host in the machine string tells their samples apart.
+    // Two processors can share a target and machine params: only the host in the machine
+    // string tells their samples apart.
     MachineInfo m;
     m.parallelism = 2;
     CHECK(machine_string(m, "Chip; rev=2") == machine_string(m) + ";host=Chip, rev,2");
@@ -195,10 +195,19 @@ TEST_CASE("samples record the processor they were timed on, and two processors d
     CHECK(machine_string_host(w.machine) == host_description());
     CHECK_NOTHROW(export_training(store, dir + "/one.jsonl", ""));
 
-    // The same pipeline and params timed on another processor: a second workload, refused.
-    w.machine = machine_string(parse_machine_string(w.machine), "Another processor");
-    store.upsert_workload(w);
+    // A store from before hosts were recorded (the same params, no host) goes with it.
+    const MachineInfo params = parse_machine_string(w.machine);
+    WorkloadInfo old = w;
+    old.identity += ":old";
+    old.machine = machine_string(params);
+    store.upsert_workload(old);
     REQUIRE(store.workloads().size() == 2);
+    CHECK_NOTHROW(export_training(store, dir + "/old.jsonl", ""));
+
+    // The same pipeline and params timed on another processor: a third workload, refused.
+    w.machine = machine_string(params, "Another processor");
+    store.upsert_workload(w);
+    REQUIRE(store.workloads().size() == 3);
     CHECK_THROWS_WITH(export_training(store, dir + "/two.jsonl", ""),
-                      Catch::Contains("2 machine kinds") && Catch::Contains("Another processor"));
+                      Catch::Contains("3 machine kinds") && Catch::Contains("Another processor"));
 }
