@@ -79,6 +79,10 @@ std::string machine_string_host(const std::string &s) {
     return s.substr(at + key.size());
 }
 
+std::string machine_string_params(const std::string &s) {
+    return s.substr(0, s.find(";host="));
+}
+
 std::string host_description() {
     std::string model;
     std::ifstream cpuinfo("/proc/cpuinfo");

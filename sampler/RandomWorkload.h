@@ -44,6 +44,8 @@ std::string machine_string(const MachineInfo &m, const std::string &host = "");
 MachineInfo parse_machine_string(const std::string &s);
 /** The host of a machine string ("" where none was recorded: stores before session 58). */
 std::string machine_string_host(const std::string &s);
+/** The machine string without its host: what a store before session 58 recorded. */
+std::string machine_string_params(const std::string &s);
 
 /** This machine's processor as the sampler records it: the model name from /proc/cpuinfo and
  * the sizes of cpu0's data caches from sysfs ("Intel(R) Xeon(R) Processor, L1d 48K, L2 2048K,

@@ -177,9 +177,7 @@ TrainingExportStats export_training(SampleStore &store, const std::string &path,
     int64_t unrecorded = 0;
     for (const WorkloadInfo &w : store.workloads()) {
         const std::string host = machine_string_host(w.machine);
-        const std::string params = w.machine.substr(0, w.machine.find(";host="));
-        kinds.insert("target " + w.target + ", machine " + params +
-                     (host.empty() ? "" : ";host=" + host));
+        kinds.insert("target " + w.target + ", machine " + w.machine);
         if (host.empty())
             unrecorded++;
         else
@@ -193,7 +191,7 @@ TrainingExportStats export_training(SampleStore &store, const std::string &path,
                      (long long)unrecorded, hosts.begin()->c_str());
         std::set<std::string> merged;
         for (const std::string &k : kinds)
-            merged.insert(k.substr(0, k.find(";host=")));
+            merged.insert(machine_string_params(k));
         kinds = merged;
     }
     if (kinds.size() > 1) {
