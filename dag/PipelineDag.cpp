@@ -151,26 +151,33 @@ Box64 Stage::full_loop_box() const {
     return b;
 }
 
+std::vector<HostCache> host_caches() {
+    std::vector<HostCache> caches;
+    for (int idx = 0; idx < 8; idx++) {
+        std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(idx);
+        std::ifstream lf(dir + "/level"), tf(dir + "/type"), sf(dir + "/size");
+        HostCache c;
+        if (!(lf >> c.level) || !(tf >> c.type) || !(sf >> c.size) || c.size.empty()) continue;
+        c.bytes = std::atoll(c.size.c_str());
+        if (c.size.back() == 'K')
+            c.bytes <<= 10;
+        else if (c.size.back() == 'M')
+            c.bytes <<= 20;
+        caches.push_back(c);
+    }
+    return caches;
+}
+
 MachineInfo host_machine(int parallelism) {
     MachineInfo m;
     m.parallelism = parallelism > 0 ? parallelism : int(sysconf(_SC_NPROCESSORS_ONLN));
     if (m.parallelism < 1) m.parallelism = 1;
     // The size of the highest cache level sysfs reports for cpu0 (e.g. "32768K").
     int best_level = 0;
-    for (int idx = 0; idx < 8; idx++) {
-        std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(idx);
-        std::ifstream lf(dir + "/level"), sf(dir + "/size");
-        int level = 0;
-        std::string size;
-        if (!(lf >> level) || !(sf >> size) || size.empty() || level <= best_level) continue;
-        int64_t n = std::atoll(size.c_str());
-        if (size.back() == 'K')
-            n <<= 10;
-        else if (size.back() == 'M')
-            n <<= 20;
-        if (n <= 0) continue;
-        best_level = level;
-        m.last_level_cache_bytes = n;
+    for (const HostCache &c : host_caches()) {
+        if (c.level <= best_level || c.bytes <= 0) continue;
+        best_level = c.level;
+        m.last_level_cache_bytes = c.bytes;
     }
     return m;
 }

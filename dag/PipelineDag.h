@@ -235,6 +235,16 @@ struct MachineInfo {
     int natural_vector_lanes(const FuncNode &f) const;
 };
 
+/** One of cpu0's caches as sysfs reports it (/sys/devices/system/cpu/cpu0/cache/indexN). */
+struct HostCache {
+    int level = 0;
+    std::string type; ///< "Data", "Instruction" or "Unified"
+    std::string size; ///< as sysfs writes it, e.g. "32768K"
+    int64_t bytes = 0;
+};
+/** cpu0's caches, in sysfs's order; empty where sysfs cannot be read. */
+std::vector<HostCache> host_caches();
+
 /** This host: `parallelism` cores (<= 0: all online CPUs) and the size of the highest cache
  * level sysfs reports for cpu0. */
 MachineInfo host_machine(int parallelism);

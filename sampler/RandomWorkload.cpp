@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -59,6 +60,10 @@ RandomWorkload parse_random_workload_json(const std::string &json) {
     }
 }
 
+namespace {
+const char *const kHostKey = ";host=";
+}
+
 std::string machine_string(const MachineInfo &m, const std::string &host) {
     std::ostringstream o;
     o << "cores=" << m.parallelism << ";llc=" << m.last_level_cache_bytes
@@ -67,20 +72,25 @@ std::string machine_string(const MachineInfo &m, const std::string &host) {
         std::string h = host;
         for (char &c : h)
             if (c == ';' || c == '=') c = ',';
-        o << ";host=" << h;
+        o << kHostKey << h;
     }
     return o.str();
 }
 
 std::string machine_string_host(const std::string &s) {
-    const std::string key = "host=";
-    size_t at = s.rfind(key);
-    if (at == std::string::npos || (at > 0 && s[at - 1] != ';')) return "";
-    return s.substr(at + key.size());
+    size_t at = s.find(kHostKey);
+    return at == std::string::npos ? "" : s.substr(at + std::strlen(kHostKey));
 }
 
 std::string machine_string_params(const std::string &s) {
-    return s.substr(0, s.find(";host="));
+    return s.substr(0, s.find(kHostKey));
+}
+
+std::optional<WorkloadInfo> find_recorded_workload(SampleStore &store, const WorkloadInfo &w) {
+    std::optional<WorkloadInfo> found = store.find_workload(w.identity, w.target, w.machine);
+    if (!found && !machine_string_host(w.machine).empty())
+        found = store.find_workload(w.identity, w.target, machine_string_params(w.machine));
+    return found;
 }
 
 std::string host_description() {
@@ -93,15 +103,9 @@ std::string host_description() {
             model = line.substr(line.find_first_not_of(" \t", colon + 1));
     }
     std::string caches;
-    for (int i = 0; i < 8; i++) {
-        const std::string dir =
-            "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
-        std::ifstream level_f(dir + "level"), type_f(dir + "type"), size_f(dir + "size");
-        std::string level, type, size;
-        if (!(level_f >> level) || !(type_f >> type) || !(size_f >> size)) continue;
-        if (type == "Instruction") continue;
-        caches += ", L" + level + (type == "Data" ? "d " : " ") + size;
-    }
+    for (const HostCache &c : host_caches())
+        if (c.type != "Instruction")
+            caches += ", L" + std::to_string(c.level) + (c.type == "Data" ? "d " : " ") + c.size;
     if (model.empty() && caches.empty()) return "unknown";
     return (model.empty() ? "unknown processor" : model) + caches;
 }

@@ -6,8 +6,10 @@
 #include "dag/PipelineDag.h"
 #include "random_pipelines/Options.h"
 #include "random_pipelines/PipelineSpec.h"
+#include "sampler/SampleStore.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace sextant {
@@ -46,6 +48,10 @@ MachineInfo parse_machine_string(const std::string &s);
 std::string machine_string_host(const std::string &s);
 /** The machine string without its host: what a store before session 58 recorded. */
 std::string machine_string_params(const std::string &s);
+/** `w`'s workload in `store`: the one of its (identity, target, machine), else, where w's
+ * machine names a host, the one a store before session 58 recorded without it (so resuming or
+ * judging against an older store of this machine finds what it holds). */
+std::optional<WorkloadInfo> find_recorded_workload(SampleStore &store, const WorkloadInfo &w);
 
 /** This machine's processor as the sampler records it: the model name from /proc/cpuinfo and
  * the sizes of cpu0's data caches from sysfs ("Intel(R) Xeon(R) Processor, L1d 48K, L2 2048K,

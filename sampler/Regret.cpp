@@ -54,9 +54,7 @@ std::set<uint64_t> seeds_done(const std::string &path, const std::string &weight
 
 /** The fastest successful record of the workload in `store`, if any. */
 std::optional<SampleRecord> best_known(SampleStore &store, const WorkloadInfo &w) {
-    std::optional<WorkloadInfo> found = store.find_workload(w.identity, w.target, w.machine);
-    if (!found && !machine_string_host(w.machine).empty()) // a store from before session 58
-        found = store.find_workload(w.identity, w.target, machine_string_params(w.machine));
+    std::optional<WorkloadInfo> found = find_recorded_workload(store, w);
     if (!found) return std::nullopt;
     std::optional<SampleRecord> best;
     for (SampleRecord &r : store.records(found->id))

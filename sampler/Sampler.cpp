@@ -130,7 +130,7 @@ void SamplerRun::prepare_next() {
         report(s, std::string("cannot plan pipeline: ") + e.what());
         return;
     }
-    std::optional<WorkloadInfo> existing = store_.find_workload(w.identity, w.target, w.machine);
+    std::optional<WorkloadInfo> existing = find_recorded_workload(store_, w);
     int64_t have = existing ? store_.count_records(existing->id) : 0;
     if (have >= opt_.per_pipeline) {
         sum_.skipped += have;

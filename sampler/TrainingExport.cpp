@@ -173,27 +173,27 @@ TrainingExportStats export_training(SampleStore &store, const std::string &path,
     // Stores before session 58 name no processor (no host in the machine string): such a
     // workload goes with the recorded host of the same target and params, with a warning;
     // two recorded hosts are two machine kinds.
-    std::set<std::string> kinds, hosts;
+    const std::vector<WorkloadInfo> workloads = store.workloads();
+    std::set<std::string> hosts;
     int64_t unrecorded = 0;
-    for (const WorkloadInfo &w : store.workloads()) {
+    for (const WorkloadInfo &w : workloads) {
         const std::string host = machine_string_host(w.machine);
-        kinds.insert("target " + w.target + ", machine " + w.machine);
         if (host.empty())
             unrecorded++;
         else
             hosts.insert(host);
     }
-    if (hosts.size() == 1 && unrecorded > 0) {
+    const bool hostless_join = hosts.size() == 1 && unrecorded > 0;
+    if (hostless_join)
         std::fprintf(stderr,
                      "warning: %lld workloads name no processor; exported with those timed on "
                      "'%s' as one machine kind (weights/README.md says where each shard was "
                      "timed)\n",
                      (long long)unrecorded, hosts.begin()->c_str());
-        std::set<std::string> merged;
-        for (const std::string &k : kinds)
-            merged.insert(machine_string_params(k));
-        kinds = merged;
-    }
+    std::set<std::string> kinds;
+    for (const WorkloadInfo &w : workloads)
+        kinds.insert("target " + w.target + ", machine " +
+                     (hostless_join ? machine_string_params(w.machine) : w.machine));
     if (kinds.size() > 1) {
         std::string list;
         for (const std::string &k : kinds)
@@ -206,7 +206,7 @@ TrainingExportStats export_training(SampleStore &store, const std::string &path,
     std::ofstream f(path, std::ios::trunc);
     if (!f) throw UserError("cannot write training samples to '" + path + "'");
     TrainingExportStats stats;
-    for (const WorkloadInfo &w : store.workloads()) {
+    for (const WorkloadInfo &w : workloads) {
         std::vector<MeasuredSchedule> records = records_to_export(store.records(w.id), stats);
         std::string text;
         if (w.kind == "random") {

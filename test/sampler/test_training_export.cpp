@@ -180,7 +180,7 @@ TEST_CASE("samples record the processor they were timed on, and two processors d
     CHECK(machine_string_host(machine_string(m, "Chip; rev=2")) == "Chip, rev,2");
     CHECK(machine_string_host(machine_string(m)).empty());
     CHECK(parse_machine_string(machine_string(m, "Chip")).parallelism == 2);
-    CHECK(!host_description().empty());
+    CHECK(machine_string_params(machine_string(m, "Chip")) == machine_string(m));
 
     std::string dir = temp_dir();
     std::string db = dir + "/s.db";
@@ -203,6 +203,15 @@ TEST_CASE("samples record the processor they were timed on, and two processors d
     store.upsert_workload(old);
     REQUIRE(store.workloads().size() == 2);
     CHECK_NOTHROW(export_training(store, dir + "/old.jsonl", ""));
+    // Resuming or judging against that store on this machine finds the old workload; a
+    // workload recorded with its host is found as it is.
+    WorkloadInfo hosted = old;
+    hosted.machine = w.machine;
+    std::optional<WorkloadInfo> found = find_recorded_workload(store, hosted);
+    REQUIRE(found);
+    CHECK(found->machine == old.machine);
+    REQUIRE(find_recorded_workload(store, w));
+    CHECK(find_recorded_workload(store, w)->id == w.id);
 
     // The same pipeline and params timed on another processor: a third workload, refused.
     w.machine = machine_string(params, "Another processor");
