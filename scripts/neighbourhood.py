@@ -32,28 +32,36 @@ def read_sources(d):
 
 
 def read_preds(path, sources):
-    """The ranking log's (source, ms) pairs; the first len(sources) must be the candidates'."""
+    """The ranking log's predicted ms: the stored candidates' (its first len(sources) entries,
+    which must be theirs) and the cheapest of the candidates the learned mode ranks besides
+    (its greedy and dropout picks, never timed here; None when it has none)."""
     pairs = [l.rstrip("\n").split("\t") for l in open(path) if l.strip()]
     got = [s for s, _ in pairs[: len(sources)]]
     if got != sources:
         raise SystemExit(f"{path}: the ranked candidates are not {os.path.dirname(path)}'s "
                          f"(the search changed since they were made?): {got[:3]}... vs {sources[:3]}...")
-    return [float(ms) for _, ms in pairs[: len(sources)]]
+    extra = [float(ms) for _, ms in pairs[len(sources):]]
+    return [float(ms) for _, ms in pairs[: len(sources)]], min(extra, default=None)
 
 
-def check_pick(d, model, preds):
+def check_pick(d, model, preds, extra):
     """The ranking run's applied schedule must place every Func as the stored candidate it
     chose does: else the search made other candidates than the timed ones. (Placements only:
     replaying a text can normalise a loop of one iteration, so the applied text may differ
     from a mutation's in a tiling field and still be the schedule that was timed, which was
-    replayed too.)"""
+    replayed too.) Returns False, checking nothing, when the run applied one of the
+    candidates it ranks besides the stored ones (priced under all of them): the table's
+    choice is then the model's among the timed candidates, not what the learned mode applies."""
+    if extra is not None and extra < min(preds):
+        return False
     pick = os.path.join(d, f"rank-{model}", "pick.txt")
     if not os.path.exists(pick):
-        return
+        return True
     placements = lambda path: [l for l in open(path) if l.startswith("func ")]
     if placements(pick) != placements(os.path.join(d, f"{choice(preds, 0):02d}.txt")):
         raise SystemExit(f"{pick}: not the stored candidate it ranked first (the search made "
                          "other candidates than the timed ones)")
+    return True
 
 
 def choice(preds, margin):
@@ -79,6 +87,7 @@ def main():
         head += "  " + " ".join(f"{m[:10]}@{int(x * 100)}%".rjust(13) for x in MARGINS) + f" {'pairs':>6s}"
     print(head)
     oracle, chosen = [], {(m, x): [] for m in models for x in MARGINS}
+    untimed_rows = 0
     for p in pipelines:
         d = os.path.join(a.dir, p)
         if not os.path.exists(os.path.join(d, "times.tsv")):
@@ -97,8 +106,9 @@ def main():
             if not os.path.exists(f):
                 row += "  " + " ".join("-".rjust(13) for _ in MARGINS) + f" {'-':>6s}"
                 continue
-            preds = read_preds(f, sources)
-            check_pick(d, m, preds)
+            preds, extra = read_preds(f, sources)
+            applied_untimed = not check_pick(d, m, preds, extra)
+            untimed_rows += applied_untimed
             cells = []
             for x in MARGINS:
                 c = choice(preds, x)
@@ -107,7 +117,8 @@ def main():
                     chosen[(m, x)].append(r)
                 cells.append(f"#{c:<2d} {r:.3f}".rjust(13))
             right = sum(1 for k in t if k and (preds[k] < preds[0]) == (t[k] < t[0]))
-            row += "  " + " ".join(cells) + f" {right:>3d}/{len(t) - 1:<2d}"
+            row += "  " + " ".join(cells) + f" {right:>3d}/{len(t) - 1:<2d}" + (
+                "*" if applied_untimed else "")
         print(row)
     line = f"{'geomean':28s} {'':3s} {'':9s} {geomean(oracle):7.3f}"
     for m in models:
@@ -115,6 +126,10 @@ def main():
     print(line)
     print(f"({len(oracle)} pipelines; the oracle is the fastest measured neighbour, biased low by "
           "the timing noise it selects)")
+    if untimed_rows:
+        print(f"(*: on {untimed_rows} row(s) the model prices a candidate it ranks besides these "
+              "(a greedy or dropout pick, not timed) under all of them: the learned mode applies "
+              "that one; the row shows its choice among the timed candidates)")
 
 
 if __name__ == "__main__":
