@@ -44,24 +44,19 @@ def read_preds(path, sources):
     return [float(ms) for _, ms in pairs[: len(sources)]], min(extra, default=None)
 
 
-def check_pick(d, model, preds, extra):
+def check_pick(d, model, preds):
     """The ranking run's applied schedule must place every Func as the stored candidate it
     chose does: else the search made other candidates than the timed ones. (Placements only:
     replaying a text can normalise a loop of one iteration, so the applied text may differ
     from a mutation's in a tiling field and still be the schedule that was timed, which was
-    replayed too.) Returns False, checking nothing, when the run applied one of the
-    candidates it ranks besides the stored ones (priced under all of them): the table's
-    choice is then the model's among the timed candidates, not what the learned mode applies."""
-    if extra is not None and extra < min(preds):
-        return False
+    replayed too.)"""
     pick = os.path.join(d, f"rank-{model}", "pick.txt")
     if not os.path.exists(pick):
-        return True
+        return
     placements = lambda path: [l for l in open(path) if l.startswith("func ")]
     if placements(pick) != placements(os.path.join(d, f"{choice(preds, 0):02d}.txt")):
         raise SystemExit(f"{pick}: not the stored candidate it ranked first (the search made "
                          "other candidates than the timed ones)")
-    return True
 
 
 def choice(preds, margin):
@@ -107,7 +102,12 @@ def main():
                 row += "  " + " ".join("-".rjust(13) for _ in MARGINS) + f" {'-':>6s}"
                 continue
             preds, extra = read_preds(f, sources)
-            applied_untimed = not check_pick(d, m, preds, extra)
+            # The run applied a candidate it ranks besides the timed ones (priced under all of
+            # them): nothing to check its pick against; the row shows the model's choice among
+            # the timed candidates, marked.
+            applied_untimed = extra is not None and extra < min(preds)
+            if not applied_untimed:
+                check_pick(d, m, preds)
             untimed_rows += applied_untimed
             cells = []
             for x in MARGINS:
