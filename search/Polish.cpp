@@ -36,18 +36,32 @@ public:
         return try_step(std::move(t), label, limit, false);
     }
 
+    /** The cheapest of `ts` (each scored whole, labelled `label`), kept if it costs at most
+     * `limit`. */
+    bool cheapest_within(std::vector<Decisions> ts, const std::string &label, double limit) {
+        StatePtr cheapest;
+        size_t at = 0;
+        for (size_t i = 0; i < ts.size(); i++) {
+            StatePtr c = scored(ts[i], label);
+            if (c && (!cheapest || c->cost < cheapest->cost)) cheapest = c, at = i;
+        }
+        return cheapest && keep(cheapest, std::move(ts[at]), limit, false);
+    }
+
     double cost() const { return cost_; }
 
     StatePtr best; ///< the cheapest so far (the pick itself until a step is kept)
     Decisions d;   ///< its decisions
 
 private:
-    bool try_step(Decisions t, const std::string &label, double limit, bool strictly) {
+    /** `t` replayed and scored, or null where the replay refuses it (e.g. another Func is
+     * computed at one being inlined). */
+    StatePtr scored(const Decisions &t, const std::string &label) {
         StatePtr c;
         try {
             c = space_.replay(to_schedule_text(space_.dag(), t));
         } catch (const std::exception &) {
-            return false; // e.g. another Func is computed at one being inlined
+            return nullptr;
         }
         eval_.evaluate({c.get()});
         if (stats_) {
@@ -56,9 +70,18 @@ private:
             o << label << " " << (cost_ - c->cost) / cost_ * 100 << "%";
             stats_->steps.push_back(o.str());
         }
+        return c;
+    }
+
+    bool try_step(Decisions t, const std::string &label, double limit, bool strictly) {
+        StatePtr c = scored(t, label);
+        return c && keep(c, std::move(t), limit, strictly);
+    }
+
+    bool keep(StatePtr c, Decisions t, double limit, bool strictly) {
         if (strictly ? !(c->cost < limit) : !(c->cost <= limit)) return false;
-        best = c;
-        cost_ = c->cost;
+        best = std::move(c);
+        cost_ = best->cost;
         d = std::move(t);
         if (stats_) stats_->kept++;
         return true;
@@ -135,6 +158,58 @@ StatePtr polish_narrowed(const SearchSpace &space, StateEvaluator &eval, StatePt
             n.unroll = 1;
             n.unroll_outer = 0;
             w.step_within(std::move(t), fn.name + "." + std::to_string(s), limit);
+        }
+    }
+    return w.best;
+}
+
+StatePtr polish_row_sweeps(const SearchSpace &space, StateEvaluator &eval, StatePtr best,
+                           double tolerance, PolishStats *stats) {
+    const PipelineDag &dag = space.dag();
+    Walk w(space, eval, std::move(best), 0.0, stats);
+    const double limit = w.cost() * (1 + tolerance);
+    for (int f : space.order()) {
+        const Placement placement = w.d[size_t(f)].placement;
+        if (placement != Placement::Root && placement != Placement::At) continue;
+        // A Func computed at one of its loops keeps the loop it is computed at.
+        bool anchor = false;
+        for (size_t g = 0; g < w.d.size(); g++)
+            anchor |= w.d[g].placement == Placement::At && w.d[g].at_func == f;
+        if (anchor) continue;
+        for (size_t s = 0; s < w.d[size_t(f)].stages.size(); s++) {
+            const Stage &stage = dag.stage(f, int(s));
+            const StageSched &ss = w.d[size_t(f)].stages[s];
+            if (ss.loops.size() < 2 || stage.loops[0].is_rvar || stage.loops[1].is_rvar ||
+                stage.loops[0].func_dim != 0 || ss.unroll_outer > 0 || ss.unrolled_inside >= 0 ||
+                ss.rfactor)
+                continue;
+            // Column strips: the dense dimension's inner part innermost, the next loop
+            // (whole, or its inner part) right outside it.
+            const LoopTiling &x = ss.loops[0], &y = ss.loops[1];
+            if (x.mode != LoopMode::Split || x.band != 0 ||
+                (y.mode != LoopMode::Inner && y.mode != LoopMode::Split))
+                continue;
+            // (Read from the best state each time: a kept step replaces it.)
+            const FuncNest *nest = w.best->nests[size_t(f)].get();
+            if (!nest || s >= nest->stages.size() || nest->stages[s].loop_box.size() < 2) continue;
+            std::vector<Decisions> rows;
+            Decisions t = w.d;
+            t.mut(size_t(f)).stages[s].loops[0] = LoopTiling{};
+            rows.push_back(t); // whole rows; the loops outside as they were, less one
+            if (y.mode == LoopMode::Inner) {
+                // Whole rows in strips: the outer loops (a parallel one) keep their number.
+                const int64_t rows_extent = nest->stages[s].loop_box[1].extent();
+                for (int64_t tile : {8, 16, 32, 64, 128}) {
+                    if (tile >= rows_extent) break;
+                    LoopTiling strips;
+                    strips.mode = LoopMode::Split;
+                    strips.tile = tile;
+                    t.mut(size_t(f)).stages[s].loops[1] = strips;
+                    rows.push_back(t);
+                }
+            }
+            w.cheapest_within(std::move(rows), dag.funcs[size_t(f)].name + "." + std::to_string(s),
+                              limit);
         }
     }
     return w.best;
@@ -242,7 +317,7 @@ StatePtr polish_pick(const SearchSpace &space, StateEvaluator &eval, StatePtr pi
             o << " " << st;
         log(o.str());
     };
-    PolishStats inlined, strips, narrowed, unrolled;
+    PolishStats inlined, strips, rows, narrowed, unrolled;
     double before = best->cost;
     best = polish_inlined(space, eval, best, margin, &inlined);
     report("Funcs inlined", inlined, before);
@@ -252,6 +327,9 @@ StatePtr polish_pick(const SearchSpace &space, StateEvaluator &eval, StatePtr pi
     before = best->cost;
     best = polish_root_splits(space, eval, from, margin, &strips);
     report("finer splits of root Funcs", strips, before);
+    before = best->cost;
+    best = polish_row_sweeps(space, eval, best, kRowSweepsTolerance, &rows);
+    report("column strips walked in rows", rows, before);
     before = best->cost;
     best = polish_narrowed(space, eval, best, kNarrowedTolerance, &narrowed);
     report("stages narrowed", narrowed, before);

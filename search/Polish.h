@@ -49,6 +49,25 @@ constexpr double kNarrowedBodyWork = 1024;
 StatePtr polish_narrowed(const SearchSpace &space, StateEvaluator &eval, StatePtr best,
                          double tolerance, PolishStats *stats = nullptr);
 
+/** How much dearer (a fraction of the whole schedule's predicted cost, all steps together)
+ * polish_row_sweeps may make the pick. */
+constexpr double kRowSweepsTolerance = 0.02;
+
+/** `best` with, stage by stage in search order, column strips walked in rows: a stage whose
+ * innermost loop is the inner part of its split dense dimension (x), with the next dimension
+ * (whole, or its inner part) right outside, sweeps part of a row and starts again one row
+ * down. Its variants walk whole rows: x not split (one outer loop fewer) or, with y whole,
+ * also y split into strips of 8-128 rows (the outer loops, a parallel one, keep their number).
+ * The cheapest is kept where the whole schedule stays within `tolerance` of the pick's
+ * predicted cost. Each restarted sweep pays its first lines' latency before the hardware
+ * prefetcher follows, which no term prices (docs/COSTMODEL.md, "Stream restarts"): bench
+ * histogram_equalize's `output` and `luma`, 256- and 64-wide column strips over all rows, ran
+ * 0.82x in 128-row strips, predicted 0.3% cheaper (Intel Xeon; docs/SEARCH.md). A sliding
+ * stage's one row cut into chunks, made whole, ran 0.78-0.85x (stencil_chain, _32). Stages
+ * with Funcs computed at them, unrolled outer loops or a factored reduction are left. */
+StatePtr polish_row_sweeps(const SearchSpace &space, StateEvaluator &eval, StatePtr best,
+                           double tolerance, PolishStats *stats = nullptr);
+
 /** `best` with Funcs inlined, one at a time in search order, wherever the whole schedule is
  * predicted at least `margin` cheaper for it; the Funcs computed at one move to where it was
  * computed (bench local_laplacian's `colour`, with the finest blend and upsample at it: 0.96-
@@ -76,7 +95,8 @@ StatePtr polish_root_splits(const SearchSpace &space, StateEvaluator &eval,
 
 /** The polishes in order, as the plugin runs them on its pick: Funcs inlined, then finer splits
  * of root Funcs (from the inlined pick and from `others`, e.g. the last pass's beam), then
- * large bodies narrowed (within kNarrowedTolerance), then loops unrolled inside the vectors;
+ * column strips walked in rows (within kRowSweepsTolerance), then large bodies narrowed
+ * (within kNarrowedTolerance), then loops unrolled inside the vectors;
  * each other step kept only `margin` cheaper. `log` (optional)
  * gets one line per polish: how many steps it kept of how many it scored, and the costs. */
 StatePtr polish_pick(const SearchSpace &space, StateEvaluator &eval, StatePtr pick,

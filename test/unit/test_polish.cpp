@@ -215,3 +215,51 @@ TEST_CASE("the polish narrows a large vectorized body within the tolerance, neve
     CHECK(p->decisions[1].stages[0].vector_width == 16);
     CHECK(p->decisions[1].stages[0].unroll == 2);
 }
+
+TEST_CASE("the polish walks column strips in rows within the tolerance, the cheapest of them",
+          "[search]") {
+    // stencil_2d (in -> P -> C, 64 x 32): P at root over whole rows, C at root in 16-wide
+    // column strips over all 32 rows (x:split16 y:inner), the strips parallel.
+    PipelineDag dag = test::stencil_2d();
+    SearchSpace space(dag);
+    Decisions d(2);
+    d.mut(0).placement = Placement::Root;
+    d.mut(0).stages = {test::sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
+    d.mut(1).placement = Placement::Root;
+    d.mut(1).stages = {test::sched({{LoopMode::Split, 16}, {LoopMode::Inner, 0}}, 8, 1)};
+    StatePtr pick = space.replay(to_schedule_text(dag, d));
+    // Rows cost `dearer` more than the strips; 16-row strips a little less than other rows.
+    auto polished = [&](double dearer, PolishStats &ps) {
+        test::CostOf eval([&](const State &s) {
+            const StageSched &c = s.decisions[1].stages[0];
+            if (c.loops[0].mode != LoopMode::Inner) return 1.0;
+            return 1 + dearer - (c.loops[1].tile == 16 ? dearer / 2 : 0);
+        });
+        eval.evaluate({pick.get()});
+        return polish_row_sweeps(space, eval, pick, kRowSweepsTolerance, &ps);
+    };
+    PolishStats ps;
+    StatePtr p = polished(0.03, ps);
+    // Whole rows unsplit (y, outermost now, the parallel loop), in 8- and 16-row strips (not
+    // 32: all the rows); P walks rows already.
+    CHECK(ps.tried == 3);
+    CHECK(ps.kept == 1);
+    const StageSched &c = p->decisions[1].stages[0];
+    CHECK(c.loops[0].mode == LoopMode::Inner);
+    CHECK(c.loops[1].mode == LoopMode::Split);
+    CHECK(c.loops[1].tile == 16);
+    CHECK(c.parallel == 1);
+    CHECK(p->decisions[0].stages[0] == d[0].stages[0]);
+    // Past the tolerance (the 16-row strips 2.5% dearer) the pick stays.
+    PolishStats past;
+    CHECK(polished(0.05, past) == pick);
+    CHECK(past.kept == 0);
+    // A Func computed at C's strips keeps them.
+    d.mut(0).placement = Placement::At;
+    d.mut(0).at_func = 1;
+    d.mut(0).at_level = 0;
+    pick = space.replay(to_schedule_text(dag, d));
+    PolishStats anchored;
+    CHECK(polished(0.0, anchored) == pick);
+    CHECK(anchored.tried == 0);
+}
