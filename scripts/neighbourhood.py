@@ -19,11 +19,12 @@ import sys
 MARGINS = (0.0, 0.02, 0.05)
 
 
-def read_times(d):
+def read_times(d, column=1):
+    """{candidate index: ms} from DIR/times.tsv: column 1 the minimum, 2 the median."""
     times = {}
     for line in open(os.path.join(d, "times.tsv")):
-        k, best, _median = line.split("\t")
-        times[int(k)] = float(best)
+        row = line.split("\t")
+        times[int(row[0])] = float(row[column])
     return times
 
 

@@ -16,11 +16,8 @@ import math
 import os
 import sys
 
-
-def times(d):
-    """{index: minimum ms} from times.tsv."""
-    with open(os.path.join(d, "times.tsv")) as f:
-        return {row[0]: float(row[1]) for row in (line.split() for line in f) if row}
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../../scripts"))
+from neighbourhood import read_times  # noqa: E402
 
 
 def main():
@@ -40,16 +37,16 @@ def main():
     logs = {k: 0.0 for k in ("oa", "ob", "a_on_b", "b_on_a", "blind_a", "blind_b")}
     print(f"{'pipeline':<28} {names[0] + ' best':>18} {names[1] + ' best':>18} {'one for both':>18}")
     for p in pipes:
-        ta, tb = times(os.path.join(args.a, p)), times(os.path.join(args.b, p))
+        ta, tb = read_times(os.path.join(args.a, p)), read_times(os.path.join(args.b, p))
         ids = sorted(i for i in ta if i in tb)
         for i in ids:
-            if not filecmp.cmp(os.path.join(args.a, p, i + ".txt"),
-                               os.path.join(args.b, p, i + ".txt"), shallow=False):
-                sys.exit(f"compare_machines.py: {p}/{i}.txt differs between the directories")
-        ra = {i: math.log(ta[i] / ta["00"]) for i in ids}
-        rb = {i: math.log(tb[i] / tb["00"]) for i in ids}
+            if not filecmp.cmp(os.path.join(args.a, p, f"{i:02d}.txt"),
+                               os.path.join(args.b, p, f"{i:02d}.txt"), shallow=False):
+                sys.exit(f"compare_machines.py: {p}/{i:02d}.txt differs between the directories")
+        ra = {i: math.log(ta[i] / ta[0]) for i in ids}
+        rb = {i: math.log(tb[i] / tb[0]) for i in ids}
         for i in ids:
-            if i == "00":
+            if i == 0:
                 continue
             if abs(ra[i]) < gap or abs(rb[i]) < gap:
                 near += 1
@@ -65,7 +62,7 @@ def main():
         logs["b_on_a"] += ra[ib]
         logs["blind_a"] += ra[both]
         logs["blind_b"] += rb[both]
-        cell = lambda i: f"{i} {math.exp(ra[i]):.3f}/{math.exp(rb[i]):.3f}"
+        cell = lambda i: f"{i:02d} {math.exp(ra[i]):.3f}/{math.exp(rb[i]):.3f}"
         print(f"{p:<28} {cell(ia):>18} {cell(ib):>18} {cell(both):>18}")
     g = {k: math.exp(v / len(pipes)) for k, v in logs.items()}
     print(f"\n(each cell: candidate, its time over the pick's on {names[0]} / on {names[1]})")

@@ -11,9 +11,10 @@ OUT.jsonl --generators-dir build/bench --export-training T.jsonl`."""
 import argparse
 import json
 import os
+import sys
 
-TARGET = "x86-64-linux-avx-avx2-avx512-avx512_cannonlake-avx512_skylake-f16c-fma-sse41"
-MACHINE = "2,16777216,40"
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../../scripts"))
+from neighbourhood import read_times  # noqa: E402
 
 
 def main():
@@ -22,6 +23,11 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--generator", default="build/bench/sextant_bench_generators")
     ap.add_argument("--rounds", type=int, default=3, help="the rounds each candidate was timed")
+    # What scripts/neighbourhood.sh generated with on sessions 57 and 59's machines: the build's
+    # SEXTANT_HOST_TARGET and the bench's machine params.
+    ap.add_argument("--target",
+                    default="x86-64-linux-avx-avx2-avx512-avx512_cannonlake-avx512_skylake-f16c-fma-sse41")
+    ap.add_argument("--machine-params", default="2,16777216,40")
     args = ap.parse_args()
     n = 0
     with open(args.out, "w") as out:
@@ -30,24 +36,23 @@ def main():
             if not os.path.isfile(os.path.join(d, "times.tsv")):
                 continue
             options = {"generator": os.path.abspath(args.generator), "generator_args": [],
-                       "generator_name": p, "machine_params": MACHINE, "select": "neighbourhood",
-                       "target": TARGET}
+                       "generator_name": p, "machine_params": args.machine_params,
+                       "select": "neighbourhood", "target": args.target}
             workload = {"created": "2026-11-30T00:00:00.000Z", "featurizer_version": 8,
                         "identity": f"user:sextant_bench_generators:{p}()", "kind": "user",
-                        "machine": "machine_params=" + MACHINE,
+                        "machine": "machine_params=" + args.machine_params,
                         "options": json.dumps(options, sort_keys=True),
-                        "sextant_version": "neighbourhood", "target": TARGET}
+                        "sextant_version": "neighbourhood", "target": args.target}
             out.write(json.dumps({"workload": workload}) + "\n")
-            with open(os.path.join(d, "times.tsv")) as f:
-                timed = {row[0]: (float(row[1]), float(row[2]))
-                         for row in (line.split() for line in f) if row}
-            for i, (lo, med) in sorted(timed.items()):
-                with open(os.path.join(d, i + ".txt")) as f:
+            lows, medians = read_times(d, 1), read_times(d, 2)
+            for i, lo in sorted(lows.items()):
+                med = medians[i]
+                with open(os.path.join(d, f"{i:02d}.txt")) as f:
                     text = f.read()
                 record = {"compile_s": 0.0, "created": workload["created"], "error": None,
                           "featurizer_version": 8, "repeats": args.rounds,
                           "runtime_median_s": med / 1e3, "runtime_min_s": lo / 1e3,
-                          "schedule_text": text, "source": "neighbourhood:" + i}
+                          "schedule_text": text, "source": f"neighbourhood:{i:02d}"}
                 out.write(json.dumps({"record": record, "workload": workload}) + "\n")
                 n += 1
     print(f"{n} records written to {args.out}")
