@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <map>
+#include <optional>
 
 namespace sextant {
 
@@ -234,18 +235,39 @@ private:
     }
 };
 
+/** The Func and input calls of an expression, their arguments with the enclosing lets' values
+ * substituted: a definition's common subexpressions (Halide's inline reductions lift them into
+ * lets) would otherwise leave an index such as `x - t` with `t = x % 8` looking affine in `x`, and
+ * an index read through a let from another Func looking independent of the data. */
 class CallCollector : public IRVisitor {
 public:
     std::vector<RawCall> calls;
 
 private:
     using IRVisitor::visit;
+    std::map<std::string, Expr> lets_; // in scope, each value with the outer lets substituted
+    void visit(const Let *op) override {
+        op->value.accept(this);
+        Expr value = lets_.empty() ? op->value : substitute(lets_, op->value);
+        auto outer = lets_.find(op->name);
+        std::optional<Expr> shadowed;
+        if (outer != lets_.end()) shadowed = outer->second;
+        lets_[op->name] = value;
+        op->body.accept(this);
+        if (shadowed)
+            lets_[op->name] = *shadowed;
+        else
+            lets_.erase(op->name);
+    }
     void visit(const Call *op) override {
         if (op->call_type == Call::Halide || op->call_type == Call::Image) {
             RawCall c;
             c.name = op->name;
             c.is_input = op->call_type == Call::Image;
             c.args = op->args;
+            if (!lets_.empty())
+                for (Expr &a : c.args)
+                    a = substitute(lets_, a);
             c.type = op->type;
             c.value_index = op->value_index;
             c.param = op->param;
@@ -496,6 +518,10 @@ JacobianEntry jacobian_entry(const Expr &arg_in, const std::string &var) {
         Expr diff = simplify(shifted - arg);
         int64_t c;
         if (const_int(diff, &c)) {
+            // A whole slope only over a period of several steps (`x % 8`, `x - x % 8`): a
+            // staircase or a sawtooth, not affine in neighbouring iterations. Vectorized along
+            // `var` it is a gather, however its average slope reads.
+            if (step > 1 && c % step == 0) break;
             if (c % step == 0) {
                 j.num = c / step;
                 j.den = 1;

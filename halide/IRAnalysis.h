@@ -54,7 +54,8 @@ std::vector<RawCall> collect_calls(const Halide::Expr &e);
 
 /** d(arg)/d(var) as a rational, or non-affine, of the interior form of `arg`: clamps against
  * bounds that do not depend on `var` (boundary conditions) are taken as inactive, as they are
- * in the loop partition Halide runs for the interior. */
+ * in the loop partition Halide runs for the interior. An index whose slope is whole only over a
+ * period of iterations (`x % 8`, `x - x % 8`) is non-affine; a rational one (`x / 2`) is not. */
 JacobianEntry jacobian_entry(const Halide::Expr &arg, const std::string &var);
 
 /** True if `e` contains any Func or input-buffer call. */

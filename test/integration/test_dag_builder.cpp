@@ -1,4 +1,5 @@
 // DagBuilder on tiny pipelines of distinct shapes: stage/edge counts, bounds, Jacobians, ops.
+#include "DagHelpers.h"
 #include "halide/DagBuilder.h"
 #include "search/SearchSpace.h"
 #include "search/Tails.h"
@@ -11,35 +12,11 @@ using sextant::Interval64;
 using sextant::OpKind;
 using sextant::PipelineDag;
 using sextant::TypeClass;
+using sextant::test::build;
+using sextant::test::func;
+using sextant::test::load_from;
 
 namespace {
-
-PipelineDag build(const std::vector<Func> &outs) {
-    std::vector<Internal::Function> fs;
-    for (const Func &f : outs)
-        fs.push_back(f.function());
-    return sextant::build_pipeline_dag(fs, Target("x86-64-linux-avx2"), sextant::MachineInfo{});
-}
-
-const sextant::FuncNode &func(const PipelineDag &dag, const std::string &name) {
-    int id = dag.find_func(name);
-    REQUIRE(id >= 0);
-    return dag.funcs[id];
-}
-
-const sextant::Load &load_from(const sextant::Stage &s, const std::string &producer,
-                               const PipelineDag &dag, int nth = 0) {
-    for (const sextant::Load &l : s.loads) {
-        const std::string &n = l.kind == sextant::ProducerKind::Func ? dag.funcs[l.producer].name
-                                                                     : dag.inputs[l.producer].name;
-        if (n == producer && nth-- == 0) return l;
-    }
-    std::string names;
-    for (const sextant::FuncNode &f : dag.funcs)
-        names += f.name + " ";
-    FAIL("no load from " << producer << "; funcs: " << names);
-    return s.loads[0];
-}
 
 Box64 box(std::initializer_list<std::pair<int64_t, int64_t>> b) {
     Box64 r;
