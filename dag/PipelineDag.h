@@ -184,7 +184,10 @@ struct Stage {
 struct FuncNode {
     int id = -1;
     std::string name;
-    std::vector<std::string> dims;      // pure var names, innermost (storage dim 0) first
+    std::vector<std::string> dims; // pure var names, innermost (storage dim 0) first
+    /** Stored in another order than its arguments' (halide/StorageOrder.h): the schedule
+     * carries `reorder_storage(dims)`. */
+    bool storage_reordered = false;
     std::vector<TypeClass> value_types; // one per Tuple element
     int bytes_per_point = 0;
     bool is_output = false;

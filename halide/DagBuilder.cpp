@@ -1,4 +1,5 @@
 #include "DagBuilder.h"
+#include "StorageOrder.h"
 
 #include "CodegenQuirks.h"
 #include "IRAnalysis.h"
@@ -96,6 +97,20 @@ private:
     std::map<std::string, int> input_ids_;
     std::map<std::string, Parameter> input_params_;
     std::vector<Box64> required_; // per func: union of regions its consumers need
+    std::map<std::string, std::vector<int>> positions_;
+
+    /** Per argument of `f`, its storage position (the identity for an output: its storage is
+     * the caller's buffer). */
+    const std::vector<int> &positions(const Function &f) {
+        auto it = positions_.find(f.name());
+        if (it != positions_.end()) return it->second;
+        std::vector<int> pos = storage_positions(f);
+        for (const Function &o : outputs_)
+            if (o.name() == f.name())
+                for (size_t a = 0; a < pos.size(); a++)
+                    pos[a] = int(a);
+        return positions_.emplace(f.name(), pos).first->second;
+    }
 
     /** A pure copy of an input's wrapper: BoundaryConditions' `lambda_0(_0, _1) = in(_0, _1)`
      * under `repeat_edge(x, y) = lambda_0(clamp(x), clamp(y))`. Computed anywhere but inline
@@ -118,7 +133,12 @@ private:
         FuncNode node;
         node.id = int(dag_.funcs.size());
         node.name = f.name();
+        const std::vector<int> &pos = positions(f);
         node.dims = f.args();
+        for (size_t a = 0; a < pos.size(); a++) {
+            node.dims[size_t(pos[a])] = f.args()[a];
+            node.storage_reordered |= pos[a] != int(a);
+        }
         for (const Type &t : f.output_types()) {
             node.value_types.push_back(type_class(t));
             node.bytes_per_point += t.bytes();
@@ -148,7 +168,7 @@ private:
             if (!l.is_rvar) {
                 for (size_t a = 0; a < def.args().size(); a++) {
                     const Variable *v = def.args()[a].as<Variable>();
-                    if (v && v->name == d.var) l.func_dim = int(a);
+                    if (v && v->name == d.var) l.func_dim = positions(f)[a];
                 }
             }
             s.loops.push_back(l);
@@ -258,7 +278,7 @@ private:
                     fail("Cannot bound the region written by " + s.name + " in dimension " +
                          std::to_string(d) + "; clamp its index expression.");
                 }
-                node.bounds[d].include({lo, hi});
+                node.bounds[size_t(positions(f)[d])].include({lo, hi});
             }
         }
     }
@@ -348,6 +368,15 @@ private:
         for (const Expr &e : exprs) {
             std::vector<RawCall> c = collect_calls(e);
             calls.insert(calls.end(), c.begin(), c.end());
+        }
+        // Arguments in the producer's storage order: the DAG's dimensions are storage's.
+        for (RawCall &c : calls) {
+            if (c.is_input) continue;
+            const std::vector<int> &pos = positions(env_.at(c.name));
+            std::vector<Expr> stored(c.args.size());
+            for (size_t a = 0; a < c.args.size() && a < pos.size(); a++)
+                stored[size_t(pos[a])] = c.args[a];
+            c.args = stored;
         }
         add_loads(node, s, calls);
         mark_parallel_safe(node, s, stage_index, calls);
@@ -538,8 +567,17 @@ private:
 
 PipelineDag build_pipeline_dag(const std::vector<Function> &outputs, const Target &target,
                                MachineInfo machine) {
-    Builder b(outputs, target, machine);
-    PipelineDag dag = b.build();
+    PipelineDag dag = Builder(outputs, target, machine).build();
+    // A Func its consumers read across rows is stored the way they read it, and built again.
+    const std::map<std::string, std::vector<std::string>> orders = transposed_storage(dag);
+    if (!orders.empty()) {
+        std::map<std::string, Function> env;
+        for (const Function &f : outputs)
+            for (const auto &kv : find_transitive_calls(f))
+                env.emplace(kv.first, kv.second);
+        reorder_storage(orders, env);
+        dag = Builder(outputs, target, machine).build();
+    }
     annotate_round_up_tails(dag);
     return dag;
 }

@@ -60,6 +60,13 @@ void apply_directives(const PipelineDag &dag, const std::vector<Directive> &dire
         case K::StoreInStack:
             f.store_in(Halide::MemoryType::Stack);
             break;
+        case K::ReorderStorage: {
+            std::vector<Var> vs;
+            for (const LoopVar &v : d.vars)
+                vs.emplace_back(v.name);
+            f.reorder_storage(vs);
+            break;
+        }
         case K::Split:
             st.split(var_of(d.vars[0]), var_of(d.vars[1]), var_of(d.vars[2]), int(d.factor), tail);
             break;
@@ -145,6 +152,12 @@ std::string schedule_source(const PipelineDag &dag, const std::vector<Directive>
             break;
         case K::StoreInStack:
             o << f << ".store_in(::Halide::MemoryType::Stack);";
+            break;
+        case K::ReorderStorage:
+            o << f << ".reorder_storage({";
+            for (size_t i = 0; i < d.vars.size(); i++)
+                o << (i ? ", " : "") << var_src(d.vars[i]);
+            o << "});";
             break;
         case K::Split:
             o << st << ".split(" << var_src(d.vars[0]) << ", " << var_src(d.vars[1]) << ", "

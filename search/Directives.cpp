@@ -197,6 +197,12 @@ std::vector<Directive> make_directives(const PipelineDag &dag, const Decisions &
             continue;
         }
         add_placement(dag, d, f, out);
+        if (f.storage_reordered) {
+            Directive st{Directive::Kind::ReorderStorage, f.id, 0, {}};
+            for (const std::string &v : f.dims)
+                st.vars.push_back({v, false});
+            out.push_back(st);
+        }
         for (size_t si = 0; si < f.stages.size(); si++) {
             const Stage &s = f.stages[si];
             const StageSched &ss = fs.stages[si];

@@ -24,6 +24,9 @@ struct Directive {
         ComputeAt,
         StoreAt,
         StoreInStack,
+        /** The Func stored in the order of `vars`, innermost first (FuncNode::dims of a Func
+         * whose storage_reordered is set). */
+        ReorderStorage,
         Split,
         Reorder,
         Vectorize,
