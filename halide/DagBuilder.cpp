@@ -39,8 +39,11 @@ std::vector<Expr> definition_exprs(const Definition &def, bool is_update) {
 
 class Builder {
 public:
-    Builder(const std::vector<Function> &outputs, const Target &target, MachineInfo machine)
-        : outputs_(outputs), target_(target) {
+    /** `argument_order`: every Func's dimensions in the order of its arguments, whatever its
+     * storage order (build_pipeline_dag's first pass). */
+    Builder(const std::vector<Function> &outputs, const Target &target, MachineInfo machine,
+            bool argument_order = false)
+        : outputs_(outputs), target_(target), argument_order_(argument_order) {
         dag_.machine = machine;
         dag_.machine.vector_bits = std::max(64, target.natural_vector_size(UInt(8)) * 8);
         dag_.machine.max_buffer_bytes = target.has_large_buffers()
@@ -88,6 +91,9 @@ public:
         return std::move(dag_);
     }
 
+    /** Whether a Func's storage order was left out (argument_order). */
+    bool reordered_storage() const { return reordered_storage_; }
+
 private:
     std::vector<Function> outputs_;
     Target target_;
@@ -97,6 +103,8 @@ private:
     std::map<std::string, int> input_ids_;
     std::map<std::string, Parameter> input_params_;
     std::vector<Box64> required_; // per func: union of regions its consumers need
+    bool argument_order_ = false;
+    bool reordered_storage_ = false; // some Func's storage is not in its arguments' order
     std::map<std::string, std::vector<int>> positions_;
 
     /** Per argument of `f`, its storage position (the identity for an output: its storage is
@@ -105,10 +113,15 @@ private:
         auto it = positions_.find(f.name());
         if (it != positions_.end()) return it->second;
         std::vector<int> pos = storage_positions(f);
+        bool output = false;
         for (const Function &o : outputs_)
-            if (o.name() == f.name())
-                for (size_t a = 0; a < pos.size(); a++)
-                    pos[a] = int(a);
+            output |= o.name() == f.name();
+        for (size_t a = 0; a < pos.size(); a++) {
+            if (output || argument_order_) {
+                reordered_storage_ |= !output && pos[a] != int(a);
+                pos[a] = int(a);
+            }
+        }
         return positions_.emplace(f.name(), pos).first->second;
     }
 
@@ -567,8 +580,11 @@ private:
 
 PipelineDag build_pipeline_dag(const std::vector<Function> &outputs, const Target &target,
                                MachineInfo machine) {
-    PipelineDag dag = Builder(outputs, target, machine).build();
-    // A Func its consumers read across rows is stored the way they read it, and built again.
+    // First in the arguments' order, which is what the storage rule reads (so a second call on
+    // the same Funcs decides the same); a Func its consumers read across rows is then stored the
+    // way they read it, and the DAG built again in storage order.
+    Builder first(outputs, target, machine, true);
+    PipelineDag dag = first.build();
     const std::map<std::string, std::vector<std::string>> orders = transposed_storage(dag);
     if (!orders.empty()) {
         std::map<std::string, Function> env;
@@ -576,8 +592,9 @@ PipelineDag build_pipeline_dag(const std::vector<Function> &outputs, const Targe
             for (const auto &kv : find_transitive_calls(f))
                 env.emplace(kv.first, kv.second);
         reorder_storage(orders, env);
-        dag = Builder(outputs, target, machine).build();
     }
+    if (!orders.empty() || first.reordered_storage())
+        dag = Builder(outputs, target, machine).build();
     annotate_round_up_tails(dag);
     return dag;
 }

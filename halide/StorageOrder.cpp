@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <regex>
 
 namespace sextant {
 
@@ -29,10 +30,17 @@ std::optional<int> dimension_along_vectors(const Stage &s, const Load &l) {
 
 } // namespace
 
+bool is_inline_reduction(const std::string &name) {
+    static const std::regex names("(sum|product|maximum|minimum|argmax|argmin)(\\$[0-9]+)?");
+    return std::regex_match(name, names);
+}
+
 std::map<std::string, std::vector<std::string>> transposed_storage(const PipelineDag &dag) {
     std::map<std::string, std::vector<std::string>> orders;
     for (const FuncNode &f : dag.funcs) {
-        if (f.is_output || f.is_input_wrapper || f.dims.size() < 2) continue;
+        if (f.is_output || f.dims.size() < 2 || f.stages.size() != 2 ||
+            !is_inline_reduction(f.name))
+            continue;
         std::optional<int> across; // the dimension every read moves along its vectors
         bool simple = true;
         int reads = 0;

@@ -15,11 +15,16 @@
 
 namespace sextant {
 
-/** Per Func to reorder: its pure vars in the new storage order, innermost first. A Func (not an
- * output, not an input's wrapper, two or more dimensions) qualifies when every read of it by
+/** Whether `name` is one Halide gives an inline reduction's Func (`sum`, `maximum$2`, ...). */
+bool is_inline_reduction(const std::string &name);
+
+/** Per Func to reorder: its pure vars in the new storage order, innermost first. An inline
+ * reduction's Func (not an output, two or more dimensions) qualifies when every read of it by
  * another stage moves one and the same dimension other than its innermost at unit slope along
  * that stage's own innermost storage dimension, and no other dimension along it: the consumers
- * then read it across rows. That dimension becomes its innermost. */
+ * then read it across rows. That dimension becomes its innermost. A Func the user named keeps
+ * the order the user wrote its arguments in: that is the user's choice of layout (and every
+ * ScheduleText stored for it stays valid); an inline reduction's order is Halide's accident. */
 std::map<std::string, std::vector<std::string>> transposed_storage(const PipelineDag &dag);
 
 /** Applies `orders` to the Funcs of `env`: reorder_storage, and each stage's pure loops put in

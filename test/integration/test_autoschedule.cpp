@@ -256,6 +256,14 @@ TEST_CASE("an inline reduction read across its rows is stored as it is read, and
     }
     CHECK(reordered == 1);
     CHECK_FALSE(dag.funcs[size_t(dag.find_func("rows"))].storage_reordered);
+    // Built again from the same (now reordered) Funcs, the DAG is the same.
+    sextant::PipelineDag again =
+        sextant::build_pipeline_dag(b.functions(), kTarget, sextant::MachineInfo{});
+    REQUIRE(again.funcs.size() == dag.funcs.size());
+    for (size_t i = 0; i < dag.funcs.size(); i++) {
+        CHECK(again.funcs[i].dims == dag.funcs[i].dims);
+        CHECK(again.funcs[i].storage_reordered == dag.funcs[i].storage_reordered);
+    }
     std::string text;
     check_pipeline(block_dct_columns, {{256, 128}}, fast_params(), &text);
     Built c = block_dct_columns();
