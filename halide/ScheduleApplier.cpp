@@ -17,6 +17,14 @@ std::string var_src(const LoopVar &v) {
     return std::string(v.is_rvar ? "::Halide::RVar(\"" : "::Halide::Var(\"") + v.name + "\")";
 }
 
+/** `{Var("a"), Var("b")}`: a braced list of the loop vars, as reorder and reorder_storage take. */
+std::string var_list_src(const std::vector<LoopVar> &vars) {
+    std::string s = "{";
+    for (size_t i = 0; i < vars.size(); i++)
+        s += (i ? ", " : "") + var_src(vars[i]);
+    return s + "}";
+}
+
 std::string identifier(const std::string &name) {
     // Prefixed so that no Func name can clash with the surrounding function's names.
     std::string s = "f_";
@@ -154,20 +162,14 @@ std::string schedule_source(const PipelineDag &dag, const std::vector<Directive>
             o << f << ".store_in(::Halide::MemoryType::Stack);";
             break;
         case K::ReorderStorage:
-            o << f << ".reorder_storage({";
-            for (size_t i = 0; i < d.vars.size(); i++)
-                o << (i ? ", " : "") << var_src(d.vars[i]);
-            o << "});";
+            o << f << ".reorder_storage(" << var_list_src(d.vars) << ");";
             break;
         case K::Split:
             o << st << ".split(" << var_src(d.vars[0]) << ", " << var_src(d.vars[1]) << ", "
               << var_src(d.vars[2]) << ", " << d.factor << tail << ");";
             break;
         case K::Reorder:
-            o << st << ".reorder({";
-            for (size_t i = 0; i < d.vars.size(); i++)
-                o << (i ? ", " : "") << var_src(d.vars[i]);
-            o << "});";
+            o << st << ".reorder(" << var_list_src(d.vars) << ");";
             break;
         case K::Vectorize:
             o << st << ".vectorize(" << var_src(d.vars[0]) << ", " << d.factor << tail << ");";
