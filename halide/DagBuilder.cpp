@@ -6,8 +6,10 @@
 #include "search/Schedule.h"
 #include "search/Tails.h"
 
+#include <algorithm>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <set>
 #include <sstream>
 
@@ -112,17 +114,12 @@ private:
     const std::vector<int> &positions(const Function &f) {
         auto it = positions_.find(f.name());
         if (it != positions_.end()) return it->second;
-        std::vector<int> pos = storage_positions(f);
-        bool output = false;
-        for (const Function &o : outputs_)
-            output |= o.name() == f.name();
-        for (size_t a = 0; a < pos.size(); a++) {
-            if (output || argument_order_) {
-                reordered_storage_ |= !output && pos[a] != int(a);
-                pos[a] = int(a);
-            }
-        }
-        return positions_.emplace(f.name(), pos).first->second;
+        const bool output = std::any_of(outputs_.begin(), outputs_.end(),
+                                        [&](const Function &o) { return o.name() == f.name(); });
+        std::vector<int> pos = storage_positions(f), args(pos.size());
+        std::iota(args.begin(), args.end(), 0);
+        if (!output) reordered_storage_ |= pos != args;
+        return positions_.emplace(f.name(), output || argument_order_ ? args : pos).first->second;
     }
 
     /** A pure copy of an input's wrapper: BoundaryConditions' `lambda_0(_0, _1) = in(_0, _1)`
@@ -383,14 +380,8 @@ private:
             calls.insert(calls.end(), c.begin(), c.end());
         }
         // Arguments in the producer's storage order: the DAG's dimensions are storage's.
-        for (RawCall &c : calls) {
-            if (c.is_input) continue;
-            const std::vector<int> &pos = positions(env_.at(c.name));
-            std::vector<Expr> stored(c.args.size());
-            for (size_t a = 0; a < c.args.size() && a < pos.size(); a++)
-                stored[size_t(pos[a])] = c.args[a];
-            c.args = stored;
-        }
+        for (RawCall &c : calls)
+            if (!c.is_input) c.args = in_storage_order(c.args, positions(env_.at(c.name)));
         add_loads(node, s, calls);
         mark_parallel_safe(node, s, stage_index, calls);
         add_footprint_edges(func_id, stage_index, exprs, calls);

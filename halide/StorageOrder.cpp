@@ -98,4 +98,12 @@ std::vector<int> storage_positions(const Function &f) {
     return pos;
 }
 
+std::vector<Expr> in_storage_order(const std::vector<Expr> &args,
+                                   const std::vector<int> &positions) {
+    std::vector<Expr> stored(args.size());
+    for (size_t a = 0; a < args.size(); a++)
+        stored[a < positions.size() ? size_t(positions[a]) : a] = args[a];
+    return stored;
+}
+
 } // namespace sextant

@@ -36,4 +36,8 @@ void reorder_storage(const std::map<std::string, std::vector<std::string>> &orde
  * its schedule reorders the storage. */
 std::vector<int> storage_positions(const Halide::Internal::Function &f);
 
+/** A call's arguments put in its callee's storage order (`positions` per argument). */
+std::vector<Halide::Expr> in_storage_order(const std::vector<Halide::Expr> &args,
+                                           const std::vector<int> &positions);
+
 } // namespace sextant
