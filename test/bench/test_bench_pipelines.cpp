@@ -1,7 +1,8 @@
-// Bench pipelines vs plain C++ references: each pipeline is built twice (Mullapudi2016, and
-// the bench reference scheduler that computes everything at root; synthetic_200 only the
-// latter, see CMakeLists.txt) and both outputs must match an independent C++ implementation:
-// integers exactly, floats within 1e-4 of max(|ref|, 1).
+// Bench pipelines (median_3x3 and resize_bicubic of the held-out set too) vs plain C++
+// references: each pipeline is built twice (Mullapudi2016, and the bench reference scheduler
+// that computes everything at root; synthetic_200 only the latter, see CMakeLists.txt) and both
+// outputs must match an independent C++ implementation: integers exactly, floats within 1e-4 of
+// max(|ref|, 1).
 #include <catch2/catch.hpp>
 
 #include "HalideBuffer.h"
@@ -18,6 +19,10 @@
 #include "bench_test_iir_blur_root.h"
 #include "bench_test_matmul_m16.h"
 #include "bench_test_matmul_root.h"
+#include "bench_test_median_3x3_m16.h"
+#include "bench_test_median_3x3_root.h"
+#include "bench_test_resize_bicubic_m16.h"
+#include "bench_test_resize_bicubic_root.h"
 #include "bench_test_stencil_chain_m16.h"
 #include "bench_test_stencil_chain_root.h"
 #include "bench_test_synthetic_200_root.h"
@@ -80,6 +85,67 @@ TEST_CASE("box_blur matches a C++ 3x3 box filter", "[bench]") {
     }
     REQUIRE(box_blur_m16(in, m16) == 0);
     REQUIRE(box_blur_root(in, root) == 0);
+    CHECK(mismatches(m16, want) == 0);
+    CHECK(mismatches(root, want) == 0);
+}
+
+TEST_CASE("median_3x3 matches a C++ sort of each 3x3 window", "[bench]") {
+    const int w = 4096, h = 3072;
+    Buffer<uint16_t> in(w, h, 3), want(w, h, 3), m16(w, h, 3), root(w, h, 3);
+    fill(in, 7);
+    auto mirror = [](int v, int n) { return v < 0 ? -v : v >= n ? 2 * n - 2 - v : v; };
+    for (int c = 0; c < 3; c++)
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++) {
+                uint16_t window[9];
+                int k = 0;
+                for (int dy = -1; dy <= 1; dy++)
+                    for (int dx = -1; dx <= 1; dx++)
+                        window[k++] = in(mirror(x + dx, w), mirror(y + dy, h), c);
+                std::nth_element(window, window + 4, window + 9);
+                want(x, y, c) = window[4];
+            }
+    REQUIRE(median_3x3_m16(in, m16) == 0);
+    REQUIRE(median_3x3_root(in, root) == 0);
+    CHECK(mismatches(m16, want) == 0);
+    CHECK(mismatches(root, want) == 0);
+}
+
+TEST_CASE("resize_bicubic matches a C++ fixed-point Catmull-Rom resampler", "[bench]") {
+    const int w = 2048, h = 1536, ow = 3584, oh = 2688;
+    Buffer<uint8_t> in(w, h, 3), want(ow, oh, 3), m16(ow, oh, 3), root(ow, oh, 3);
+    fill(in, 8);
+    // Output v sits at source (8v - 3) / 14: first tap one left of the floor, 14 phases.
+    auto floor_div = [](int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); };
+    auto first = [&](int v) { return floor_div(8 * v - 3, 14) - 1; };
+    auto phase = [&](int v) { return 8 * v - 3 - 14 * floor_div(8 * v - 3, 14); };
+    auto kernel = [](int p, int t) {
+        const float d = std::fabs(float(p) / 14.0f + 1.0f - float(t));
+        const float k = d < 1.0f   ? (1.5f * d - 2.5f) * d * d + 1.0f
+                        : d < 2.0f ? ((-0.5f * d + 2.5f) * d - 4.0f) * d + 2.0f
+                                   : 0.0f;
+        return int32_t(std::nearbyint(16384.0f * k));
+    };
+    std::vector<int16_t> vertical(size_t(w) * oh * 3);
+    for (int c = 0; c < 3; c++)
+        for (int y = 0; y < oh; y++)
+            for (int x = 0; x < w; x++) {
+                int32_t s = 0;
+                for (int j = 0; j < 4; j++)
+                    s += kernel(phase(y), j) * in(x, clampi(first(y) + j, 0, h - 1), c);
+                vertical[(size_t(c) * oh + y) * w + x] = int16_t((s + 128) >> 8);
+            }
+    for (int c = 0; c < 3; c++)
+        for (int y = 0; y < oh; y++)
+            for (int x = 0; x < ow; x++) {
+                int32_t s = 0;
+                for (int i = 0; i < 4; i++)
+                    s += kernel(phase(x), i) *
+                         vertical[(size_t(c) * oh + y) * w + clampi(first(x) + i, 0, w - 1)];
+                want(x, y, c) = uint8_t(clampi((s + (1 << 19)) >> 20, 0, 255));
+            }
+    REQUIRE(resize_bicubic_m16(in, m16) == 0);
+    REQUIRE(resize_bicubic_root(in, root) == 0);
     CHECK(mismatches(m16, want) == 0);
     CHECK(mismatches(root, want) == 0);
 }
