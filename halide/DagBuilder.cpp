@@ -3,6 +3,7 @@
 
 #include "CodegenQuirks.h"
 #include "IRAnalysis.h"
+#include "ScheduleApplier.h"
 #include "search/Schedule.h"
 #include "search/Tails.h"
 
@@ -577,13 +578,7 @@ PipelineDag build_pipeline_dag(const std::vector<Function> &outputs, const Targe
     Builder first(outputs, target, machine, true);
     PipelineDag dag = first.build();
     const std::map<std::string, std::vector<std::string>> orders = transposed_storage(dag);
-    if (!orders.empty()) {
-        std::map<std::string, Function> env;
-        for (const Function &f : outputs)
-            for (const auto &kv : find_transitive_calls(f))
-                env.emplace(kv.first, kv.second);
-        reorder_storage(orders, env);
-    }
+    if (!orders.empty()) reorder_storage(orders, funcs_by_name(outputs));
     if (!orders.empty() || first.reordered_storage())
         dag = Builder(outputs, target, machine).build();
     annotate_round_up_tails(dag);

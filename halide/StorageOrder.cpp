@@ -1,6 +1,7 @@
 #include "StorageOrder.h"
 
 #include <algorithm>
+#include <numeric>
 #include <optional>
 #include <regex>
 
@@ -64,9 +65,9 @@ std::map<std::string, std::vector<std::string>> transposed_storage(const Pipelin
 }
 
 void reorder_storage(const std::map<std::string, std::vector<std::string>> &orders,
-                     const std::map<std::string, Function> &env) {
+                     const std::map<std::string, Func> &funcs) {
     for (const auto &[name, order] : orders) {
-        Func f(env.at(name));
+        Func f = funcs.at(name);
         std::vector<Var> vars(order.begin(), order.end());
         f.reorder_storage(vars);
         std::vector<VarOrRVar> loops(vars.begin(), vars.end());
@@ -88,8 +89,7 @@ void reorder_storage(const std::map<std::string, std::vector<std::string>> &orde
 std::vector<int> storage_positions(const Function &f) {
     const std::vector<std::string> &args = f.args();
     std::vector<int> pos(args.size());
-    for (size_t a = 0; a < args.size(); a++)
-        pos[a] = int(a);
+    std::iota(pos.begin(), pos.end(), 0);
     const std::vector<Internal::StorageDim> &storage = f.schedule().storage_dims();
     if (storage.size() != args.size()) return pos;
     for (size_t s = 0; s < storage.size(); s++)

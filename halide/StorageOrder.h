@@ -27,10 +27,10 @@ bool is_inline_reduction(const std::string &name);
  * ScheduleText stored for it stays valid); an inline reduction's order is Halide's accident. */
 std::map<std::string, std::vector<std::string>> transposed_storage(const PipelineDag &dag);
 
-/** Applies `orders` to the Funcs of `env`: reorder_storage, and each stage's pure loops put in
+/** Applies `orders` to `funcs` (funcs_by_name): reorder_storage, and each stage's pure loops put in
  * the same order (Halide's default loop order follows the arguments, not the storage). */
 void reorder_storage(const std::map<std::string, std::vector<std::string>> &orders,
-                     const std::map<std::string, Halide::Internal::Function> &env);
+                     const std::map<std::string, Halide::Func> &funcs);
 
 /** For each argument of `f` (a Func, not an output), its storage position: the identity unless
  * its schedule reorders the storage. */

@@ -270,10 +270,9 @@ TEST_CASE("an inline reduction read across its rows is stored as it is read, and
     sextant::MachineInfo m;
     m.parallelism = 2;
     sextant::AutoscheduleResult r = sextant::autoschedule(c.functions(), kTarget, m, fast_params());
-    if (r.schedule_text.find("func sum root") != std::string::npos ||
-        r.schedule_text.find("func sum at") != std::string::npos)
-        CHECK(r.schedule_source.find(".reorder_storage({::Halide::Var(\"x\"), "
-                                     "::Halide::Var(\"y\")})") != std::string::npos);
+    // The reduction has an update, so it is never inlined: its storage order is always written.
+    CHECK(r.schedule_source.find(".reorder_storage({::Halide::Var(\"x\"), "
+                                 "::Halide::Var(\"y\")})") != std::string::npos);
 }
 
 TEST_CASE("a scalar Func schedules and matches", "[e2e]") {
