@@ -165,12 +165,13 @@ void parallel_features(const StageView &v, ScheduleRow &r) {
 
 /** The buffer the stage's Func allocates, what it reads per distinct producer, its working
  * sets and the bytes from memory. `streamed(kind, producer, bytes a point, cache bytes)`: the
- * stage's Featurizer::streamed_times (a template: no std::function allocated per row). */
+ * stage's Featurizer::streamed_times (a template: no std::function allocated per row);
+ * `reread`: its Featurizer::reread_bytes, read again within a realization. */
 template <class Streamed>
 void memory_features(const StageView &v, const std::vector<EffLoad> &loads,
                      const std::vector<ProducerRegion> &footprints,
                      const std::vector<ProducerRegion> &inner_footprints, const HeapGroups *groups,
-                     const Streamed &streamed, ScheduleRow &r) {
+                     const Streamed &streamed, double reread, ScheduleRow &r) {
     const PipelineDag &dag = v.dag;
     const MachineInfo &m = dag.machine;
     const int P = std::max(1, m.parallelism);
@@ -218,6 +219,7 @@ void memory_features(const StageView &v, const std::vector<EffLoad> &loads,
                 large.push_back({&l, size, bpp});
         }
     }
+    read_total += reread;
     double ws_real = read_real + alloc_bytes;
     set(r, ScheduleFeature::bytes_read_per_realization, read_real);
     set(r, ScheduleFeature::total_bytes_read, read_total * v.realizations);
@@ -265,8 +267,10 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
     auto streamed = [&](ProducerKind kind, int producer, int bpp, double cache_bytes) {
         return streamed_times(d, nests, func, v.s, key, sl, kind, producer, bpp, cache_bytes);
     };
-    memory_features(v, sl.loads, *footprints(key, d, v.s, sn.loop_box),
-                    *footprints(key, d, v.s, inner_box), groups, streamed, r);
+    const std::shared_ptr<const std::vector<ProducerRegion>> whole =
+        footprints(key, d, v.s, sn.loop_box);
+    memory_features(v, sl.loads, *whole, *footprints(key, d, v.s, inner_box), groups, streamed,
+                    reread_bytes(d, v.s, sn, key, sl, *whole), r);
     return r;
 }
 

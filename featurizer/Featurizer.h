@@ -90,6 +90,14 @@ private:
                           const std::vector<int64_t> &key, const StageLoads &loads,
                           ProducerKind kind, int producer, int bytes_per_point,
                           double cache_bytes) const;
+    /** Bytes stage `s` (nest `sn`, one realization) reads again because a loop of its own
+     * nest leaves a producer's footprint where it was while one iteration of that loop
+     * touches more than kPrivateCacheBytes: each further iteration reads that footprint
+     * into the core's cache again (RootStreams.cpp). `key`/`loads`: the stage's inline key
+     * and loads; `whole`: its footprints over the realization's loop box. */
+    double reread_bytes(const Decisions &d, const Stage &s, const StageNest &sn,
+                        const std::vector<int64_t> &key, const StageLoads &loads,
+                        const std::vector<ProducerRegion> &whole) const;
 
     struct KeyHash {
         size_t operator()(const std::vector<int64_t> &k) const;
@@ -121,6 +129,10 @@ constexpr double kPageBytes = 4096;
  * in L1) counts kL1TableGatherLane of a lane in `gather_lane_executions`. */
 constexpr double kL1TableBytes = 16 * 1024;
 constexpr double kL1TableGatherLane = 0.5;
+/** A core's private cache (L2: 512 KiB to 2 MiB on current x86 cores; Halide's machine
+ * params name only the last level): a loop whose one iteration touches more than this
+ * evicts what its next iteration reads again (Featurizer::reread_bytes). */
+constexpr double kPrivateCacheBytes = 1024 * 1024;
 
 /** Heap bytes of every buffer stored inside the nest of `func`'s Root anchor (the Func
  * whose loops hold it, following compute_at consumers outwards): what one iteration of

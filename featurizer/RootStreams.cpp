@@ -1,8 +1,12 @@
-// Featurizer::streamed_times: root producers a loop outside a realization reads again
-// (docs/COSTMODEL.md, "Root reads streamed again"; memory_features' dram_bytes).
+// Reads streamed again: root producers a loop outside a realization reads again
+// (Featurizer::streamed_times; docs/COSTMODEL.md, "Root reads streamed again"; memory_features'
+// dram_bytes), and producers a loop of the stage's own nest reads again after touching more
+// than a core's cache (Featurizer::reread_bytes; "Reads again inside a realization";
+// total_bytes_read).
 #include "Featurizer.h"
 
 #include "StageLoads.h"
+#include "StageView.h"
 
 namespace sextant {
 
@@ -58,6 +62,60 @@ double Featurizer::streamed_times(const Decisions &d, const Nests &nests, int fu
         if (double(box_volume(a)) * bytes_per_point > cache_bytes) times *= double(l.extent);
     }
     return times;
+}
+
+double Featurizer::reread_bytes(const Decisions &d, const Stage &s, const StageNest &sn,
+                                const std::vector<int64_t> &key, const StageLoads &loads,
+                                const std::vector<ProducerRegion> &whole) const {
+    // Producers no load moves with stage loop `loop` (the stage's own Func aside).
+    auto stays = [&](const EffLoad &l, int loop) { return !l.self && !l.depends_on(loop); };
+    auto invariant = [&](ProducerKind kind, int producer, int loop) {
+        bool any = false;
+        for (const EffLoad &l : loads.loads) {
+            if (l.self || l.kind != kind || l.producer != producer) continue;
+            if (l.depends_on(loop)) return false;
+            any = true;
+        }
+        return any;
+    };
+    const int own_bytes = dag_.funcs[size_t(s.func)].bytes_per_point;
+    auto touched_bytes = [&](const Box64 &box, const std::vector<ProducerRegion> &regions, int loop,
+                             double *again) {
+        // What the iteration writes: its pure loops' points (an update's RVars write the
+        // same points again).
+        double touched = own_bytes;
+        for (size_t i = 0; i < box.size(); i++)
+            if (!s.loops[i].is_rvar) touched *= double(box[i].extent());
+        for (const ProducerRegion &pr : regions) {
+            if (pr.kind == ProducerKind::Func && pr.producer == s.func) continue;
+            const double bytes =
+                double(box_volume(pr.region)) * producer_bytes(dag_, pr.kind, pr.producer);
+            touched += bytes;
+            if (again && invariant(pr.kind, pr.producer, loop)) *again += bytes;
+        }
+        return touched;
+    };
+    // An iteration touches no more than the whole realization, and an inner loop's no more
+    // than an outer one's.
+    if (touched_bytes(sn.loop_box, whole, -1, nullptr) <= kPrivateCacheBytes) return 0;
+    double extra = 0, iterations_outside = 1;
+    for (int j = 0; j + 1 < int(sn.order.size()); j++) {
+        const ConcreteLoop &l = sn.order[size_t(j)];
+        const double outside = iterations_outside;
+        iterations_outside *= double(l.extent);
+        if (l.extent < 2) continue;
+        // The cheap test first: does any load leave its producer put along this loop?
+        if (std::none_of(loads.loads.begin(), loads.loads.end(),
+                         [&](const EffLoad &e) { return stays(e, l.stage_loop); }))
+            continue;
+        double again = 0;
+        const Box64 box = box_at_level(sn, j);
+        if (touched_bytes(box, *footprints(key, d, s, box), l.stage_loop, &again) <=
+            kPrivateCacheBytes)
+            break;
+        extra += double(l.extent - 1) * outside * again;
+    }
+    return extra;
 }
 
 } // namespace sextant

@@ -1,5 +1,7 @@
 // dram_bytes of a Func computed inside its consumer's loops, when a loop outside it reads the
-// same part of a root input again (featurizer/Featurizer.cpp, memory_features).
+// same part of a root input again, and total_bytes_read of a stage whose own loop reads the
+// same footprint again after touching more than a core's cache (featurizer/Featurizer.cpp,
+// memory_features; featurizer/RootStreams.cpp).
 #include "featurizer/Featurizer.h"
 #include "halide/DagBuilder.h"
 #include "search/LoopNest.h"
@@ -11,17 +13,28 @@ using namespace Halide;
 
 namespace {
 
-/** Decisions of `text` for the DAG, and `func`'s schedule features. */
+/** Decisions of `text` for the DAG, and the schedule features of `func`'s stage `stage`. */
 sextant::ScheduleRow features_of(const sextant::PipelineDag &dag, const std::string &text,
-                                 const std::string &func) {
+                                 const std::string &func, int stage = 0) {
     const sextant::Decisions d = sextant::parse_schedule_text(dag, text);
     const sextant::Nests nests = sextant::build_all_nests(dag, d);
     sextant::Featurizer fz(dag);
-    return fz.schedule_features(d, nests, dag.find_func(func), 0);
+    return fz.schedule_features(d, nests, dag.find_func(func), stage);
 }
 
 double dram(const sextant::ScheduleRow &r) {
     return r[size_t(sextant::ScheduleFeature::dram_bytes)];
+}
+
+double bytes_read(const sextant::ScheduleRow &r) {
+    return r[size_t(sextant::ScheduleFeature::total_bytes_read)];
+}
+
+sextant::MachineInfo two_cores() {
+    sextant::MachineInfo machine;
+    machine.parallelism = 2;
+    machine.last_level_cache_bytes = 16 << 20;
+    return machine;
 }
 
 } // namespace
@@ -39,11 +52,8 @@ TEST_CASE("a loop that reads the same part of a root input again streams it agai
     out(x, y, k) = dx(x, y, k) + dx(x, y + 1, k);
     out.set_estimate(x, 0, 4096).set_estimate(y, 0, 2048).set_estimate(k, 0, 8);
     in.set_estimates({{0, 4097}, {0, 2049}});
-    sextant::MachineInfo machine;
-    machine.parallelism = 2;
-    machine.last_level_cache_bytes = 16 << 20;
     const sextant::PipelineDag dag =
-        sextant::build_pipeline_dag({out.function()}, Target("x86-64-linux-avx2"), machine);
+        sextant::build_pipeline_dag({out.function()}, Target("x86-64-linux-avx2"), two_cores());
     REQUIRE(dag.machine.last_level_cache_bytes < 4097.0 * 2049 * 4); // the input is larger
     const double input = 4097.0 * 2049 * 4;
     // `out` in 8-row strips with k in the outer group (k outermost) or the inner one; dx
@@ -63,4 +73,67 @@ TEST_CASE("a loop that reads the same part of a root input again streams it agai
     };
     CHECK(dx_dram("outer", 1) == Approx(8 * input)); // each k reads all of the input again
     CHECK(dx_dram("inner", 0) == Approx(input));     // the input comes once
+}
+
+TEST_CASE("a stage's own loop that reads the same footprint again after touching more than a "
+          "core's cache reads it again",
+          "[features]") {
+    // Bench max_filter's `table(x, y, c, k)` reads every window level at (x, y, c) whatever
+    // `k` is; with `k` outermost over a 128-row strip it ran 15.8 ms a run against 7.5 with 8
+    // rows at a time and `k` inside, and both were charged the windows once.
+    ImageParam in(Float(32), 2, "in_reread");
+    Var x("x"), y("y"), k("k");
+    Func table("table_reread");
+    table(x, y, k) = in(x, y) * cast<float>(k) + in(x + 1, y);
+    table.set_estimate(x, 0, 1024).set_estimate(y, 0, 512).set_estimate(k, 0, 8);
+    in.set_estimates({{0, 1025}, {0, 512}});
+    const sextant::PipelineDag dag =
+        sextant::build_pipeline_dag({table.function()}, Target("x86-64-linux-avx2"), two_cores());
+    auto read = [&](const std::string &loops) {
+        return bytes_read(features_of(dag,
+                                      "sextant-schedule 1\n"
+                                      "func table_reread root\n"
+                                      "  stage 0 loops " +
+                                          loops + " vector 8 unroll 1 parallel 0\n",
+                                      "table_reread"));
+    };
+    const double once = 1025.0 * 512 * 4; // 2 MiB: more than kPrivateCacheBytes
+    REQUIRE(once > sextant::kPrivateCacheBytes);
+    CHECK(read("x:inner y:inner k:inner") == Approx(8 * once)); // k outermost: 8 sweeps
+    CHECK(read("x:inner y:split8 k:inner") == Approx(once));    // k inside 8-row strips
+}
+
+TEST_CASE("an update's reduction loop does not count as points it writes", "[features]") {
+    // prod(x, y) += a(r, y) * b(x, r): one y_o iteration (3 rows of prod) reads b's 128 x 512
+    // panel, a's 3 rows and writes 3 rows: 264 KiB, read again by the next y_o from the core's
+    // cache. Counting the box with the 512 r as written points made it 1 MiB more.
+    auto prod_reads = [](int width, const std::string &y_loop) {
+        // Each pipeline gets its own names (Halide renames a second Func of the same name).
+        const std::string tag = std::to_string(width) + "_" + y_loop;
+        ImageParam a(Float(32), 2, "a_" + tag), b(Float(32), 2, "b_" + tag);
+        Var x("x"), y("y");
+        RDom r(0, 512, "r");
+        Func prod("prod_" + tag);
+        prod(x, y) = 0.0f;
+        prod(x, y) += a(r, y) * b(x, r);
+        prod.set_estimate(x, 0, width).set_estimate(y, 0, 512);
+        a.set_estimates({{0, 512}, {0, 512}});
+        b.set_estimates({{0, width}, {0, 512}});
+        const sextant::PipelineDag dag = sextant::build_pipeline_dag(
+            {prod.function()}, Target("x86-64-linux-avx2"), two_cores());
+        return bytes_read(features_of(dag,
+                                      "sextant-schedule 1\n"
+                                      "func prod_" +
+                                          tag +
+                                          " root\n"
+                                          "  stage 0 loops x:inner y:inner vector 8 unroll 1 "
+                                          "parallel 0\n"
+                                          "  stage 1 loops r$x:outer x:inner y:" +
+                                          y_loop + " vector 8 unroll 1 parallel 0\n",
+                                      "prod_" + tag, 1));
+    };
+    CHECK(prod_reads(128, "split3") == Approx(prod_reads(128, "inner")));
+    // 512 wide, b's panel is 1 MiB: each of the 171 y_o iterations reads it again.
+    const double panel = 512.0 * 512 * 4;
+    CHECK(prod_reads(512, "split3") == Approx(prod_reads(512, "inner") + 170 * panel));
 }
