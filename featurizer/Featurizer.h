@@ -91,10 +91,11 @@ private:
                           ProducerKind kind, int producer, int bytes_per_point,
                           double cache_bytes) const;
     /** Bytes stage `s` (nest `sn`, one realization) reads again because a loop of its own
-     * nest leaves a producer's footprint where it was while one iteration of that loop
-     * touches more than kPrivateCacheBytes: each further iteration reads that footprint
-     * into the core's cache again (RootStreams.cpp). `key`/`loads`: the stage's inline key
-     * and loads; `whole`: its footprints over the realization's loop box. */
+     * nest leaves the footprint of a Func computed inside the realization where it was
+     * while one iteration of that loop touches more than kPrivateCacheBytes: each further
+     * iteration reads that footprint into the core's cache again (RootStreams.cpp).
+     * `key`/`loads`: the stage's inline key and loads; `whole`: its footprints over the
+     * realization's loop box. */
     double reread_bytes(const Decisions &d, const Stage &s, const StageNest &sn,
                         const std::vector<int64_t> &key, const StageLoads &loads,
                         const std::vector<ProducerRegion> &whole) const;
@@ -133,6 +134,7 @@ constexpr double kL1TableGatherLane = 0.5;
  * params name only the last level): a loop whose one iteration touches more than this
  * evicts what its next iteration reads again (Featurizer::reread_bytes). */
 constexpr double kPrivateCacheBytes = 1024 * 1024;
+constexpr double kCacheLineBytes = 64;
 
 /** Heap bytes of every buffer stored inside the nest of `func`'s Root anchor (the Func
  * whose loops hold it, following compute_at consumers outwards): what one iteration of

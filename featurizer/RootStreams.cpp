@@ -67,9 +67,18 @@ double Featurizer::streamed_times(const Decisions &d, const Nests &nests, int fu
 double Featurizer::reread_bytes(const Decisions &d, const Stage &s, const StageNest &sn,
                                 const std::vector<int64_t> &key, const StageLoads &loads,
                                 const std::vector<ProducerRegion> &whole) const {
-    // Producers no load moves with stage loop `loop` (the stage's own Func aside).
-    auto stays = [&](const EffLoad &l, int loop) { return !l.self && !l.depends_on(loop); };
+    // Funcs computed inside the realization's loops that no load moves with stage loop
+    // `loop` (the stage's own Func aside). Their first read finds them hot; a Root Func's
+    // or an input's comes from further out every time, and charging its sweeps again ranked
+    // the corpus worse (docs/COSTMODEL.md, "Reads again inside a realization").
+    auto computed_at = [&](ProducerKind kind, int producer) {
+        return kind == ProducerKind::Func && d[size_t(producer)].placement == Placement::At;
+    };
+    auto stays = [&](const EffLoad &l, int loop) {
+        return !l.self && computed_at(l.kind, l.producer) && !l.depends_on(loop);
+    };
     auto invariant = [&](ProducerKind kind, int producer, int loop) {
+        if (!computed_at(kind, producer)) return false;
         bool any = false;
         for (const EffLoad &l : loads.loads) {
             if (l.self || l.kind != kind || l.producer != producer) continue;
@@ -77,6 +86,12 @@ double Featurizer::reread_bytes(const Decisions &d, const Stage &s, const StageN
             any = true;
         }
         return any;
+    };
+    auto loads_per_point = [&](ProducerKind kind, int producer) {
+        double n = 0;
+        for (const EffLoad &l : loads.loads)
+            if (!l.self && l.kind == kind && l.producer == producer) n += l.count;
+        return n;
     };
     const int own_bytes = dag_.funcs[size_t(s.func)].bytes_per_point;
     auto touched_bytes = [&](const Box64 &box, const std::vector<ProducerRegion> &regions, int loop,
@@ -86,10 +101,14 @@ double Featurizer::reread_bytes(const Decisions &d, const Stage &s, const StageN
         double touched = own_bytes;
         for (size_t i = 0; i < box.size(); i++)
             if (!s.loops[i].is_rvar) touched *= double(box[i].extent());
+        const double points = double(box_volume(box));
         for (const ProducerRegion &pr : regions) {
             if (pr.kind == ProducerKind::Func && pr.producer == s.func) continue;
+            // At most a cache line a load: a data-dependent index's footprint is the
+            // producer's whole bounds, not what the iteration touches.
             const double bytes =
-                double(box_volume(pr.region)) * producer_bytes(dag_, pr.kind, pr.producer);
+                std::min(double(box_volume(pr.region)) * producer_bytes(dag_, pr.kind, pr.producer),
+                         points * loads_per_point(pr.kind, pr.producer) * kCacheLineBytes);
             touched += bytes;
             if (again && invariant(pr.kind, pr.producer, loop)) *again += bytes;
         }
