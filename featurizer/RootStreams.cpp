@@ -93,6 +93,9 @@ double Featurizer::reread_bytes(const Decisions &d, const Stage &s, const StageN
             if (!l.self && l.kind == kind && l.producer == producer) n += l.count;
         return n;
     };
+    if (std::none_of(loads.loads.begin(), loads.loads.end(),
+                     [&](const EffLoad &e) { return !e.self && computed_at(e.kind, e.producer); }))
+        return 0;
     const int own_bytes = dag_.funcs[size_t(s.func)].bytes_per_point;
     auto touched_bytes = [&](const Box64 &box, const std::vector<ProducerRegion> &regions, int loop,
                              double *again) {
