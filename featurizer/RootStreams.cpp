@@ -7,6 +7,9 @@
 
 #include "StageLoads.h"
 #include "StageView.h"
+#include "support/SmallVec.h"
+
+#include <algorithm>
 
 namespace sextant {
 
@@ -67,34 +70,38 @@ double Featurizer::streamed_times(const Decisions &d, const Nests &nests, int fu
 double Featurizer::reread_bytes(const Decisions &d, const Stage &s, const StageNest &sn,
                                 const std::vector<int64_t> &key, const StageLoads &loads,
                                 const std::vector<ProducerRegion> &whole) const {
-    // Funcs computed inside the realization's loops that no load moves with stage loop
-    // `loop` (the stage's own Func aside). Their first read finds them hot; a Root Func's
-    // or an input's comes from further out every time, and charging its sweeps again ranked
-    // the corpus worse (docs/COSTMODEL.md, "Reads again inside a realization").
-    auto computed_at = [&](ProducerKind kind, int producer) {
-        return kind == ProducerKind::Func && d[size_t(producer)].placement == Placement::At;
+    // What the stage reads of each producer (its own Func aside): loads a point and the loops
+    // they move with, gathered once. Only a Func computed inside the realization's loops is
+    // read again: its first read finds it hot; a Root Func's or an input's comes from further
+    // out every time, and charging its sweeps again ranked the corpus worse (docs/COSTMODEL.md,
+    // "Reads again inside a realization").
+    struct Read {
+        ProducerKind kind;
+        int producer;
+        double per_point = 0;
+        LoopSet moves;
+        bool computed_at = false;
     };
-    auto stays = [&](const EffLoad &l, int loop) {
-        return !l.self && computed_at(l.kind, l.producer) && !l.depends_on(loop);
-    };
-    auto invariant = [&](ProducerKind kind, int producer, int loop) {
-        if (!computed_at(kind, producer)) return false;
-        bool any = false;
-        for (const EffLoad &l : loads.loads) {
-            if (l.self || l.kind != kind || l.producer != producer) continue;
-            if (l.depends_on(loop)) return false;
-            any = true;
+    SmallVec<Read, 16> reads;
+    for (const EffLoad &l : loads.loads) {
+        if (l.self) continue;
+        auto r = std::find_if(reads.begin(), reads.end(), [&](const Read &x) {
+            return x.kind == l.kind && x.producer == l.producer;
+        });
+        if (r == reads.end()) {
+            reads.push_back({l.kind, l.producer});
+            r = reads.end() - 1;
+            r->computed_at =
+                l.kind == ProducerKind::Func && d[size_t(l.producer)].placement == Placement::At;
         }
-        return any;
+        r->per_point += l.count;
+        for (size_t j = 0; j < s.loops.size(); j++)
+            if (l.depends_on(int(j))) r->moves.set(j);
+    }
+    auto read_again = [](const Read &r, int loop) {
+        return r.computed_at && !r.moves[size_t(loop)];
     };
-    auto loads_per_point = [&](ProducerKind kind, int producer) {
-        double n = 0;
-        for (const EffLoad &l : loads.loads)
-            if (!l.self && l.kind == kind && l.producer == producer) n += l.count;
-        return n;
-    };
-    if (std::none_of(loads.loads.begin(), loads.loads.end(),
-                     [&](const EffLoad &e) { return !e.self && computed_at(e.kind, e.producer); }))
+    if (std::none_of(reads.begin(), reads.end(), [](const Read &r) { return r.computed_at; }))
         return 0;
     const int own_bytes = dag_.funcs[size_t(s.func)].bytes_per_point;
     auto touched_bytes = [&](const Box64 &box, const std::vector<ProducerRegion> &regions, int loop,
@@ -106,14 +113,17 @@ double Featurizer::reread_bytes(const Decisions &d, const Stage &s, const StageN
             if (!s.loops[i].is_rvar) touched *= double(box[i].extent());
         const double points = double(box_volume(box));
         for (const ProducerRegion &pr : regions) {
-            if (pr.kind == ProducerKind::Func && pr.producer == s.func) continue;
+            auto r = std::find_if(reads.begin(), reads.end(), [&](const Read &x) {
+                return x.kind == pr.kind && x.producer == pr.producer;
+            });
+            if (r == reads.end()) continue; // the stage's own Func
             // At most a cache line a load: a data-dependent index's footprint is the
             // producer's whole bounds, not what the iteration touches.
             const double bytes =
                 std::min(double(box_volume(pr.region)) * producer_bytes(dag_, pr.kind, pr.producer),
-                         points * loads_per_point(pr.kind, pr.producer) * kCacheLineBytes);
+                         points * r->per_point * kCacheLineBytes);
             touched += bytes;
-            if (again && invariant(pr.kind, pr.producer, loop)) *again += bytes;
+            if (again && read_again(*r, loop)) *again += bytes;
         }
         return touched;
     };
@@ -127,8 +137,8 @@ double Featurizer::reread_bytes(const Decisions &d, const Stage &s, const StageN
         iterations_outside *= double(l.extent);
         if (l.extent < 2) continue;
         // The cheap test first: does any load leave its producer put along this loop?
-        if (std::none_of(loads.loads.begin(), loads.loads.end(),
-                         [&](const EffLoad &e) { return stays(e, l.stage_loop); }))
+        if (std::none_of(reads.begin(), reads.end(),
+                         [&](const Read &r) { return read_again(r, l.stage_loop); }))
             continue;
         double again = 0;
         const Box64 box = box_at_level(sn, j);
