@@ -100,6 +100,15 @@ private:
                         const std::vector<int64_t> &key, const StageLoads &loads,
                         const std::vector<ProducerRegion> &whole) const;
 
+    /** Bytes of the smallest footprint of producer (`kind`, `producer`, `bytes_per_point`
+     * each) that a Func computed at a loop of stage `stage` of `func` (nest `sn`) reads in one
+     * iteration of that loop, when it holds all the stage reads of that producer there: what
+     * the Func's realization has just brought into cache for the stage (0 if none;
+     * RootStreams.cpp). `key`: the stage's inline key. */
+    double read_by_sibling(const Decisions &d, const Nests &nests, int func, int stage,
+                           const Stage &s, const StageNest &sn, const std::vector<int64_t> &key,
+                           ProducerKind kind, int producer, int bytes_per_point) const;
+
     struct KeyHash {
         size_t operator()(const std::vector<int64_t> &k) const;
     };

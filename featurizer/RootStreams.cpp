@@ -2,7 +2,8 @@
 // (Featurizer::streamed_times; docs/COSTMODEL.md, "Root reads streamed again"; memory_features'
 // dram_bytes), and producers a loop of the stage's own nest reads again after touching more
 // than a core's cache (Featurizer::reread_bytes; "Reads again inside a realization";
-// total_bytes_read).
+// total_bytes_read), and root producers a Func computed at the stage has just read over the same
+// part (Featurizer::read_by_sibling; "Read first by a Func computed inside"; memory_features).
 #include "Featurizer.h"
 
 #include "StageLoads.h"
@@ -10,6 +11,11 @@
 #include "support/SmallVec.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <string>
 
 namespace sextant {
 
@@ -89,7 +95,7 @@ double Featurizer::reread_bytes(const Decisions &d, const Stage &s, const StageN
             return x.kind == l.kind && x.producer == l.producer;
         });
         if (r == reads.end()) {
-            reads.push_back({l.kind, l.producer});
+            reads.push_back({l.kind, l.producer, 0, {}, false});
             r = reads.end() - 1;
             r->computed_at =
                 l.kind == ProducerKind::Func && d[size_t(l.producer)].placement == Placement::At;
@@ -148,6 +154,50 @@ double Featurizer::reread_bytes(const Decisions &d, const Stage &s, const StageN
         extra += double(l.extent - 1) * outside * again;
     }
     return extra;
+}
+
+double Featurizer::read_by_sibling(const Decisions &d, const Nests &nests, int func, int stage,
+                                   const Stage &s, const StageNest &sn,
+                                   const std::vector<int64_t> &key, ProducerKind kind, int producer,
+                                   int bytes_per_point) const {
+    // A Func computed at one of the stage's loops runs first in each iteration of that loop;
+    // if it reads the same producer over a region that holds what the stage reads there, the
+    // stage finds that part in cache (bench unsharp_mask: `luma` per strip of `output` reads
+    // the input's strip, then `output` reads it again).
+    double least = 0;
+    thread_local std::vector<int64_t> sibling_key; // (`key` may be the caller's thread_local)
+    for (size_t g = 0; g < dag_.funcs.size(); g++) {
+        const FuncSched &gs = d[g];
+        if (gs.placement != Placement::At || gs.at_func != func || gs.at_stage != stage ||
+            !nests[g] || gs.at_level < 0 || gs.at_level >= int(sn.order.size()))
+            continue;
+        const Box64 box = box_at_level(sn, gs.at_level);
+        const Box64 *mine = find_region(*footprints(key, d, s, box), kind, producer);
+        if (!mine || box_volume(*mine) == 0) continue;
+        const Box64 region = region_in_box(dag_, d, int(g), func, stage, gs.at_level, box);
+        for (const Stage &gst : dag_.funcs[g].stages) {
+            inline_key(d, gst, sibling_key);
+            const Box64 *theirs = find_region(
+                *footprints(sibling_key, d, gst, stage_loop_box(gst, region)), kind, producer);
+            if (!theirs || theirs->size() != mine->size()) continue;
+            bool holds = true;
+            for (size_t i = 0; i < mine->size() && holds; i++)
+                holds = (*theirs)[i].contains((*mine)[i]);
+            if (!holds) continue;
+            const double bytes = double(box_volume(*theirs)) * bytes_per_point;
+            least = least == 0 ? bytes : std::min(least, bytes);
+        }
+    }
+    if (least > 0 && std::getenv("SIBDBG")) {
+        static std::mutex mu;
+        static std::map<std::string, int> seen;
+        std::lock_guard<std::mutex> g(mu);
+        std::string k =
+            dag_.funcs[func].name + " <- " +
+            (kind == ProducerKind::Func ? dag_.funcs[producer].name : dag_.inputs[producer].name);
+        if (seen[k]++ == 0) fprintf(stderr, "SIB %s (%g bytes)\n", k.c_str(), least);
+    }
+    return least;
 }
 
 } // namespace sextant
