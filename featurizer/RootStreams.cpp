@@ -26,8 +26,9 @@ double Featurizer::streamed_times(const Decisions &d, const Nests &nests, int fu
     const StageNest &an = nests[size_t(fs.at_func)]->stages[size_t(fs.at_stage)];
     auto footprint = [&](int level, const Box64 &box) {
         const Box64 region = region_in_box(dag_, d, func, fs.at_func, fs.at_stage, level, box);
-        const Box64 *fp =
-            find_region(*footprints(key, d, s, stage_loop_box(s, region)), kind, producer);
+        // (Held: another thread may clear the footprints' cache.)
+        const auto regions = footprints(key, d, s, stage_loop_box(s, region));
+        const Box64 *fp = find_region(*regions, kind, producer);
         return fp ? *fp : Box64();
     };
     // The cheap test first, from the Jacobians: the anchor stage's loop may leave the producer
@@ -161,36 +162,25 @@ double Featurizer::read_by_sibling(const Decisions &d, const Nests &nests, int f
     // the input's strip, then `output` reads it again).
     double least = 0;
     thread_local std::vector<int64_t> sibling_key; // (`key` may be the caller's thread_local)
-    // The stage's footprint of the producer over its realization, and over one iteration of
-    // the loop a Func is computed at (copies: the cache may drop its entries).
-    Box64 whole, mine;
     for (size_t g = 0; g < dag_.funcs.size(); g++) {
         const FuncSched &gs = d[g];
         if (gs.placement != Placement::At || gs.at_func != func || gs.at_stage != stage ||
             !nests[g] || gs.at_level < 0 || gs.at_level >= int(sn.order.size()))
             continue;
-        auto footprint = [&](const Box64 &box) {
-            const Box64 *fp = find_region(*footprints(key, d, s, box), kind, producer);
-            return fp ? *fp : Box64();
-        };
-        if (whole.empty()) whole = footprint(sn.loop_box);
         const Box64 box = box_at_level(sn, gs.at_level);
-        mine = footprint(box);
-        // Only sweeps over whole rows (of what the stage reads in all): a column strip's short
-        // runs restart the prefetcher's streams at every row, which no term prices (bench
-        // unsharp_mask's `ratio` per 32-wide strip of `output`, 3.4x the pick's time, would
-        // have been priced below faster schedules).
-        if (box_volume(mine) == 0 || whole.empty() || mine[0].extent() < whole[0].extent())
-            continue;
+        // (The regions held: another thread may clear the footprints' cache.)
+        const auto own = footprints(key, d, s, box);
+        const Box64 *mine = find_region(*own, kind, producer);
+        if (!mine || box_volume(*mine) == 0) continue;
         const Box64 region = region_in_box(dag_, d, int(g), func, stage, gs.at_level, box);
         for (const Stage &gst : dag_.funcs[g].stages) {
             inline_key(d, gst, sibling_key);
-            const Box64 *theirs = find_region(
-                *footprints(sibling_key, d, gst, stage_loop_box(gst, region)), kind, producer);
-            if (!theirs || theirs->size() != mine.size()) continue;
+            const auto regions = footprints(sibling_key, d, gst, stage_loop_box(gst, region));
+            const Box64 *theirs = find_region(*regions, kind, producer);
+            if (!theirs || theirs->size() != mine->size()) continue;
             bool holds = true;
-            for (size_t i = 0; i < mine.size() && holds; i++)
-                holds = (*theirs)[i].contains(mine[i]);
+            for (size_t i = 0; i < mine->size() && holds; i++)
+                holds = (*theirs)[i].contains((*mine)[i]);
             if (!holds) continue;
             const double bytes = double(box_volume(*theirs)) * bytes_per_point;
             least = least == 0 ? bytes : std::min(least, bytes);
