@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <optional>
 #include <tuple>
 #include <utility>
 
@@ -165,8 +166,8 @@ void parallel_features(const StageView &v, ScheduleRow &r) {
 
 /** The buffer the stage's Func allocates, what it reads per distinct producer, its working
  * sets and the bytes from memory. `streamed(kind, producer, bytes a point, cache bytes)`: the
- * stage's Featurizer::streamed_times, `by_sibling(kind, producer, bytes a point)` its
- * Featurizer::read_by_sibling (templates: no std::function allocated per row); `reread`: its
+ * stage's Featurizer::streamed_times, `by_sibling(kind, producer, bytes a point)` the hot part
+ * of its Featurizer::sibling_reads (templates: no std::function allocated per row); `reread`: its
  * Featurizer::reread_bytes, read again within a realization. */
 template <class Streamed, class BySibling>
 void memory_features(const StageView &v, const std::vector<EffLoad> &loads,
@@ -189,10 +190,6 @@ void memory_features(const StageView &v, const std::vector<EffLoad> &loads,
     const double cache_share = double(m.last_level_cache_bytes) / (v.fn.inside_parallel ? P : 1);
     double ws_inner = 0;
     SmallVec<std::pair<ProducerKind, int>, 16> seen; // (inline: per row)
-    // Whether any Func is computed at one of this stage's loops (the cheap test first).
-    const bool any_at = std::any_of(v.d.begin(), v.d.end(), [&](const FuncSched &fs) {
-        return fs.placement == Placement::At && fs.at_func == v.func && fs.at_stage == v.stage;
-    });
     for (const EffLoad &l : loads) {
         if (l.self) continue;
         std::pair<ProducerKind, int> key{l.kind, l.producer};
@@ -210,7 +207,7 @@ void memory_features(const StageView &v, const std::vector<EffLoad> &loads,
         // holds that buffer, not the whole footprint (a sliding window's few rows), and its
         // reads come from cache when the buffer fits this core's share of the last-level
         // cache. So is the part of a Root Func or an input that a Func computed at one of
-        // this stage's loops has just read (Featurizer::read_by_sibling: the smallest such
+        // this stage's loops has just read (SiblingReads::hot_part: the smallest such
         // part, 0 if none). A Func not yet placed has no buffer to find hot: counting one as
         // if at root tipped bench edge_detect's and camera_pipe_planar's beams onto column
         // strips measured 1.6x and 1.17x slower. The rest is read from memory.
@@ -218,9 +215,9 @@ void memory_features(const StageView &v, const std::vector<EffLoad> &loads,
                         v.d[l.producer].placement == Placement::At && v.nests[l.producer];
         const bool placed_out =
             l.kind == ProducerKind::Input || v.d[l.producer].placement == Placement::Root;
-        const double producer_buffer = at ? v.nests[l.producer]->alloc_points * bpp
-                                       : any_at && placed_out ? by_sibling(l.kind, l.producer, bpp)
-                                                              : 0.0;
+        const double producer_buffer = at           ? v.nests[l.producer]->alloc_points * bpp
+                                       : placed_out ? by_sibling(l.kind, l.producer, bpp)
+                                                    : 0.0;
         const bool hot = producer_buffer > 0;
         const bool local = hot && producer_buffer * P <= double(m.last_level_cache_bytes);
         read_real += hot ? std::min(bytes, producer_buffer) : bytes;
@@ -284,8 +281,11 @@ ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests
     };
     const std::shared_ptr<const std::vector<ProducerRegion>> whole =
         footprints(key, d, v.s, sn.loop_box);
+    // Gathered at the first read of a Root Func or an input, once for all of them.
+    std::optional<SiblingReads> siblings;
     auto by_sibling = [&](ProducerKind kind, int producer, int bpp) {
-        return read_by_sibling(d, nests, func, stage, v.s, sn, key, kind, producer, bpp);
+        if (!siblings) siblings = sibling_reads(d, nests, func, stage, v.s, sn, key);
+        return siblings->hot_part(kind, producer, bpp);
     };
     memory_features(v, sl.loads, *whole, *footprints(key, d, v.s, inner_box), groups, streamed,
                     by_sibling, reread_bytes(d, v.s, sn, key, sl, *whole), r);

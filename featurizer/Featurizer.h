@@ -35,6 +35,19 @@ struct FeatureBatch {
 };
 
 struct StageLoads;
+using RegionsPtr = std::shared_ptr<const std::vector<ProducerRegion>>;
+
+/** Featurizer::sibling_reads: per Func computed at a loop of one stage (and per stage of it),
+ * the stage's footprints over one iteration of that loop and the Func's over its realization
+ * there. */
+struct SiblingReads {
+    std::vector<std::pair<RegionsPtr, RegionsPtr>> stage_and_sibling;
+    /** Bytes of the smallest footprint of producer (`kind`, `producer`, `bytes_per_point`
+     * each) that one of the Funcs reads where it holds all the stage reads of it in that
+     * iteration: the part the stage finds hot (0 if none). */
+    double hot_part(ProducerKind kind, int producer, int bytes_per_point) const;
+};
+
 /** heap_group_bytes of every Func of one schedule, each group summed once. */
 class HeapGroups {
 public:
@@ -100,14 +113,13 @@ private:
                         const std::vector<int64_t> &key, const StageLoads &loads,
                         const std::vector<ProducerRegion> &whole) const;
 
-    /** Bytes of the smallest footprint of producer (`kind`, `producer`, `bytes_per_point`
-     * each) that a Func computed at a loop of stage `stage` of `func` (nest `sn`) reads in one
-     * iteration of that loop, when it holds all the stage reads of that producer there: what
-     * the Func's realization has just brought into cache for the stage (0 if none;
-     * RootStreams.cpp). `key`: the stage's inline key. */
-    double read_by_sibling(const Decisions &d, const Nests &nests, int func, int stage,
-                           const Stage &s, const StageNest &sn, const std::vector<int64_t> &key,
-                           ProducerKind kind, int producer, int bytes_per_point) const;
+    /** The footprints of every Func computed at a loop of stage `stage` of `func` (nest
+     * `sn`), each over one iteration of that loop, beside the stage's own over the same
+     * iteration: what those Funcs' realizations have just brought into cache for the stage
+     * (RootStreams.cpp). `key`: the stage's inline key. Gathered once per stage row. */
+    SiblingReads sibling_reads(const Decisions &d, const Nests &nests, int func, int stage,
+                               const Stage &s, const StageNest &sn,
+                               const std::vector<int64_t> &key) const;
 
     struct KeyHash {
         size_t operator()(const std::vector<int64_t> &k) const;

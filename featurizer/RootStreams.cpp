@@ -3,7 +3,7 @@
 // dram_bytes), and producers a loop of the stage's own nest reads again after touching more
 // than a core's cache (Featurizer::reread_bytes; "Reads again inside a realization";
 // total_bytes_read), and root producers a Func computed at the stage has just read over the same
-// part (Featurizer::read_by_sibling; "Read first by a Func computed inside"; memory_features).
+// part (Featurizer::sibling_reads; "Read first by a Func computed inside"; memory_features).
 #include "Featurizer.h"
 
 #include "StageLoads.h"
@@ -152,15 +152,15 @@ double Featurizer::reread_bytes(const Decisions &d, const Stage &s, const StageN
     return extra;
 }
 
-double Featurizer::read_by_sibling(const Decisions &d, const Nests &nests, int func, int stage,
-                                   const Stage &s, const StageNest &sn,
-                                   const std::vector<int64_t> &key, ProducerKind kind, int producer,
-                                   int bytes_per_point) const {
+SiblingReads Featurizer::sibling_reads(const Decisions &d, const Nests &nests, int func, int stage,
+                                       const Stage &s, const StageNest &sn,
+                                       const std::vector<int64_t> &key) const {
     // A Func computed at one of the stage's loops runs first in each iteration of that loop;
-    // if it reads the same producer over a region that holds what the stage reads there, the
-    // stage finds that part in cache (bench unsharp_mask: `luma` per strip of `output` reads
-    // the input's strip, then `output` reads it again).
-    double least = 0;
+    // what it reads of a producer, where that holds what the stage reads there, the stage
+    // finds in cache (bench unsharp_mask: `luma` per strip of `output` reads the input's
+    // strip, then `output` reads it again). The regions are held: another thread may clear
+    // the footprints' cache.
+    SiblingReads out;
     thread_local std::vector<int64_t> sibling_key; // (`key` may be the caller's thread_local)
     for (size_t g = 0; g < dag_.funcs.size(); g++) {
         const FuncSched &gs = d[g];
@@ -168,23 +168,29 @@ double Featurizer::read_by_sibling(const Decisions &d, const Nests &nests, int f
             !nests[g] || gs.at_level < 0 || gs.at_level >= int(sn.order.size()))
             continue;
         const Box64 box = box_at_level(sn, gs.at_level);
-        // (The regions held: another thread may clear the footprints' cache.)
-        const auto own = footprints(key, d, s, box);
-        const Box64 *mine = find_region(*own, kind, producer);
-        if (!mine || box_volume(*mine) == 0) continue;
+        const RegionsPtr own = footprints(key, d, s, box);
         const Box64 region = region_in_box(dag_, d, int(g), func, stage, gs.at_level, box);
         for (const Stage &gst : dag_.funcs[g].stages) {
             inline_key(d, gst, sibling_key);
-            const auto regions = footprints(sibling_key, d, gst, stage_loop_box(gst, region));
-            const Box64 *theirs = find_region(*regions, kind, producer);
-            if (!theirs || theirs->size() != mine->size()) continue;
-            bool holds = true;
-            for (size_t i = 0; i < mine->size() && holds; i++)
-                holds = (*theirs)[i].contains((*mine)[i]);
-            if (!holds) continue;
-            const double bytes = double(box_volume(*theirs)) * bytes_per_point;
-            least = least == 0 ? bytes : std::min(least, bytes);
+            out.stage_and_sibling.emplace_back(
+                own, footprints(sibling_key, d, gst, stage_loop_box(gst, region)));
         }
+    }
+    return out;
+}
+
+double SiblingReads::hot_part(ProducerKind kind, int producer, int bytes_per_point) const {
+    double least = 0;
+    for (const auto &[own, sibling] : stage_and_sibling) {
+        const Box64 *mine = find_region(*own, kind, producer);
+        const Box64 *theirs = find_region(*sibling, kind, producer);
+        if (!mine || !theirs || box_volume(*mine) == 0 || theirs->size() != mine->size()) continue;
+        bool holds = true;
+        for (size_t i = 0; i < mine->size() && holds; i++)
+            holds = (*theirs)[i].contains((*mine)[i]);
+        if (!holds) continue;
+        const double bytes = double(box_volume(*theirs)) * bytes_per_point;
+        least = least == 0 ? bytes : std::min(least, bytes);
     }
     return least;
 }

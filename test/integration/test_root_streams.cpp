@@ -2,7 +2,7 @@
 // same part of a root input again, and total_bytes_read of a stage whose own loop reads the
 // same footprint again after touching more than a core's cache (featurizer/Featurizer.cpp,
 // memory_features; featurizer/RootStreams.cpp), and a root input read just before by a Func
-// computed at the stage (Featurizer::read_by_sibling).
+// computed at the stage (Featurizer::sibling_reads).
 #include "featurizer/Featurizer.h"
 #include "halide/DagBuilder.h"
 #include "search/LoopNest.h"
