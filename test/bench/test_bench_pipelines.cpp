@@ -5,6 +5,7 @@
 // max(|ref|, 1).
 #include <catch2/catch.hpp>
 
+#include "BenchTestUtil.h"
 #include "HalideBuffer.h"
 
 #include "bench_test_bilateral_guided_upsampling_m16.h"
@@ -33,42 +34,10 @@
 #include <random>
 #include <vector>
 
-namespace {
-
 using Halide::Runtime::Buffer;
-
-template <typename T> void fill(Buffer<T> &b, uint32_t seed) {
-    std::mt19937 rng(seed);
-    b.for_each_value([&](T &v) {
-        if constexpr (std::is_floating_point_v<T>) {
-            v = T((rng() >> 8) * (1.0 / 16777216.0));
-        } else {
-            v = T(rng());
-        }
-    });
-}
-
-// Number of elements of `got` that differ from `want` (integers exactly; floats by more than
-// 1e-4 * max(|want|, 1)).
-template <typename T> size_t mismatches(const Buffer<T> &got, const Buffer<T> &want) {
-    size_t bad = 0;
-    got.for_each_element([&](const int *pos) {
-        const T g = got(pos), w = want(pos);
-        if constexpr (std::is_floating_point_v<T>) {
-            if (!(std::fabs(double(g) - double(w)) <= 1e-4 * std::max(std::fabs(double(w)), 1.0)))
-                bad++;
-        } else {
-            if (g != w) bad++;
-        }
-    });
-    return bad;
-}
-
-int clampi(int v, int lo, int hi) {
-    return std::min(std::max(v, lo), hi);
-}
-
-} // namespace
+using sextant::bench_test::clampi;
+using sextant::bench_test::fill;
+using sextant::bench_test::mismatches;
 
 TEST_CASE("box_blur matches a C++ 3x3 box filter", "[bench]") {
     const int w = 1536, h = 2560;

@@ -131,6 +131,20 @@ foreach(line IN LISTS m2)
     list(APPEND hashes "${h}")
 endforeach()
 
+# Fine-tuning (a trainer in this build, the shipped weights, 4+ measured schedules by the third
+# batch): the shipped weights are an ensemble, so each of its nets is tuned and tuned.sxw names
+# them beside the analytical member.
+if(FINE_TUNES)
+    if(NOT EXISTS ${WORK}/run/tuned.sxw)
+        message(FATAL_ERROR "no tuned.sxw after three batches (logs in ${WORK}/run/logs)")
+    endif()
+    file(READ ${WORK}/run/tuned.sxw tuned)
+    if(NOT tuned MATCHES "sextant-cost-ensemble-v1" OR NOT tuned MATCHES "\"analytical\""
+       OR NOT EXISTS ${WORK}/run/tuned-members/m1.sxw)
+        message(FATAL_ERROR "tuned.sxw is not the shipped ensemble's nets tuned:\n${tuned}")
+    endif()
+endif()
+
 # The work directory belongs to one pipeline.
 run_autotune(1 out -g no_estimates --batches 1 ${common})
 if(NOT out MATCHES "holds an autotuning run of another pipeline")

@@ -2,6 +2,7 @@
 // again, by sextant-train in a child process, on every schedule of this workload measured so
 // far, and the proposers of the next batch use it (WORK/tuned.sxw).
 #include "costmodel/TrainingData.h"
+#include "costmodel/WeightsFile.h"
 #include "featurizer/Schema.h"
 #include "support/Errors.h"
 #include "support/Files.h"
@@ -12,6 +13,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -65,49 +67,100 @@ void Autotuner::fine_tune(int batch) {
     }
     fs::path data = dir_ / "training.jsonl";
     write_samples_jsonl(data.string(), samples);
-    fs::path out = dir_ / "train";
-    fs::remove_all(out);
-    std::vector<std::string> cmd = {opt_.trainer,
-                                    "--data",
-                                    data.string(),
-                                    "--out",
-                                    out.string(),
-                                    "--epochs",
-                                    std::to_string(opt_.train_epochs),
-                                    "--val-percent",
-                                    "0",
-                                    "--seed",
-                                    std::to_string(batch + 1),
-                                    "--parallelism",
-                                    std::to_string(parallelism_),
-                                    "--llc-bytes",
-                                    std::to_string(int64_t(llc_bytes_)),
-                                    "--threads",
-                                    std::to_string(std::max(1, opt_.jobs)),
-                                    "--no-plot",
-                                    "--quiet"};
-    if (!opt_.weights.empty()) {
-        cmd.push_back("--init");
-        cmd.push_back(opt_.weights);
+    // The weights to start from are one net, or an ensemble (the shipped weights are): then
+    // each of its nets is fine-tuned on its own and the tuned ensemble names them beside its
+    // analytical members, with the same caution (sextant-train's --init takes a net).
+    const std::optional<EnsembleSpec> ensemble =
+        opt_.weights.empty() ? std::nullopt : read_ensemble_file(opt_.weights);
+    std::vector<std::string> inits;
+    if (ensemble) {
+        for (const std::string &m : ensemble->members)
+            if (m != "analytical") inits.push_back(m);
+    } else {
+        inits.push_back(opt_.weights); // "": a fresh net
     }
-    std::string logp = (dir_ / "logs" / ("train-" + std::to_string(batch) + ".log")).string();
-    fs::remove(logp);
-    RunResult r = run_logged(cmd, {}, logp, 1800);
-    if (!r.ok() || !fs::exists(out / "weights.sxw")) {
-        log("warning: fine-tuning failed (" + r.message + "), keeping the previous model; see " +
-            logp);
-        return;
+    std::vector<fs::path> trained;
+    std::vector<double> accuracy;
+    double wall = 0;
+    for (size_t k = 0; k < inits.size(); k++) {
+        const std::string name = inits.size() > 1 ? "-m" + std::to_string(k + 1) : "";
+        fs::path out = dir_ / ("train" + name);
+        fs::remove_all(out);
+        std::vector<std::string> cmd = {opt_.trainer,
+                                        "--data",
+                                        data.string(),
+                                        "--out",
+                                        out.string(),
+                                        "--epochs",
+                                        std::to_string(opt_.train_epochs),
+                                        "--val-percent",
+                                        "0",
+                                        "--seed",
+                                        std::to_string(batch + 1),
+                                        "--parallelism",
+                                        std::to_string(parallelism_),
+                                        "--llc-bytes",
+                                        std::to_string(int64_t(llc_bytes_)),
+                                        "--threads",
+                                        std::to_string(std::max(1, opt_.jobs)),
+                                        "--no-plot",
+                                        "--quiet"};
+        if (!inits[k].empty()) {
+            cmd.push_back("--init");
+            cmd.push_back(inits[k]);
+        }
+        std::string logp =
+            (dir_ / "logs" / ("train-" + std::to_string(batch) + name + ".log")).string();
+        fs::remove(logp);
+        RunResult r = run_logged(cmd, {}, logp, 1800);
+        if (!r.ok() || !fs::exists(out / "weights.sxw")) {
+            log("warning: fine-tuning failed (" + r.message +
+                "), keeping the previous model; see " + logp);
+            return;
+        }
+        wall += r.wall_s;
+        trained.push_back(out / "weights.sxw");
+        try {
+            json rep = json::parse(read_text(out / "report.json"));
+            accuracy.push_back(rep.at("metrics").at("validation").at("pairwise_accuracy"));
+        } catch (...) {
+        }
     }
-    copy_file_atomically(out / "weights.sxw", dir_ / "tuned.sxw");
+    if (ensemble) {
+        // The members first, then the ensemble that names them (relative to the work dir).
+        fs::create_directories(dir_ / "tuned-members");
+        EnsembleSpec tuned;
+        tuned.caution = ensemble->caution;
+        size_t next = 0;
+        for (const std::string &m : ensemble->members) {
+            if (m == "analytical") {
+                tuned.members.push_back(m);
+                continue;
+            }
+            const std::string file = "tuned-members/m" + std::to_string(next + 1) + ".sxw";
+            copy_file_atomically(trained[next++], dir_ / file);
+            tuned.members.push_back(file);
+        }
+        fs::path tmp = dir_ / "tuned.sxw.ensemble";
+        write_ensemble_file(tmp.string(), tuned,
+                            {{"training",
+                              {{"note", "the ensemble " + opt_.weights +
+                                            "'s nets fine-tuned by sextant-autotune"}}}});
+        fs::rename(tmp, dir_ / "tuned.sxw");
+    } else {
+        copy_file_atomically(trained.front(), dir_ / "tuned.sxw");
+    }
     std::string acc;
-    try {
-        json rep = json::parse(read_text(out / "report.json"));
-        double a = rep.at("metrics").at("validation").at("pairwise_accuracy");
-        acc = ", pairwise accuracy on its own data " + std::to_string(a).substr(0, 5);
-    } catch (...) {
+    if (!accuracy.empty()) {
+        double mean = 0;
+        for (double a : accuracy)
+            mean += a / double(accuracy.size());
+        acc =
+            ", pairwise accuracy on its own data " + std::to_string(mean).substr(0, 5) +
+            (accuracy.size() > 1 ? " (mean of " + std::to_string(accuracy.size()) + " nets)" : "");
     }
     log("fine-tuned on " + std::to_string(samples.size()) + " measured schedules in " +
-        std::to_string(int(r.wall_s)) + " s" + acc);
+        std::to_string(int(wall)) + " s" + acc);
 }
 
 } // namespace autotune_detail
