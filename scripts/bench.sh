@@ -19,7 +19,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 orig_args="$*"
 HALIDE_PLUGINS=/usr/lib/x86_64-linux-gnu/halide14
 
-ALL_PIPELINES="bilateral_grid bilateral_guided_upsampling box_blur camera_pipe camera_pipe_planar conv_relu
+ALL_PIPELINES="bilateral_grid bilateral_guided_upsampling box_blur camera_pipe camera_pipe_planar chroma_420 conv_relu
 depthwise_separable_conv harris histogram_equalize iir_blur interpolate local_laplacian matmul
 max_filter nl_means stencil_chain stencil_chain_32 stereo_match synthetic_200 unsharp_mask
 wavelet_denoise"

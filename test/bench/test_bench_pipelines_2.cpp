@@ -1,11 +1,12 @@
-// Bench pipelines wavelet_denoise and stereo_match (session 64) vs plain C++ references, each
-// built with Mullapudi2016 and with the bench reference scheduler (everything at root), as in
-// test_bench_pipelines.cpp.
+// More bench pipelines vs plain C++ references (test_bench_pipelines.cpp holds the first ones),
+// each built with Mullapudi2016 and with the bench reference scheduler (everything at root).
 #include <catch2/catch.hpp>
 
 #include "BenchTestUtil.h"
 #include "HalideBuffer.h"
 
+#include "bench_test_chroma_420_m16.h"
+#include "bench_test_chroma_420_root.h"
 #include "bench_test_stereo_match_m16.h"
 #include "bench_test_stereo_match_root.h"
 #include "bench_test_wavelet_denoise_m16.h"
@@ -130,6 +131,60 @@ TEST_CASE("stereo_match matches a C++ 7x7 block matcher", "[bench]") {
     }
     REQUIRE(stereo_match_m16(left, right, m16) == 0);
     REQUIRE(stereo_match_root(left, right, root) == 0);
+    CHECK(mismatches(m16, want) == 0);
+    CHECK(mismatches(root, want) == 0);
+}
+
+TEST_CASE("chroma_420 matches a C++ 4:2:0 round trip", "[bench]") {
+    const int w = 2560, h = 1600, hw = w / 2, hh = h / 2;
+    Buffer<uint8_t> in(w, h, 3), want(w, h, 3), m16(w, h, 3), root(w, h, 3);
+    fill(in, 14);
+    std::vector<int> luma(size_t(w) * h),
+        chroma[2] = {std::vector<int>(size_t(w) * h), std::vector<int>(size_t(w) * h)};
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            const int r = in(x, y, 0), g = in(x, y, 1), b = in(x, y, 2);
+            const size_t i = size_t(y) * w + x;
+            luma[i] = (77 * r + 150 * g + 29 * b + 128) >> 8;
+            chroma[0][i] = ((-43 * r - 85 * g + 128 * b + 128) >> 8) + 128;
+            chroma[1][i] = ((128 * r - 107 * g - 21 * b + 128) >> 8) + 128;
+        }
+    std::vector<int> full[2];
+    for (int k = 0; k < 2; k++) {
+        std::vector<int> half(size_t(hw) * hh), along_x(size_t(w) * hh);
+        auto at = [&](int x, int y) { return chroma[k][size_t(y) * w + x]; };
+        for (int y = 0; y < hh; y++)
+            for (int x = 0; x < hw; x++)
+                half[size_t(y) * hw + x] = (at(2 * x, 2 * y) + at(2 * x + 1, 2 * y) +
+                                            at(2 * x, 2 * y + 1) + at(2 * x + 1, 2 * y + 1) + 2) /
+                                           4;
+        auto e = [&](int x, int y) {
+            return half[size_t(clampi(y, 0, hh - 1)) * hw + clampi(x, 0, hw - 1)];
+        };
+        for (int y = 0; y < hh; y++)
+            for (int x = 0; x < w; x++) {
+                const int nx = x % 2 == 0 ? x / 2 - 1 : x / 2 + 1;
+                along_x[size_t(y) * w + x] = 3 * e(x / 2, y) + e(nx, y);
+            }
+        full[k].resize(size_t(w) * h);
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++) {
+                const int ny = clampi(y % 2 == 0 ? y / 2 - 1 : y / 2 + 1, 0, hh - 1);
+                full[k][size_t(y) * w + x] =
+                    (3 * along_x[size_t(y / 2) * w + x] + along_x[size_t(ny) * w + x] + 8) / 16;
+            }
+    }
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            const size_t i = size_t(y) * w + x;
+            const int l = luma[i], u = full[0][i] - 128, v = full[1][i] - 128;
+            const int rgb[3] = {l + ((359 * v + 128) >> 8), l - ((88 * u + 183 * v + 128) >> 8),
+                                l + ((454 * u + 128) >> 8)};
+            for (int c = 0; c < 3; c++)
+                want(x, y, c) = uint8_t(clampi(rgb[c], 0, 255));
+        }
+    REQUIRE(chroma_420_m16(in, m16) == 0);
+    REQUIRE(chroma_420_root(in, root) == 0);
     CHECK(mismatches(m16, want) == 0);
     CHECK(mismatches(root, want) == 0);
 }
