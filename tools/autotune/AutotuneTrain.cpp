@@ -146,7 +146,11 @@ void Autotuner::fine_tune(int batch) {
                             {{"training",
                               {{"note", "the ensemble " + opt_.weights +
                                             "'s nets fine-tuned by sextant-autotune"}}}});
-        fs::rename(tmp, dir_ / "tuned.sxw");
+        std::error_code ec;
+        fs::rename(tmp, dir_ / "tuned.sxw", ec);
+        if (ec)
+            throw UserError("cannot rename '" + tmp.string() + "' to '" +
+                            (dir_ / "tuned.sxw").string() + "': " + ec.message());
     } else {
         copy_file_atomically(trained.front(), dir_ / "tuned.sxw");
     }
