@@ -7,7 +7,8 @@ int main(int argc, char **argv) {
     Var x("x"), y("y");
     Func half("half");
     half(x, y) = cast<int32_t>(in(stride * x, y)) + in(stride * x + (stride - 1), y);
-    Func re = BoundaryConditions::repeat_edge(half, {{0, in.dim(0).extent() / stride}, {0, in.dim(1).extent()}});
+    Func re = BoundaryConditions::repeat_edge(
+        half, {{0, in.dim(0).extent() / stride}, {0, in.dim(1).extent()}});
     Func out("out");
     out(x, y) = re(x - 1, y) + re(x + 1, y);
     out.vectorize(x, 16).parallel(y);
