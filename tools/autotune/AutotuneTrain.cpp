@@ -141,16 +141,11 @@ void Autotuner::fine_tune(int batch) {
             copy_file_atomically(trained[next++], dir_ / file);
             tuned.members.push_back(file);
         }
-        fs::path tmp = dir_ / "tuned.sxw.ensemble";
-        write_ensemble_file(tmp.string(), tuned,
+        // (write_ensemble_file writes the file whole: a proposer never reads half of it.)
+        write_ensemble_file((dir_ / "tuned.sxw").string(), tuned,
                             {{"training",
                               {{"note", "the ensemble " + opt_.weights +
                                             "'s nets fine-tuned by sextant-autotune"}}}});
-        std::error_code ec;
-        fs::rename(tmp, dir_ / "tuned.sxw", ec);
-        if (ec)
-            throw UserError("cannot rename '" + tmp.string() + "' to '" +
-                            (dir_ / "tuned.sxw").string() + "': " + ec.message());
     } else {
         copy_file_atomically(trained.front(), dir_ / "tuned.sxw");
     }
