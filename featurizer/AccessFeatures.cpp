@@ -108,7 +108,8 @@ double op_features(const StageView &v, const std::vector<IndexClamp> &clamps, do
             // partitioned too (random pipelines' input guards, `in(clamp(x, 0, w - 1))`: a
             // steady loop reads `in[ramp(...)]` in `-e stmt`).
             const bool likely = c.likely || vw > 1;
-            const bool partitioned = likely && long_inner && !no_steady_state;
+            // A clamp shared by several loads stays in every iteration (IndexClamp::shared).
+            const bool partitioned = likely && long_inner && !no_steady_state && !c.shared;
             if (partitioned && edge < 0)
                 edge = std::max(clamp_edge_share(v.dag, v.d, v.nests, v.func, v.s, clamps),
                                 last_vector_share(v));

@@ -52,7 +52,7 @@ void add_load(StageLoads &out, EffLoad l) {
 
 void add_clamp(StageLoads &out, const IndexClamp &c) {
     for (IndexClamp &o : out.clamps) {
-        if (o.moves == c.moves && o.likely == c.likely) {
+        if (o.moves == c.moves && o.likely == c.likely && o.shared == c.shared) {
             o.count += c.count;
             return;
         }
@@ -70,7 +70,23 @@ void add_scaled(StageLoads &out, const StageLoads &from, double mult) {
         add_load(out, std::move(m));
     }
     for (const IndexClamp &c : from.clamps)
-        add_clamp(out, {c.moves, c.count * mult, c.likely});
+        add_clamp(out, {c.moves, c.count * mult, c.likely, c.shared});
+}
+
+/** Whether an index clamp moving with `moves`, in a call of an inlined Func whose loads (per
+ * call) are `inner`, feeds two or more loads: Halide then computes the clamped coordinate once
+ * in a `let` the loads share, and loop partitioning leaves it in every iteration (see
+ * IndexClamp::shared). Taps alike but for their offsets are one entry of `inner` with their
+ * count summed (add_load), so the count says it. */
+bool shared_clamp(const StageLoads &inner, LoopSet moves) {
+    double fed = 0;
+    for (const EffLoad &e : inner.loads)
+        for (int j = 0; j < e.root_loops; j++)
+            if (moves[size_t(j)] && e.depends_on(j)) {
+                fed += e.count;
+                break;
+            }
+    return fed >= 2;
 }
 
 /** One walk of an inlined Func's body, per unit of its calls: reached again with the same
@@ -97,8 +113,8 @@ public:
         for (const Load &l : s.loads) {
             std::vector<double> dp(size_t(l.producer_dims) * K, 0.0);
             LoopSet clamp_moves = path_clamps;
+            std::vector<LoopSet> moves(size_t(l.producer_dims));
             for (int p = 0; p < l.producer_dims; p++) {
-                LoopSet moves;
                 for (int i = 0; i < l.loop_dims; i++) {
                     const JacobianEntry &je = l.at(p, i);
                     for (int j = 0; j < K; j++) {
@@ -106,14 +122,12 @@ public:
                         if (dl == 0) continue;
                         double &out_pj = dp[size_t(p) * K + j];
                         out_pj = je.affine ? out_pj + double(je.num) / double(je.den) * dl : NAN;
-                        if (!je.affine || je.num != 0) moves.set(size_t(j));
+                        if (!je.affine || je.num != 0) moves[size_t(p)].set(size_t(j));
                     }
                 }
-                if (l.clamps_at(p) > 0) {
-                    add_clamp(out, {moves, double(l.count) * l.clamps_at(p), l.likely_at(p)});
-                    clamp_moves |= moves;
-                }
+                if (l.clamps_at(p) > 0) clamp_moves |= moves[size_t(p)];
             }
+            const StageLoads *inner_loads = nullptr;
             if (l.kind == ProducerKind::Func && !l.self && is_inlined(dag_, d_, l.producer)) {
                 const Stage &inner = dag_.stage(l.producer, 0);
                 std::vector<double> dl(inner.loops.size() * K, 0.0);
@@ -123,8 +137,16 @@ public:
                     for (int j = 0; j < K; j++)
                         dl[i * K + j] = dp[size_t(fd) * K + j];
                 }
-                add_scaled(out, inlined(l.producer, inner, std::move(dl), clamp_moves),
-                           double(l.count));
+                inner_loads = &inlined(l.producer, inner, std::move(dl), clamp_moves);
+            }
+            for (int p = 0; p < l.producer_dims; p++) {
+                if (l.clamps_at(p) == 0) continue;
+                const LoopSet m = moves[size_t(p)];
+                const bool shared = inner_loads && shared_clamp(*inner_loads, m);
+                add_clamp(out, {m, double(l.count) * l.clamps_at(p), l.likely_at(p), shared});
+            }
+            if (inner_loads) {
+                add_scaled(out, *inner_loads, double(l.count));
             } else {
                 add_load(out, {l.kind, l.producer, l.self, double(l.count), std::move(dp), K,
                                clamp_moves});

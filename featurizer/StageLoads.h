@@ -70,6 +70,12 @@ struct IndexClamp {
     LoopSet moves;
     double count;
     bool likely;
+    /** The clamped coordinate feeds two or more loads of the Func it indexes (inlined):
+     * `repeat_edge` over `f(x) = in(2x) + in(2x + 1)`. Halide 14 hoists such a clamp into one
+     * `let` the loads share, and its loop partitioning keeps that `let` in every iteration,
+     * steady state included: the loads' lanes gather (bench chroma_420; one load per clamp
+     * keeps a steady loop reading `in[ramp(...)]`: bench/experiments/partition_steady_state). */
+    bool shared = false;
 };
 
 /** What a stage reads and computes per point once its inlined producers are substituted.

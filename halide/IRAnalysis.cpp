@@ -69,10 +69,31 @@ void visit_boundary_select(IRVisitor *v, const Select *s, const Expr *likely, in
     likely->accept(v);
 }
 
+/** True if `e` reads only parameters (scalar Params, buffer extents) and constants: Halide
+ * computes it once, outside the loops. A boundary condition's bound is often such an
+ * expression with a division (bench chroma_420's `repeat_edge` over a half-resolution Func,
+ * `clamp(likely(x), 0, input.extent.0 / 2 - 1)`). */
+bool is_loop_invariant(const Expr &e) {
+    class Finder : public IRVisitor {
+    public:
+        bool varies = false;
+
+    private:
+        using IRVisitor::visit;
+        void visit(const Variable *op) override { varies |= !op->param.defined(); }
+        void visit(const Call *) override { varies = true; }
+        void visit(const Halide::Internal::Load *) override { varies = true; }
+    } finder;
+    e.accept(&finder);
+    return !finder.varies;
+}
+
 /** True if `e` is address arithmetic: adds, subtracts and multiplies (and clamps) of loop
- * variables, parameters and constants, with no load or conversion in it; a boundary
- * condition's select counts as its likely branch. */
+ * variables, parameters and constants, with no load or conversion in it, and any expression
+ * of parameters and constants alone (is_loop_invariant); a boundary condition's select counts
+ * as its likely branch. */
 bool is_address_arithmetic(const Expr &e) {
+    if (is_loop_invariant(e)) return true;
     if (const Select *o = e.as<Select>()) {
         const Expr *b = likely_branch(o);
         return b && is_address_arithmetic(*b);
@@ -143,11 +164,11 @@ private:
         IRVisitor::visit(op);
     }
     void visit(const Div *op) override {
-        add(OpKind::Div, op->type);
+        add(in_address ? OpKind::Variable : OpKind::Div, op->type);
         IRVisitor::visit(op);
     }
     void visit(const Mod *op) override {
-        add(OpKind::Mod, op->type);
+        add(in_address ? OpKind::Variable : OpKind::Mod, op->type);
         IRVisitor::visit(op);
     }
     void visit(const Min *op) override {
@@ -338,6 +359,7 @@ double work_of(const Expr &e) {
 /** The clamp work of an address: its min/max, and of a boundary select the select, its
  * condition and its outer branch. */
 double clamp_work(const Expr &e) {
+    if (is_loop_invariant(e)) return 0; // computed once, outside the loops
     if (const Select *o = e.as<Select>()) {
         const Expr *b = likely_branch(o);
         return 1 + work_of(o->condition) + work_of(outer_branch(o, b)) + clamp_work(*b);
