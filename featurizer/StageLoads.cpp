@@ -113,7 +113,7 @@ public:
         for (const Load &l : s.loads) {
             std::vector<double> dp(size_t(l.producer_dims) * K, 0.0);
             LoopSet clamp_moves = path_clamps;
-            std::vector<LoopSet> moves(size_t(l.producer_dims));
+            SmallVec<LoopSet, 8> moves(size_t(l.producer_dims)); // (no allocation)
             for (int p = 0; p < l.producer_dims; p++) {
                 for (int i = 0; i < l.loop_dims; i++) {
                     const JacobianEntry &je = l.at(p, i);
