@@ -68,11 +68,13 @@ double op_features(const StageView &v, const std::vector<IndexClamp> &clamps, do
                                                .loops[size_t(v.sn.order[nl - 1].stage_loop)]
                                                .mode != LoopMode::Split;
     bool long_inner = whole_inner && v.inner_extent >= 4 * std::max(vw, 4);
-    // At root, Halide partitions the outer part of a split vector loop: its steady iterations
-    // run whole inner parts without the clamp (random pipeline 100288's `mirror_image$1`, x
-    // split by 128: `-e stmt` reads `guard[ramp(...)]` in the steady `x_o` loop), given one
-    // (an outer part of at most two iterations touches an edge in each).
-    if (!whole_inner && nl > 0 && v.d[size_t(v.func)].placement == Placement::Root) {
+    // Halide partitions the outer part of a split vector loop: its steady iterations run
+    // whole inner parts without the clamp (random pipeline 100288's `mirror_image$1` at root,
+    // x split by 128: `-e stmt` reads `guard[ramp(...)]` in the steady `x_o` loop; so does a
+    // Func computed inside another's loops: bench/experiments/partition_steady_state,
+    // `sc2.cpp` mode 2), given one (an outer part of at most two iterations touches an edge
+    // in each).
+    if (!whole_inner && nl > 0 && v.d[size_t(v.func)].placement != Placement::Inline) {
         const int inner_loop = v.sn.order[nl - 1].stage_loop;
         for (int i = 0; i < nl - 1; i++) {
             const ConcreteLoop &l = v.sn.order[size_t(i)];
@@ -108,8 +110,10 @@ double op_features(const StageView &v, const std::vector<IndexClamp> &clamps, do
             // partitioned too (random pipelines' input guards, `in(clamp(x, 0, w - 1))`: a
             // steady loop reads `in[ramp(...)]` in `-e stmt`).
             const bool likely = c.likely || vw > 1;
-            // A clamp shared by several loads stays in every iteration (IndexClamp::shared).
-            const bool partitioned = likely && long_inner && !no_steady_state && !c.shared;
+            // A clamp shared by several loads stays in every iteration (IndexClamp::shared)
+            // but where they read a buffer computed in a split's outer loop (reads_inside).
+            const bool partitioned = likely && long_inner && !no_steady_state &&
+                                     !(c.shared && (whole_inner || !c.reads_inside));
             if (partitioned && edge < 0)
                 edge = std::max(clamp_edge_share(v.dag, v.d, v.nests, v.func, v.s, clamps),
                                 last_vector_share(v));

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <utility>
 
 namespace sextant {
 
@@ -52,7 +53,8 @@ void add_load(StageLoads &out, EffLoad l) {
 
 void add_clamp(StageLoads &out, const IndexClamp &c) {
     for (IndexClamp &o : out.clamps) {
-        if (o.moves == c.moves && o.likely == c.likely && o.shared == c.shared) {
+        if (o.moves == c.moves && o.likely == c.likely && o.shared == c.shared &&
+            o.reads_inside == c.reads_inside) {
             o.count += c.count;
             return;
         }
@@ -70,23 +72,28 @@ void add_scaled(StageLoads &out, const StageLoads &from, double mult) {
         add_load(out, std::move(m));
     }
     for (const IndexClamp &c : from.clamps)
-        add_clamp(out, {c.moves, c.count * mult, c.likely, c.shared});
+        add_clamp(out, {c.moves, c.count * mult, c.likely, c.shared, c.reads_inside});
 }
 
-/** Whether an index clamp moving with `moves`, in a call of an inlined Func whose loads (per
- * call) are `inner`, feeds two or more loads: Halide then computes the clamped coordinate once
- * in a `let` the loads share, and loop partitioning leaves it in every iteration (see
- * IndexClamp::shared). Taps alike but for their offsets are one entry of `inner` with their
- * count summed (add_load), so the count says it. */
-bool shared_clamp(const StageLoads &inner, LoopSet moves) {
+/** How an index clamp moving with `moves`, in a call of an inlined Func whose loads (per call)
+ * are `inner`, is shared (IndexClamp::shared, reads_inside): whether it feeds two or more
+ * loads, and whether every one it feeds reads a Func computed at a loop of `root_func`. Taps
+ * alike but for their offsets are one entry of `inner` with their count summed (add_load), so
+ * the count says it. */
+std::pair<bool, bool> shared_clamp(const Decisions &d, int root_func, const StageLoads &inner,
+                                   LoopSet moves) {
     double fed = 0;
+    bool inside = true;
     for (const EffLoad &e : inner.loads)
         for (int j = 0; j < e.root_loops; j++)
             if (moves[size_t(j)] && e.depends_on(j)) {
                 fed += e.count;
+                inside &= e.kind == ProducerKind::Func &&
+                          d[size_t(e.producer)].placement == Placement::At &&
+                          d[size_t(e.producer)].at_func == root_func;
                 break;
             }
-    return fed >= 2;
+    return {fed >= 2, fed >= 2 && inside};
 }
 
 /** One walk of an inlined Func's body, per unit of its calls: reached again with the same
@@ -101,7 +108,8 @@ struct Walked {
 class LoadWalker {
 public:
     LoadWalker(const PipelineDag &dag, const Decisions &d, int root_func, int K)
-        : dag_(dag), d_(d), point_bytes_(dag.funcs[size_t(root_func)].bytes_per_point), K_(K) {}
+        : dag_(dag), d_(d), root_func_(root_func),
+          point_bytes_(dag.funcs[size_t(root_func)].bytes_per_point), K_(K) {}
 
     /** Walks the loads of `s`, where d(s's loop i)/d(root stage loop j) = dloop[i * K + j],
      * counting each once per point of the root stage. */
@@ -142,8 +150,11 @@ public:
             for (int p = 0; p < l.producer_dims; p++) {
                 if (l.clamps_at(p) == 0) continue;
                 const LoopSet m = moves[size_t(p)];
-                const bool shared = inner_loads && shared_clamp(*inner_loads, m);
-                add_clamp(out, {m, double(l.count) * l.clamps_at(p), l.likely_at(p), shared});
+                const auto [shared, inside] = inner_loads
+                                                  ? shared_clamp(d_, root_func_, *inner_loads, m)
+                                                  : std::pair<bool, bool>{false, false};
+                add_clamp(out,
+                          {m, double(l.count) * l.clamps_at(p), l.likely_at(p), shared, inside});
             }
             if (inner_loads) {
                 add_scaled(out, *inner_loads, double(l.count));
@@ -170,7 +181,7 @@ private:
 
     const PipelineDag &dag_;
     const Decisions &d_;
-    const int point_bytes_, K_;
+    const int root_func_, point_bytes_, K_;
     std::vector<Walked> walked_;
 };
 

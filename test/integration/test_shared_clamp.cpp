@@ -15,15 +15,16 @@ namespace {
 
 using sextant::ScheduleFeature;
 
-/** repeat_edge over `half(x, y)`, a half-width Func of an 8-bit input reading `taps`
- * neighbouring columns at 2x (1 or 2), read by a two-tap stencil. */
+/** repeat_edge over `half(x, y)`, a half-width Func reading `taps` neighbouring columns at 2x
+ * (1 or 2) of `g`, the 8-bit input widened, read by a two-tap stencil. */
 sextant::PipelineDag half_width_edge(int taps) {
     ImageParam in(UInt(8), 2, "in_half" + std::to_string(taps));
     Var x("x"), y("y");
     const std::string t = std::to_string(taps);
-    Func half("half" + t), out("out" + t);
-    Expr v = cast<int32_t>(in(2 * x, y));
-    if (taps == 2) v += cast<int32_t>(in(2 * x + 1, y));
+    Func g("g" + t), half("half" + t), out("out" + t);
+    g(x, y) = cast<int32_t>(in(x, y));
+    Expr v = g(2 * x, y);
+    if (taps == 2) v += g(2 * x + 1, y);
     half(x, y) = v;
     Func edge = BoundaryConditions::repeat_edge(
         half, {{0, in.dim(0).extent() / 2}, {0, in.dim(1).extent()}});
@@ -44,20 +45,24 @@ std::string edge_name(const sextant::PipelineDag &dag) {
     return "";
 }
 
-/** `repeat_edge` at root, x whole and vectorized by 16, `half` inlined into it. */
-sextant::ScheduleRow edge_features(const sextant::PipelineDag &dag, int taps) {
+/** `repeat_edge` at root with x as `x_loop` (`inner`: whole, or `split128`) vectorized by 16,
+ * `half` inlined into it, `g` inlined or computed per iteration of its outermost loop. */
+sextant::ScheduleRow edge_features(const sextant::PipelineDag &dag, int taps,
+                                   const std::string &x_loop = "inner", bool g_inside = false) {
     const std::string t = std::to_string(taps), edge = edge_name(dag);
-    const std::string text = "sextant-schedule 1\n"
-                             "func out" +
-                             t +
+    const std::string g = g_inside ? "func g" + t + " at " + edge +
+                                         " 0\n"
+                                         "  stage 0 loops x:inner y:inner vector 16 unroll 1 "
+                                         "parallel 0\n"
+                                   : "func g" + t + " inline\n";
+    const std::string text = "sextant-schedule 1\nfunc out" + t +
                              " root\n"
                              "  stage 0 loops x:inner y:inner vector 16 unroll 1 parallel 1\n"
                              "func " +
-                             edge +
-                             " root\n"
-                             "  stage 0 loops x:inner y:inner vector 16 unroll 1 parallel 1\n"
+                             edge + " root\n  stage 0 loops x:" + x_loop +
+                             " y:inner vector 16 unroll 1 parallel 1\n"
                              "func half" +
-                             t + " inline\n";
+                             t + " inline\n" + g;
     const sextant::Decisions d = sextant::parse_schedule_text(dag, text);
     const sextant::Nests nests = sextant::build_all_nests(dag, d);
     return sextant::Featurizer(dag).schedule_features(d, nests, dag.find_func(edge), 0);
@@ -96,4 +101,21 @@ TEST_CASE("a boundary clamp feeding two loads stays in every vector and they gat
     CHECK(at(two, ScheduleFeature::gather_lane_executions) > 0);
     // The clamps are work in every vector of `two`, in the last vector only of `one`.
     CHECK(at(two, ScheduleFeature::ops_per_point) > at(one, ScheduleFeature::ops_per_point) + 1);
+}
+
+TEST_CASE("a shared boundary clamp drops out of a split's steady state where its loads read a "
+          "buffer computed there",
+          "[features]") {
+    // repeat_edge's x split by 128 (the outer part first, then y): with `g` inlined the two
+    // loads read the input and gather in every part; with `g` computed per 128-column tile
+    // the steady state of the outer loop reads `g[ramp(t * 2, 2, 16)]` (`-e stmt` of
+    // bench/experiments/partition_steady_state/sc2.cpp, modes 4 and sched 1 / 2; bench
+    // chroma_420's autotuned schedule, 3.44 ms against the pick's 5.27, has that shape).
+    const sextant::PipelineDag dag = half_width_edge(2);
+    const sextant::ScheduleRow through_input = edge_features(dag, 2, "split128");
+    const sextant::ScheduleRow from_tile = edge_features(dag, 2, "split128", true);
+    CHECK(at(through_input, ScheduleFeature::dense_load_executions) == 0);
+    CHECK(at(from_tile, ScheduleFeature::dense_load_executions) > 0);
+    CHECK(at(from_tile, ScheduleFeature::gather_lane_executions) <
+          0.5 * at(through_input, ScheduleFeature::gather_lane_executions));
 }
