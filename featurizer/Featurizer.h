@@ -82,8 +82,9 @@ public:
                                   const HeapGroups *groups = nullptr) const;
 
 private:
-    /** What a stage's loads and footprints depend on besides its loop box: the stage and
-     * every Func it reads through that is inlined (ascending), written into `key`. */
+    /** What a stage's loads and footprints depend on besides its loop box: the stage, every
+     * Func it reads through that is inlined (ascending), and the Funcs those read that are
+     * computed at the stage's own loops (ascending, after -2), written into `key`. */
     void inline_key(const Decisions &d, const Stage &s, std::vector<int64_t> &key) const;
     /** collect_stage_loads(dag_, d, s), walked once per stage and inlined set (`key`) and
      * shared by every state with that set (thread-safe). */

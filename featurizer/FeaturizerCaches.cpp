@@ -20,27 +20,40 @@ size_t Featurizer::KeyHash::operator()(const std::vector<int64_t> &k) const {
 
 void Featurizer::inline_key(const Decisions &d, const Stage &s, std::vector<int64_t> &key) const {
     // Called for every row the search scores: the walk's lists are this thread's scratch.
-    thread_local std::vector<int> inlined;
+    thread_local std::vector<int> inlined, inside;
     thread_local std::vector<const Stage *> todo;
     inlined.clear();
+    inside.clear();
     todo.assign(1, &s);
     while (!todo.empty()) {
         const Stage &t = *todo.back();
         todo.pop_back();
         for (int e : t.edges_in) {
             const Edge &edge = dag_.edges[size_t(e)];
-            if (edge.kind != ProducerKind::Func || edge.producer == t.func ||
-                !is_inlined(dag_, d, edge.producer) ||
-                std::find(inlined.begin(), inlined.end(), edge.producer) != inlined.end())
+            if (edge.kind != ProducerKind::Func || edge.producer == t.func) continue;
+            if (!is_inlined(dag_, d, edge.producer)) {
+                // Read through an inlined Func, a Func computed at the stage's own loops
+                // changes its clamps (IndexClamp::reads_inside).
+                const FuncSched &p = d[size_t(edge.producer)];
+                if (t.func != s.func && p.placement == Placement::At && p.at_func == s.func &&
+                    std::find(inside.begin(), inside.end(), edge.producer) == inside.end())
+                    inside.push_back(edge.producer);
                 continue;
+            }
+            if (std::find(inlined.begin(), inlined.end(), edge.producer) != inlined.end()) continue;
             inlined.push_back(edge.producer);
             todo.push_back(&dag_.stage(edge.producer, 0));
         }
     }
     std::sort(inlined.begin(), inlined.end());
+    std::sort(inside.begin(), inside.end());
     key.clear();
     key.push_back(stage_id(s.func, s.index));
     key.insert(key.end(), inlined.begin(), inlined.end());
+    if (!inside.empty()) {
+        key.push_back(-2); // (ids are never negative: the Funcs computed inside follow)
+        key.insert(key.end(), inside.begin(), inside.end());
+    }
 }
 
 std::shared_ptr<const StageLoads>

@@ -153,8 +153,14 @@ public:
                 const auto [shared, inside] = inner_loads
                                                   ? shared_clamp(d_, root_func_, *inner_loads, m)
                                                   : std::pair<bool, bool>{false, false};
-                add_clamp(out,
-                          {m, double(l.count) * l.clamps_at(p), l.likely_at(p), shared, inside});
+                // Through `x / 2` the shared index stays a vector in every part.
+                bool whole_steps = true;
+                for (int j = 0; j < K; j++) {
+                    const double step = dp[size_t(p) * K + j];
+                    whole_steps &= !m[size_t(j)] || step == std::floor(step); // (not NaN)
+                }
+                add_clamp(out, {m, double(l.count) * l.clamps_at(p), l.likely_at(p), shared,
+                                inside && whole_steps});
             }
             if (inner_loads) {
                 add_scaled(out, *inner_loads, double(l.count));
