@@ -90,8 +90,9 @@ private:
      * shared by every state with that set (thread-safe). */
     std::shared_ptr<const StageLoads> stage_loads(const std::vector<int64_t> &key,
                                                   const Decisions &d, const Stage &s) const;
-    /** required_regions of stage `s` over `box`, once per inlined set and box (thread-safe):
-     * siblings that differ in other Funcs' schedules share their footprints. */
+    /** required_regions of stage `s` over `box`, once per inlined set (`inline_key` up to its
+     * -2) and box (thread-safe): siblings that differ in other Funcs' schedules share their
+     * footprints. */
     std::shared_ptr<const std::vector<ProducerRegion>>
     footprints(const std::vector<int64_t> &inline_key, const Decisions &d, const Stage &s,
                const Box64 &box) const;

@@ -76,7 +76,8 @@ Featurizer::footprints(const std::vector<int64_t> &inline_key, const Decisions &
                        const Box64 &box) const {
     // Most lookups hit: the key is built in this thread's scratch, copied only when stored.
     thread_local std::vector<int64_t> key;
-    key.assign(inline_key.begin(), inline_key.end());
+    // Regions depend on the inlined set alone: the Funcs computed inside (after -2) stay out.
+    key.assign(inline_key.begin(), std::find(inline_key.begin(), inline_key.end(), -2));
     key.push_back(-1); // (a stage id is never negative: the box starts here)
     for (const Interval64 &i : box) {
         key.push_back(i.min);
