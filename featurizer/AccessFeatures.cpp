@@ -70,17 +70,21 @@ double op_features(const StageView &v, const std::vector<IndexClamp> &clamps, do
     bool long_inner = whole_inner && v.inner_extent >= 4 * std::max(vw, 4);
     // Halide partitions the outer part of a split vector loop: its steady iterations run
     // whole inner parts without the clamp (random pipeline 100288's `mirror_image$1` at root,
-    // x split by 128: `-e stmt` reads `guard[ramp(...)]` in the steady `x_o` loop; so does a
-    // Func computed inside another's loops: bench/experiments/partition_steady_state,
-    // `sc2.cpp` mode 2), given one (an outer part of at most two iterations touches an edge
-    // in each).
+    // x split by 128: `-e stmt` reads `guard[ramp(...)]` in the steady `x_o` loop), given one
+    // (an outer part of at most two iterations touches an edge in each). So does a Func
+    // computed inside another's loops (bench/experiments/partition_steady_state, `sc2.cpp`),
+    // but credited there only for the shared clamps that need it (reads_inside, below):
+    // crediting every clamp of such Funcs led random pipeline 762's search to a schedule
+    // Halide took over 600 s to compile.
+    bool long_outer_part = false;
     if (!whole_inner && nl > 0 && v.d[size_t(v.func)].placement != Placement::Inline) {
         const int inner_loop = v.sn.order[nl - 1].stage_loop;
         for (int i = 0; i < nl - 1; i++) {
             const ConcreteLoop &l = v.sn.order[size_t(i)];
             if (l.stage_loop == inner_loop && l.outer_part && !l.band_part && !l.unrolled)
-                long_inner = l.extent > 2;
+                long_outer_part = l.extent > 2;
         }
+        if (v.d[size_t(v.func)].placement == Placement::Root) long_inner = long_outer_part;
     }
     // Whether an outer loop a likely clamp moves with has no steady state (see above).
     bool no_steady_state = false;
@@ -112,7 +116,8 @@ double op_features(const StageView &v, const std::vector<IndexClamp> &clamps, do
             const bool likely = c.likely || vw > 1;
             // A clamp shared by several loads stays in every iteration (IndexClamp::shared)
             // but where they read a buffer computed in a split's outer loop (reads_inside).
-            const bool partitioned = likely && long_inner && !no_steady_state &&
+            const bool long_loop = long_inner || (c.shared && c.reads_inside && long_outer_part);
+            const bool partitioned = likely && long_loop && !no_steady_state &&
                                      !(c.shared && (whole_inner || !c.reads_inside));
             if (partitioned && edge < 0)
                 edge = std::max(clamp_edge_share(v.dag, v.d, v.nests, v.func, v.s, clamps),
