@@ -164,6 +164,36 @@ void parallel_features(const StageView &v, ScheduleRow &r) {
     set(r, ScheduleFeature::false_sharing, false_sharing);
 }
 
+/** Whether `producer`, computed at a loop of another Func's nest, is read by `v`'s stage from
+ * the tasks of a parallel loop inside that loop (the loops stay nested, each parallel, when a
+ * Func is computed at the outer one: search/Directives.h): Halide's thread pool runs those
+ * tasks on any core, so the buffer one core computed is read from the others' caches. Bench
+ * nl_means' `output` in 96-row strips, `diff` (6 MB) computed per strip and its 16-column tiles
+ * parallel inside: 25.8 ms against 18.9 with only the strips parallel (`sextant-autotune
+ * --remeasure`, 3 rounds), priced alike before this rule. */
+bool read_across_cores(const StageView &v, int producer) {
+    const FuncSched &ps = v.d[size_t(producer)];
+    const NestPtr &anchor = v.nests[size_t(ps.at_func)];
+    if (!anchor || ps.at_stage >= int(anchor->stages.size())) return false;
+    const StageNest &sn = anchor->stages[size_t(ps.at_stage)];
+    // The consumer's level in the anchor's loops: all of them if it is the anchor's stage,
+    // else the level its chain of compute_at anchors reaches the anchor at.
+    int last = int(sn.order.size()) - 1;
+    if (v.func == ps.at_func) {
+        if (v.stage != ps.at_stage) return false;
+    } else {
+        int g = v.func;
+        while (v.d[size_t(g)].placement == Placement::At && v.d[size_t(g)].at_func != ps.at_func)
+            g = v.d[size_t(g)].at_func;
+        const FuncSched &gs = v.d[size_t(g)];
+        if (gs.placement != Placement::At || gs.at_stage != ps.at_stage) return false;
+        last = gs.at_level;
+    }
+    for (int i = ps.at_level + 1; i <= last && i < int(sn.order.size()); i++)
+        if (sn.order[size_t(i)].parallel) return true;
+    return false;
+}
+
 /** The buffer the stage's Func allocates, what it reads per distinct producer, its working
  * sets and the bytes from memory. `streamed(kind, producer, bytes a point, cache bytes)`: the
  * stage's Featurizer::streamed_times, `by_sibling(kind, producer, bytes a point)` the hot part
@@ -219,7 +249,10 @@ void memory_features(const StageView &v, const std::vector<EffLoad> &loads,
                                        : placed_out ? by_sibling(l.kind, l.producer, bpp)
                                                     : 0.0;
         const bool hot = producer_buffer > 0;
-        const bool local = hot && producer_buffer * P <= double(m.last_level_cache_bytes);
+        // A buffer computed outside a parallel loop of its reader's is read by tasks on every
+        // core: from the other cores' caches, not this one's (read_across_cores).
+        const bool local = hot && producer_buffer * P <= double(m.last_level_cache_bytes) &&
+                           !(at && read_across_cores(v, l.producer));
         read_real += hot ? std::min(bytes, producer_buffer) : bytes;
         if (local) {
             read_local += bytes * v.realizations;
