@@ -1,4 +1,5 @@
-// Helpers of the DAG builder's tests: a pipeline's DAG, a Func of it, a stage's load.
+// Helpers of the integration tests: a pipeline's DAG (on the bench's machine if asked), a
+// Func of it, a stage's load.
 #pragma once
 
 #include "halide/DagBuilder.h"
@@ -10,12 +11,20 @@
 
 namespace sextant::test {
 
-inline sextant::PipelineDag build(const std::vector<Halide::Func> &outs) {
+/** The bench's machine (`machine_params=2,16777216,40`): 2 cores, a 16 MiB last-level cache. */
+inline sextant::MachineInfo two_cores() {
+    sextant::MachineInfo machine;
+    machine.parallelism = 2;
+    machine.last_level_cache_bytes = 16 << 20;
+    return machine;
+}
+
+inline sextant::PipelineDag build(const std::vector<Halide::Func> &outs,
+                                  const sextant::MachineInfo &machine = sextant::MachineInfo{}) {
     std::vector<Halide::Internal::Function> fs;
     for (const Halide::Func &f : outs)
         fs.push_back(f.function());
-    return sextant::build_pipeline_dag(fs, Halide::Target("x86-64-linux-avx2"),
-                                       sextant::MachineInfo{});
+    return sextant::build_pipeline_dag(fs, Halide::Target("x86-64-linux-avx2"), machine);
 }
 
 inline const sextant::FuncNode &func(const sextant::PipelineDag &dag, const std::string &name) {

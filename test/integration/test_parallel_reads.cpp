@@ -1,7 +1,7 @@
 // A buffer computed at the outer of two nested parallel loops is read by the inner loop's tasks
 // on every core (featurizer/Featurizer.cpp, read_across_cores): not from this core's cache.
+#include "DagHelpers.h"
 #include "featurizer/Featurizer.h"
-#include "halide/DagBuilder.h"
 #include "search/LoopNest.h"
 #include "search/ScheduleText.h"
 
@@ -24,10 +24,7 @@ const sextant::PipelineDag &two_stage() {
         out(x, y) = p(x, y) + p(x + 1, y);
         out.set_estimate(x, 0, 1024).set_estimate(y, 0, 256);
         in.set_estimates({{0, 1025}, {0, 256}});
-        sextant::MachineInfo machine;
-        machine.parallelism = 2;
-        machine.last_level_cache_bytes = 16 << 20;
-        return sextant::build_pipeline_dag({out.function()}, Target("x86-64-linux-avx2"), machine);
+        return sextant::test::build({out}, sextant::test::two_cores());
     }();
     return dag;
 }

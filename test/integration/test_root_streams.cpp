@@ -3,8 +3,8 @@
 // same footprint again after touching more than a core's cache (featurizer/Featurizer.cpp,
 // memory_features; featurizer/RootStreams.cpp), and a root input read just before by a Func
 // computed at the stage (Featurizer::sibling_reads).
+#include "DagHelpers.h"
 #include "featurizer/Featurizer.h"
-#include "halide/DagBuilder.h"
 #include "search/LoopNest.h"
 #include "search/ScheduleText.h"
 
@@ -31,13 +31,6 @@ double bytes_read(const sextant::ScheduleRow &r) {
     return r[size_t(sextant::ScheduleFeature::total_bytes_read)];
 }
 
-sextant::MachineInfo two_cores() {
-    sextant::MachineInfo machine;
-    machine.parallelism = 2;
-    machine.last_level_cache_bytes = 16 << 20;
-    return machine;
-}
-
 } // namespace
 
 TEST_CASE("a loop that reads the same part of a root input again streams it again when it is "
@@ -53,8 +46,7 @@ TEST_CASE("a loop that reads the same part of a root input again streams it agai
     out(x, y, k) = dx(x, y, k) + dx(x, y + 1, k);
     out.set_estimate(x, 0, 4096).set_estimate(y, 0, 2048).set_estimate(k, 0, 8);
     in.set_estimates({{0, 4097}, {0, 2049}});
-    const sextant::PipelineDag dag =
-        sextant::build_pipeline_dag({out.function()}, Target("x86-64-linux-avx2"), two_cores());
+    const sextant::PipelineDag dag = sextant::test::build({out}, sextant::test::two_cores());
     REQUIRE(dag.machine.last_level_cache_bytes < 4097.0 * 2049 * 4); // the input is larger
     const double input = 4097.0 * 2049 * 4;
     // `out` in 8-row strips with k in the outer group (k outermost) or the inner one; dx
@@ -91,8 +83,7 @@ TEST_CASE("a stage's own loop that reads the same footprint again after touching
     out(x, y, k) = table(x, y, k);
     out.set_estimate(x, 0, 1024).set_estimate(y, 0, 512).set_estimate(k, 0, 8);
     in.set_estimates({{0, 1025}, {0, 512}});
-    const sextant::PipelineDag dag =
-        sextant::build_pipeline_dag({out.function()}, Target("x86-64-linux-avx2"), two_cores());
+    const sextant::PipelineDag dag = sextant::test::build({out}, sextant::test::two_cores());
     auto read = [&](const std::string &table_loops, const std::string &win_placement) {
         return bytes_read(features_of(dag,
                                       "sextant-schedule 1\n"
@@ -139,8 +130,7 @@ TEST_CASE("an update's reduction loop does not count as points it writes", "[fea
         out.set_estimate(x, 0, width).set_estimate(y, 0, 512);
         a.set_estimates({{0, 512}, {0, 512}});
         b.set_estimates({{0, width}, {0, 512}});
-        const sextant::PipelineDag dag =
-            sextant::build_pipeline_dag({out.function()}, Target("x86-64-linux-avx2"), two_cores());
+        const sextant::PipelineDag dag = sextant::test::build({out}, sextant::test::two_cores());
         return bytes_read(features_of(dag,
                                       "sextant-schedule 1\n"
                                       "func out_" +
@@ -185,8 +175,7 @@ TEST_CASE("a root input that a Func computed at the stage's loop has just read o
         out(x, y) = in(x, y) + sib(x, y);
         out.set_estimate(x, 0, 4096).set_estimate(y, 0, 2048);
         in.set_estimates({{0, 4097}, {0, 2048 + shift}});
-        const sextant::PipelineDag dag =
-            sextant::build_pipeline_dag({out.function()}, Target("x86-64-linux-avx2"), two_cores());
+        const sextant::PipelineDag dag = sextant::test::build({out}, sextant::test::two_cores());
         return dram(features_of(dag,
                                 "sextant-schedule 1\n"
                                 "func out_" +

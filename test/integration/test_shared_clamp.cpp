@@ -2,8 +2,8 @@
 // computed parameter (`input.extent.0 / 2 - 1`), still the load's index clamp, and a clamp
 // whose coordinate feeds two loads stays in every vector (featurizer/StageLoads.h,
 // IndexClamp::shared; bench/experiments/partition_steady_state).
+#include "DagHelpers.h"
 #include "featurizer/Featurizer.h"
-#include "halide/DagBuilder.h"
 #include "search/LoopNest.h"
 #include "search/ScheduleText.h"
 
@@ -31,10 +31,7 @@ sextant::PipelineDag half_width_edge(int taps) {
     out(x, y) = edge(x - 1, y) + edge(x + 1, y);
     out.set_estimate(x, 0, 1024).set_estimate(y, 0, 64);
     in.set_estimates({{0, 2048}, {0, 64}});
-    sextant::MachineInfo machine;
-    machine.parallelism = 2;
-    machine.last_level_cache_bytes = 16 << 20;
-    return sextant::build_pipeline_dag({out.function()}, Target("x86-64-linux-avx2"), machine);
+    return sextant::test::build({out}, sextant::test::two_cores());
 }
 
 /** The boundary Func's name (Halide names it `repeat_edge`, with a suffix after the first). */
