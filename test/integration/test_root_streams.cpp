@@ -19,8 +19,11 @@ sextant::ScheduleRow features_of(const sextant::PipelineDag &dag, const std::str
                                  const std::string &func, int stage = 0) {
     const sextant::Decisions d = sextant::parse_schedule_text(dag, text);
     const sextant::Nests nests = sextant::build_all_nests(dag, d);
-    sextant::Featurizer fz(dag);
-    return fz.schedule_features(d, nests, dag.find_func(func), stage);
+    // (Halide may have renamed a Func `name$N`: pass Func::name().)
+    const int id = dag.find_func(func);
+    INFO("no Func named " << func);
+    REQUIRE(id >= 0);
+    return sextant::Featurizer(dag).schedule_features(d, nests, id, stage);
 }
 
 double dram(const sextant::ScheduleRow &r) {
@@ -151,7 +154,7 @@ TEST_CASE("an update's reduction loop does not count as points it writes", "[fea
                                           " 0\n"
                                           "  stage 0 loops x:inner y:inner vector 8 unroll 1 "
                                           "parallel 0\n",
-                                      "prod_" + tag, 1));
+                                      prod.name(), 1));
     };
     CHECK(prod_reads(128, "split3") == Approx(prod_reads(128, "inner")));
     // 512 wide, the panel is 1 MiB: each of the 171 y_o iterations reads it again.
@@ -188,7 +191,7 @@ TEST_CASE("a root input that a Func computed at the stage's loop has just read o
                                     "\n"
                                     "  stage 0 loops x:inner y:inner vector 8 unroll 1 "
                                     "parallel 0\n",
-                                "out_" + tag));
+                                out.name()));
     };
     const double input = 4096.0 * 2048 * 4; // more than the cache
     // The sibling per strip reads what `out` reads next: from cache.
