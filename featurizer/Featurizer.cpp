@@ -3,6 +3,7 @@
 #include "StageLoads.h"
 #include "StageView.h"
 #include "search/State.h"
+#include "support/Errors.h"
 #include "support/SmallVec.h"
 
 #include <algorithm>
@@ -291,6 +292,10 @@ void memory_features(const StageView &v, const std::vector<EffLoad> &loads,
 
 ScheduleRow Featurizer::schedule_features(const Decisions &d, const Nests &nests, int func,
                                           int stage, const HeapGroups *groups) const {
+    SEXTANT_ASSERT(func >= 0 && size_t(func) < dag_.funcs.size() && stage >= 0 &&
+                       size_t(stage) < dag_.funcs[size_t(func)].stages.size(),
+                   "schedule_features of stage " + std::to_string(stage) + " of Func " +
+                       std::to_string(func) + ": no such stage");
     const StageView v(dag_, d, nests, func, stage, widest_type_bytes_[stage_id(func, stage)]);
     ScheduleRow r{};
     point_and_vector_features(v, r);

@@ -3,6 +3,7 @@
 #include "TinyDags.h"
 #include "costmodel/CostModel.h"
 #include "featurizer/Featurizer.h"
+#include "support/Errors.h"
 
 #include <catch2/catch.hpp>
 
@@ -72,6 +73,9 @@ TEST_CASE("stencil, producer at root: consumer features", "[features]") {
     CHECK(at(c, F::working_set_inner) == 18 * 4); // one x_o tile reads P[-1, 16]
     CHECK(at(c, F::working_set_realization) == 66 * 4 + 256);
     CHECK(at(c, F::dram_bytes) == 66 * 4);
+    // No such Func or stage: an InternalError naming it, not a read past the DAG.
+    CHECK_THROWS_AS(fz.schedule_features(d, n, -1, 0), InternalError);
+    CHECK_THROWS_AS(fz.schedule_features(d, n, 1, 1), InternalError);
 }
 
 TEST_CASE("stencil, producer per consumer tile: recompute and locality", "[features]") {
