@@ -139,6 +139,11 @@ int unrolled_inside_loop(const Stage &s, const StageSched &ss);
 bool unrolled_inside_fits_registers(const Stage &s, const StageSched &ss, int loop,
                                     int vector_bits);
 
+/** Whether `s` gathers (reads at an index computed from loaded values) at an index that does
+ * not move with its loop `loop`: unrolled inside the vectors, that loop's copies share the
+ * gather (bench histogram_equalize's `lut(luma(x, y))`, the same for its three channels). */
+bool shares_gather(const Stage &s, int loop);
+
 /** A stage whose schedule breaks a rule, and why; func -1 if none does. */
 struct StageProblem {
     int func = -1, stage = -1;

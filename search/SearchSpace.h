@@ -72,7 +72,10 @@ struct SearchSpaceOptions {
      * (`SEXTANT_SEARCH_SPACE=unroll_inside=1` turns it on): on the bench (session 43) it
      * moved 13 of 18 picks, interpolate 0.79-0.94x, bilateral_guided_upsampling 0.82x,
      * histogram_equalize 0.86x, but camera_pipe 1.22-1.41x (a register tile traded for `c`
-     * inside) and unsharp_mask 1.12-1.23x (a beam that ended elsewhere): docs/SEARCH.md. */
+     * inside) and unsharp_mask 1.12-1.23x (a beam that ended elsewhere): docs/SEARCH.md;
+     * session 67 again: 13 of 24 moved, histogram_equalize 0.76x, interpolate 1.37x, conv_relu
+     * 1.25x. Off, the one-shot search still offers the twin of a stage whose copies share a
+     * gather (shares_gather: histogram_equalize's `lut(luma(x, y))`, 0.87-0.90x). */
     bool unroll_inside = false;
     /** Tilings kept per stage (evenly thinned from all legal ones), in the fine and coarse
      * passes. */

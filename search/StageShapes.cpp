@@ -79,6 +79,17 @@ bool unrolled_inside_fits_registers(const Stage &s, const StageSched &ss, int lo
            kUnrolledInsideRegisters * std::max(1, vector_bits / 8);
 }
 
+bool shares_gather(const Stage &s, int loop) {
+    for (const Load &l : s.loads) {
+        if (!l.data_dependent || l.self) continue;
+        bool moves = false;
+        for (int d = 0; d < l.producer_dims; d++)
+            moves |= !(l.at(d, loop).affine && l.at(d, loop).num == 0);
+        if (!moves) return true;
+    }
+    return false;
+}
+
 std::string unrolled_inside_problem(const PipelineDag &dag, const Decisions &d, int func, int stage,
                                     int loop) {
     const Stage &s = dag.stage(func, stage);

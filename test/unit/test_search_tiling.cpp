@@ -562,6 +562,31 @@ TEST_CASE("a short loop unrolled inside the vectors: text, checks, directives, a
     CHECK(plain == 0);
     CHECK(on > 0);
     CHECK(extra > 0);
+    // ... and where the copies share a gather (shares_gather): F(x, y, c) = in(x, y, c) *
+    // in(t(x, y), 0, 0), t read from loaded values, the same for every c.
+    PipelineDag table = dag;
+    Load gather = table.funcs[0].stages[0].loads[0];
+    gather.data_dependent = true;
+    for (int d = 0; d < 3; d++)
+        for (int l = 0; l < 3; l++)
+            gather.jacobian[size_t(d * 3 + l)] = {0, 1, d == 0 && l < 2 ? false : true};
+    table.funcs[0].stages[0].loads.push_back(gather);
+    CHECK(!shares_gather(st, 2));
+    CHECK(shares_gather(table.stage(0, 0), 2));
+    CHECK_FALSE(shares_gather(table.stage(0, 0), 0)); // it moves with x
+    SearchSpace shared(table);
+    opt.autotune_tilings = false;
+    int twins = 0;
+    for (const StageSched &t : shared.tilings(table.stage(0, 0), st.full_loop_box(), true, opt))
+        twins += t.unrolled_inside == 2;
+    CHECK(twins > 0);
+    // Where the index moves with c, no copy shares it: no twins.
+    table.funcs[0].stages[0].loads.back().jacobian[size_t(0 * 3 + 2)] = {0, 1, false};
+    SearchSpace moving(table);
+    twins = 0;
+    for (const StageSched &t : moving.tilings(table.stage(0, 0), st.full_loop_box(), true, opt))
+        twins += t.unrolled_inside == 2;
+    CHECK(twins == 0);
 }
 
 TEST_CASE("autotuning's tilings add half the lanes where the widest arithmetic fills more than "
