@@ -221,13 +221,14 @@ std::vector<StageSched> SearchSpace::tilings(const Stage &s, const Box64 &box, b
     // offers them only where the copies share a gather (the twins everywhere moved 13 of 24
     // bench picks, interpolate 1.37x; histogram_equalize ran 0.76x: docs/SEARCH.md).
     const bool every_twin = opt.autotune_tilings || opt.unroll_inside;
-    const bool gathers = std::any_of(s.loads.begin(), s.loads.end(),
-                                     [](const Load &l) { return l.data_dependent && !l.self; });
-    if (every_twin || gathers) {
+    uint32_t sharing = 0; // the loops whose copies share a gather
+    for (int l = 0; l < k && !every_twin; l++)
+        if (shares_gather(s, l)) sharing |= 1u << l;
+    if (every_twin || sharing) {
         const size_t kept = out.size();
         for (size_t i = 0; i < kept; i++) {
             const int l = unrolled_inside_loop(s, out[i]);
-            if (l < 0 || !(every_twin || shares_gather(s, l))) continue;
+            if (l < 0 || !(every_twin || (sharing >> l & 1))) continue;
             // Autotuning measures what it offers: the one-shot search keeps to the registers.
             if (!opt.autotune_tilings &&
                 !unrolled_inside_fits_registers(s, out[i], l, dag_.machine.vector_bits))
