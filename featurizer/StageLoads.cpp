@@ -276,6 +276,29 @@ double split_rounding(const Stage &s, const StageSched &ss, const Box64 &loop_bo
     return factor;
 }
 
+namespace {
+
+/** True if Func `func`'s estimated region along dimension `dim` reaches past an input its
+ * stage `s` reads (directly or through Halide's wrapper of it) in the same dimension: a clamp
+ * of that coordinate is active at the region's edges. */
+bool reaches_past_input(const PipelineDag &dag, int func, const Stage &s, int dim) {
+    const Box64 &bounds = dag.funcs[size_t(func)].bounds;
+    if (dim >= int(bounds.size())) return false;
+    const Interval64 &own = bounds[size_t(dim)];
+    for (const Load &l : s.loads) {
+        const Box64 *read = nullptr; // what the pipeline can read of the input
+        if (l.kind == ProducerKind::Input)
+            read = &dag.inputs[size_t(l.producer)].buffer;
+        else if (!l.self && dag.funcs[size_t(l.producer)].is_input_wrapper)
+            read = &dag.funcs[size_t(l.producer)].bounds;
+        if (!read || dim >= int(read->size())) continue;
+        if (own.min < (*read)[size_t(dim)].min || own.max > (*read)[size_t(dim)].max) return true;
+    }
+    return false;
+}
+
+} // namespace
+
 double clamp_edge_share(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func,
                         const Stage &s, const std::vector<IndexClamp> &clamps) {
     const NestPtr &own = nests[size_t(func)];
@@ -299,23 +322,47 @@ double clamp_edge_share(const PipelineDag &dag, const Decisions &d, const Nests 
     }
     // For each loop a clamp moves with, the outermost enclosing consumer loop of its name
     // (outermost first: the root anchor's levels, then inward) is the one Halide partitions.
-    double steady = 1;
-    for (size_t j = 0; j < s.loops.size(); j++) {
-        if (!moving[j]) continue;
-        const std::string &name = s.loops[j].name;
-        const ConcreteLoop *found = nullptr;
-        for (size_t k = chain.size(); k-- > 0 && !found;) {
+    // A Func whose variables are named otherwise (a boundary condition's `_0`, `_1`) is read
+    // at the consumer's own coordinates: its dimension k moves with the consumer's pure
+    // dimension k (bench box_blur's `repeat_edge` sliding down 256-row strips of `output`
+    // ran 1.43x 32-row strips, its clamps kept in the first and last strips: `-e stmt`),
+    // where its clamp is active at the edges: the Func reaches past the input it clamps
+    // (not bench bloom's channels, which it covers exactly: there every strip is steady).
+    auto outermost = [&](auto same) -> const ConcreteLoop * {
+        for (size_t k = chain.size(); k-- > 0;) {
             const Level &lv = chain[k];
             const StageNest &sn = nests[size_t(lv.func)]->stages[size_t(lv.stage)];
             const Stage &cs = dag.stage(lv.func, lv.stage);
             for (int i = 0; i <= lv.last && i < int(sn.order.size()); i++) {
                 const ConcreteLoop &l = sn.order[size_t(i)];
-                if (cs.loops[size_t(l.stage_loop)].name != name || l.unrolled || l.extent <= 1)
-                    continue;
-                found = &l;
-                break;
+                if (same(cs.loops[size_t(l.stage_loop)]) && !l.unrolled && l.extent > 1) return &l;
             }
         }
+        return nullptr;
+    };
+    // A Func that computes two or more new points a step along the dimension keeps its own
+    // loop there, and Halide partitions that loop instead, inside each step (bench bloom's
+    // `repeat_edge`, two new rows a step of `down_1`'s rows: `-e stmt` has its `_1` prologue
+    // and epilogue, and every strip of `down_1` steady). Along the dimension it slides in, the
+    // new points a step are its storage's extent over the steps; along any other, its region's.
+    const double steps = own->realizations / std::max(1.0, own->store_realizations);
+    auto fresh_per_step = [&](int dim) {
+        const double stored = double(own->store_region[size_t(dim)].extent());
+        const double computed = double(own->region[size_t(dim)].extent());
+        return stored > computed ? stored / steps : computed;
+    };
+    double steady = 1;
+    for (size_t j = 0; j < s.loops.size(); j++) {
+        if (!moving[j]) continue;
+        const LoopDim &own_loop = s.loops[j];
+        const int fd = own_loop.func_dim;
+        if (fd >= 0 && fd < int(own->store_region.size()) && fd < int(own->region.size()) &&
+            fresh_per_step(fd) >= 2)
+            continue;
+        const ConcreteLoop *found =
+            outermost([&](const LoopDim &c) { return c.name == own_loop.name; });
+        if (!found && fd >= 0 && !own_loop.is_rvar && reaches_past_input(dag, func, s, fd))
+            found = outermost([&](const LoopDim &c) { return !c.is_rvar && c.func_dim == fd; });
         if (found) steady *= 1 - std::min(1.0, 2.0 / double(found->extent));
     }
     return 1 - steady;
