@@ -129,6 +129,37 @@ TEST_CASE("a sliding window's first and last strips keep its clamps and gather",
           Approx(32 * 3 * 8 * kL1TableGatherLane));
 }
 
+TEST_CASE("a boundary condition's window keeps its clamps in the edge strips by position",
+          "[features]") {
+    // The same window with P's variables named as a boundary condition names them (`_0`,
+    // `_1`): none matches C's loop names, and P is read at C's coordinates (bench box_blur's
+    // `repeat_edge` sliding in `output`'s strips). The input holds rows 0-31: P's rows -1 and
+    // 32 are clamped, so its y clamp is active at the strips' edges. Where the input covers
+    // all P reads, nothing is clamped there and every strip is steady.
+    auto share = [](int64_t strip, Interval64 input_rows) {
+        PipelineDag dag = test::stencil_2d_clamped();
+        dag.funcs[0].stages[0].loops[0].name = "_0";
+        dag.funcs[0].stages[0].loops[1].name = "_1";
+        dag.inputs[0].buffer = {{0, 63}, input_rows};
+        Decisions d(2);
+        d.mut(1).placement = Placement::Root;
+        d.mut(1).stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Split, strip}}, 8, 0)};
+        d.mut(0).placement = Placement::At;
+        d.mut(0).at_func = 1;
+        d.mut(0).at_level = 1; // per row of C
+        d.mut(0).store_level = 0;
+        d.mut(0).stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
+        const Nests n = build_all_nests(dag, d);
+        IndexClamp x{{}, 2, true}, y{{}, 2, true};
+        x.moves.set(0);
+        y.moves.set(1);
+        return clamp_edge_share(dag, d, n, 0, dag.stage(0, 0), {x, y});
+    };
+    CHECK(share(8, {0, 31}) == Approx(0.5));
+    CHECK(share(4, {0, 31}) == Approx(0.25));
+    CHECK(share(8, {-1, 32}) == 0);
+}
+
 TEST_CASE("a clamp partitioned out of the vector loop stays in its last vector", "[features]") {
     // P(x, y) = in(clamp(likely x), clamp(likely y)) * 2 at root, x whole (64 points): in
     // vectors of 8 lanes the last of 8 keeps x's clamp and gathers, in vectors of 16 the last
