@@ -95,6 +95,24 @@ TEST_CASE("a gather from a table that stays in L1 counts half a lane", "[feature
     CHECK(at(strided_read(5, 1, table_floats + 1), F::gather_lane_executions) == lanes);
 }
 
+namespace {
+
+/** stencil_2d's C at root in strips of `strip` rows, P computed per row of C and stored at
+ * `store_level` of C's loops (0: per strip, a window sliding down it). */
+Decisions window_in_strips(int64_t strip, int store_level) {
+    Decisions d(2);
+    d.mut(1).placement = Placement::Root;
+    d.mut(1).stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Split, strip}}, 8, 0)};
+    d.mut(0).placement = Placement::At;
+    d.mut(0).at_func = 1;
+    d.mut(0).at_level = 1; // per row of C
+    d.mut(0).store_level = store_level;
+    d.mut(0).stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
+    return d;
+}
+
+} // namespace
+
 TEST_CASE("a sliding window's first and last strips keep its clamps and gather", "[features]") {
     // stencil_2d with P reading the input through likely clamps in x and y, computed per row
     // of C and stored per strip of C's rows (a window sliding down each strip). Halide
@@ -102,14 +120,7 @@ TEST_CASE("a sliding window's first and last strips keep its clamps and gather",
     // clamp, and there P's x loop loads a clamp of a ramp, a gather (bench box_blur's `rows`).
     auto features = [](int64_t strip, int store_level) {
         PipelineDag dag = test::stencil_2d_clamped();
-        Decisions d(2);
-        d.mut(1).placement = Placement::Root;
-        d.mut(1).stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Split, strip}}, 8, 0)};
-        d.mut(0).placement = Placement::At;
-        d.mut(0).at_func = 1;
-        d.mut(0).at_level = 1; // per row of C
-        d.mut(0).store_level = store_level;
-        d.mut(0).stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
+        const Decisions d = window_in_strips(strip, store_level);
         const Nests n = build_all_nests(dag, d);
         IndexClamp x{{}, 2, true}, y{{}, 2, true};
         x.moves.set(0);
@@ -141,14 +152,7 @@ TEST_CASE("a boundary condition's window keeps its clamps in the edge strips by 
         dag.funcs[0].stages[0].loops[0].name = "_0";
         dag.funcs[0].stages[0].loops[1].name = "_1";
         dag.inputs[0].buffer = {{0, 63}, input_rows};
-        Decisions d(2);
-        d.mut(1).placement = Placement::Root;
-        d.mut(1).stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Split, strip}}, 8, 0)};
-        d.mut(0).placement = Placement::At;
-        d.mut(0).at_func = 1;
-        d.mut(0).at_level = 1; // per row of C
-        d.mut(0).store_level = 0;
-        d.mut(0).stages = {sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
+        const Decisions d = window_in_strips(strip, 0);
         const Nests n = build_all_nests(dag, d);
         IndexClamp x{{}, 2, true}, y{{}, 2, true};
         x.moves.set(0);
