@@ -17,9 +17,10 @@ double heap_bytes(const PipelineDag &dag, const Decisions &d, const FuncNest &n)
 }
 
 /** How far an arena reaches with buffers of `sizes` bytes allocated and freed as `life` says
- * ([allocated at, freed after] by Func id), in allocation order. */
+ * ([allocated at, freed after] by Func id), in allocation order; `top`, if given, receives
+ * its top chunk once all are freed, grown as glibc's main arena grows (below). */
 double place_in_arena(const std::vector<double> &sizes,
-                      const std::vector<std::pair<int, int>> &life) {
+                      const std::vector<std::pair<int, int>> &life, double *top = nullptr) {
     // Place the buffers as glibc does, to see how far the arena reaches: each request takes the
     // smallest freed hole it fits (its large bins are best fit), else the top; a freed block
     // merges with freed neighbours, and into the top when it is the last. A hole a larger
@@ -32,7 +33,13 @@ double place_in_arena(const std::vector<double> &sizes,
     };
     thread_local std::vector<Block> blocks;
     blocks.clear();
-    double extent = 0, reach = 0;
+    // glibc grows the main arena by a request the top cannot meet plus the top pad (128 KiB),
+    // starting from the pad a trim leaves; a later request that fits in what is left grows
+    // nothing. `span` is the top once all are freed: the reach plus the pad only when the
+    // last growth came at the reach (bench depthwise_separable_conv per 8-row strip: 146 KiB
+    // then 115 KiB span 274 KiB, under the 292 KiB threshold its first buffer sets; 0.1 faults
+    // a run measured, where adding the pad to the reach charged 1,827).
+    double extent = 0, reach = 0, span = kTrimThresholdBytes;
     auto release = [&](int owner) {
         size_t k = 0;
         while (k < blocks.size() && blocks[k].owner != owner)
@@ -78,6 +85,7 @@ double place_in_arena(const std::vector<double> &sizes,
             blocks.push_back({extent, want, int(i)});
             extent += want;
             reach = std::max(reach, extent);
+            if (extent > span) span = extent + kTrimThresholdBytes;
         } else {
             const double rest = blocks[best].size - want;
             blocks[best].size = want;
@@ -87,6 +95,7 @@ double place_in_arena(const std::vector<double> &sizes,
                               {blocks[best].offset + want, rest, -1});
         }
     }
+    if (top) *top = span;
     return reach;
 }
 
@@ -102,7 +111,7 @@ double place_in_arena(const std::vector<double> &sizes,
 double arena_reach_bytes(const PipelineDag &dag, const Decisions &d,
                          const std::vector<int> &members, const std::vector<double> &bytes,
                          int anchor, const std::vector<int> &root_anchor_of,
-                         std::vector<std::pair<int, int>> &life) {
+                         std::vector<std::pair<int, int>> &life, double *arena_top = nullptr) {
     const int never = int(dag.funcs.size());
     // The member of the Root Func's own nest that each member is, or is computed inside.
     auto top = [&](int g) {
@@ -139,7 +148,7 @@ double arena_reach_bytes(const PipelineDag &dag, const Decisions &d,
     sizes.clear();
     for (int g : members)
         sizes.push_back(bytes[size_t(g)]);
-    return place_in_arena(sizes, life);
+    return place_in_arena(sizes, life, arena_top);
 }
 
 /** How far the main arena reaches with the Root Funcs' heap buffers (`members`, in id order)
@@ -256,7 +265,7 @@ AllocatorEstimate estimate_allocator(const PipelineDag &dag, const Decisions &d,
     const size_t n = nests.size();
     // The search calls this for every candidate: its arrays are kept per thread, not allocated.
     struct Scratch {
-        std::vector<double> bytes, allocs, group;
+        std::vector<double> bytes, allocs, group, tops;
         std::vector<char> mmapped; // an allocation over kMmapMaxBytes: mmap'd every time
         std::vector<int> root, anchor, anchors, members, roots, slot, start, by_anchor;
         std::vector<std::pair<int, int>> life;
@@ -345,11 +354,13 @@ AllocatorEstimate estimate_allocator(const PipelineDag &dag, const Decisions &d,
     }
     std::vector<double> &group = scratch.group; // the most of that heap live at once
     group.assign(n, 0.0);
+    std::vector<double> &tops = scratch.tops; // the arena's top once that heap is freed
+    tops.assign(n, 0.0);
     for (size_t i = 0; i < anchors.size(); i++) {
         std::vector<int> &members = scratch.members; // its heap buffers, in id order
         members.assign(by_anchor.begin() + start[i], by_anchor.begin() + start[i + 1]);
-        group[size_t(anchors[i])] =
-            arena_reach_bytes(dag, d, members, bytes, anchors[i], root, scratch.life);
+        group[size_t(anchors[i])] = arena_reach_bytes(dag, d, members, bytes, anchors[i], root,
+                                                      scratch.life, &tops[size_t(anchors[i])]);
     }
     // The main thread runs parallel tasks too, so the main arena holds the Root buffers and,
     // while a Root Func is produced, one iteration's buffers of its nest (placed in their
@@ -367,11 +378,13 @@ AllocatorEstimate estimate_allocator(const PipelineDag &dag, const Decisions &d,
         } else if (anchor[g] < 0) {
             b.page_faults = allocs[g] * pages * root_share;
         } else {
-            // A thread's arena top holds the group plus the top pad once all are freed: the
-            // same test as the main arena's (bench max_filter: a 1,441 KiB group under a
-            // 1,462 KiB threshold faulted 76,000 pages per run).
+            // A thread's arena is tested as the main arena's, its top grown with the pad
+            // (bench max_filter: a 1,441 KiB group under a 1,462 KiB threshold faulted
+            // 76,000 pages per run). glibc grows a worker's arena by the request alone, but
+            // testing the group without the pad moved 15 bench picks, 1.13x slower (session
+            // 69, bench/experiments/learned_blend).
             const double t = group[size_t(anchor[g])];
-            const double share = trim_share(t + kTrimThresholdBytes, e.trim_threshold_bytes);
+            const double share = trim_share(tops[size_t(anchor[g])], e.trim_threshold_bytes);
             if (share > 0 && t > 0) {
                 b.page_faults =
                     share * allocs[g] * pages * std::max(0.0, t - kTrimThresholdBytes) / t;
