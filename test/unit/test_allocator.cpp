@@ -336,6 +336,17 @@ TEST_CASE("a buffer that fits in the top pad the last growth left does not grow 
     e = estimate(dag, strips(Placement::At, Placement::At));
     CHECK(e.trim_threshold_bytes == 320 * 1024);
     CHECK(e.page_faults == Approx(32 * 60 * (240.0 - 128) / 240));
+    // Root buffers alike, in the main arena: P0 160 KiB then P1 80 KiB (8 rows, 10 with the
+    // stencil's) live together at 240 KiB, and the top holds 288 KiB once they are freed.
+    PipelineDag roots = two_producers(4096, 8);
+    roots.funcs[1].bytes_per_point = 2;
+    e = estimate(roots, strips(Placement::Root, Placement::Root));
+    CHECK(e.root_heap_bytes == 240 * 1024);
+    CHECK(e.trim_threshold_bytes == 320 * 1024);
+    CHECK(e.page_faults == 0);
+    std::swap(roots.funcs[0].bytes_per_point, roots.funcs[1].bytes_per_point);
+    e = estimate(roots, strips(Placement::Root, Placement::Root));
+    CHECK(e.page_faults == Approx(60));
 }
 
 TEST_CASE("a freed buffer's hole that a larger one does not fit makes the arena reach past "
