@@ -347,6 +347,13 @@ TEST_CASE("a buffer that fits in the top pad the last growth left does not grow 
     std::swap(roots.funcs[0].bytes_per_point, roots.funcs[1].bytes_per_point);
     e = estimate(roots, strips(Placement::Root, Placement::Root));
     CHECK(e.page_faults == Approx(60));
+    // Root buffers that fit in the pad a trim left (40 KiB each) never grow the arena: their
+    // frees release nothing, though the threshold is the least, 128 KiB.
+    PipelineDag small = two_producers(1024, 8);
+    e = estimate(small, strips(Placement::Root, Placement::Root));
+    CHECK(e.trim_threshold_bytes == 128 * 1024);
+    CHECK(e.root_heap_bytes == 80 * 1024);
+    CHECK(e.page_faults == 0);
 }
 
 TEST_CASE("a freed buffer's hole that a larger one does not fit makes the arena reach past "
