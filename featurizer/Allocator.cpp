@@ -16,11 +16,16 @@ double heap_bytes(const PipelineDag &dag, const Decisions &d, const FuncNest &n)
     return bytes <= kStackAllocationBytes ? 0 : bytes;
 }
 
-/** How far an arena reaches with buffers of `sizes` bytes allocated and freed as `life` says
- * ([allocated at, freed after] by Func id), in allocation order; `top`, if given, receives
- * its top chunk once all are freed, grown as glibc's main arena grows (below). */
-double place_in_arena(const std::vector<double> &sizes,
-                      const std::vector<std::pair<int, int>> &life, double *top = nullptr) {
+/** An arena's extent after a run of buffers: how far they reach, and its top chunk once all
+ * are freed, grown as glibc grows the main arena (place_in_arena). */
+struct ArenaExtent {
+    double reach = 0, top = 0;
+};
+
+/** The arena's extent with buffers of `sizes` bytes allocated and freed as `life` says
+ * ([allocated at, freed after] by Func id), in allocation order. */
+ArenaExtent place_in_arena(const std::vector<double> &sizes,
+                           const std::vector<std::pair<int, int>> &life) {
     // Place the buffers as glibc does, to see how far the arena reaches: each request takes the
     // smallest freed hole it fits (its large bins are best fit), else the top; a freed block
     // merges with freed neighbours, and into the top when it is the last. A hole a larger
@@ -95,11 +100,10 @@ double place_in_arena(const std::vector<double> &sizes,
                               {blocks[best].offset + want, rest, -1});
         }
     }
-    if (top) *top = span;
-    return reach;
+    return {reach, span};
 }
 
-/** How far the heap the buffers of one Root Func's nest take within one iteration reaches
+/** The extent of the heap the buffers of one Root Func's nest take within one iteration
  * in its arena (`members`: their ids, heap bytes in `bytes`): at least the most they hold at
  * once, more where a freed buffer leaves a hole a later one does not fit. Funcs are realized in id
  * order (producers first) and Halide frees a buffer right after its last use: at the end of its
@@ -108,10 +112,10 @@ double place_in_arena(const std::vector<double> &sizes,
  * Root Func itself) lives until its own loop's iteration ends. Bench max_filter, per output
  * strip and channel: `window_1` + `table` + `window_3` (3,498 KiB) is the peak, `window_3` is
  * freed before `maximum` is allocated (a malloc log's frees). */
-double arena_reach_bytes(const PipelineDag &dag, const Decisions &d,
-                         const std::vector<int> &members, const std::vector<double> &bytes,
-                         int anchor, const std::vector<int> &root_anchor_of,
-                         std::vector<std::pair<int, int>> &life, double *arena_top = nullptr) {
+ArenaExtent nest_arena(const PipelineDag &dag, const Decisions &d, const std::vector<int> &members,
+                       const std::vector<double> &bytes, int anchor,
+                       const std::vector<int> &root_anchor_of,
+                       std::vector<std::pair<int, int>> &life) {
     const int never = int(dag.funcs.size());
     // The member of the Root Func's own nest that each member is, or is computed inside.
     auto top = [&](int g) {
@@ -148,12 +152,12 @@ double arena_reach_bytes(const PipelineDag &dag, const Decisions &d,
     sizes.clear();
     for (int g : members)
         sizes.push_back(bytes[size_t(g)]);
-    return place_in_arena(sizes, life, arena_top);
+    return place_in_arena(sizes, life);
 }
 
-/** How far the main arena reaches with the Root Funcs' heap buffers (`members`, in id order)
- * and, while each Root Func is produced, one iteration's buffers of its nest (`group`, by
- * Func id: the main thread runs parallel tasks too). A Root buffer is allocated when it is
+/** The main arena's top once freed (ArenaExtent::top) with the Root Funcs' heap buffers (`members`,
+ * in id order) and, while each Root Func is produced, one iteration's buffers of its nest (`group`,
+ * by Func id: the main thread runs parallel tasks too). A Root buffer is allocated when it is
  * produced and freed after its last consumer's production (Halide's early frees), or that of
  * the Root Func whose nest the consumer is in. A chain of Root Funcs each read only by the
  * next holds two buffers at once, not all of them (random pipeline 101069: five Root buffers
@@ -162,10 +166,10 @@ double arena_reach_bytes(const PipelineDag &dag, const Decisions &d,
  * while it runs, not beside the most ever live (session 51: bench local_laplacian's
  * expert-like schedule, its 1.5 MiB strip of `out_g_0` added to a Root peak reached before
  * `output` runs, was charged 11,900 faults a run at a 59.8 MiB threshold; it took 250). */
-double root_reach_bytes(const PipelineDag &dag, const Decisions &d, const std::vector<int> &members,
-                        const std::vector<double> &bytes, const std::vector<double> &group,
-                        const std::vector<int> &root_anchor_of,
-                        std::vector<std::pair<int, int>> &life, double *arena_top) {
+double root_arena_top(const PipelineDag &dag, const Decisions &d, const std::vector<int> &members,
+                      const std::vector<double> &bytes, const std::vector<double> &group,
+                      const std::vector<int> &root_anchor_of,
+                      std::vector<std::pair<int, int>> &life) {
     const int never = int(dag.funcs.size());
     thread_local std::vector<double> sizes;
     sizes.clear();
@@ -185,7 +189,7 @@ double root_reach_bytes(const PipelineDag &dag, const Decisions &d, const std::v
             sizes.push_back(group[size_t(a)]);
         }
     }
-    return place_in_arena(sizes, life, arena_top);
+    return place_in_arena(sizes, life).top;
 }
 
 /** The largest single allocation among a Func's `bytes` of buffer: Halide allocates each
@@ -359,17 +363,17 @@ AllocatorEstimate estimate_allocator(const PipelineDag &dag, const Decisions &d,
     for (size_t i = 0; i < anchors.size(); i++) {
         std::vector<int> &members = scratch.members; // its heap buffers, in id order
         members.assign(by_anchor.begin() + start[i], by_anchor.begin() + start[i + 1]);
-        group[size_t(anchors[i])] = arena_reach_bytes(dag, d, members, bytes, anchors[i], root,
-                                                      scratch.life, &tops[size_t(anchors[i])]);
+        const ArenaExtent a = nest_arena(dag, d, members, bytes, anchors[i], root, scratch.life);
+        group[size_t(anchors[i])] = a.reach;
+        tops[size_t(anchors[i])] = a.top;
     }
     // The main thread runs parallel tasks too, so the main arena holds the Root buffers and,
     // while a Root Func is produced, one iteration's buffers of its nest (placed in their
-    // lifetimes: root_reach_bytes); it grows by a request the top cannot meet plus the top
+    // lifetimes: root_arena_top); it grows by a request the top cannot meet plus the top
     // pad (128 KiB), and once all are freed its top holds what it grew to (place_in_arena: at
     // most the reach plus the pad; on the AVX-512 corpus 390 samples' predictions fell, and
     // the 227 of them with measured faults moved 20% closer, summed).
-    double root_top = 0;
-    root_reach_bytes(dag, d, roots, bytes, group, root, scratch.life, &root_top);
+    const double root_top = root_arena_top(dag, d, roots, bytes, group, root, scratch.life);
     // A top that never grew past the pad a trim leaves releases nothing.
     const double root_share =
         root_top > kTrimThresholdBytes ? trim_share(root_top, e.trim_threshold_bytes) : 0;
