@@ -207,8 +207,10 @@ double largest_allocation_bytes(const PipelineDag &dag, int func, double bytes) 
 
 // glibc trims when the top chunk reaches the threshold, a step at one byte; the estimate of
 // the peak is good to chunk headers and page rounding, so the step is a ramp across +-0.5% of
-// the threshold (max_filter's faster schedule peaks 0.85% under it).
+// the threshold (max_filter's faster schedule peaks 0.85% under it). A top no larger than
+// the pad a trim keeps releases nothing, whatever the threshold.
 double trim_share(double top_bytes, double threshold) {
+    if (top_bytes <= kTrimThresholdBytes) return 0;
     const double lo = 0.995 * threshold, hi = 1.005 * threshold;
     return std::clamp((top_bytes - lo) / (hi - lo), 0.0, 1.0);
 }
@@ -374,9 +376,7 @@ AllocatorEstimate estimate_allocator(const PipelineDag &dag, const Decisions &d,
     // most the reach plus the pad; on the AVX-512 corpus 390 samples' predictions fell, and
     // the 227 of them with measured faults moved 20% closer, summed).
     const double root_top = root_arena_top(dag, d, roots, bytes, group, root, scratch.life);
-    // A top that never grew past the pad a trim leaves releases nothing.
-    const double root_share =
-        root_top > kTrimThresholdBytes ? trim_share(root_top, e.trim_threshold_bytes) : 0;
+    const double root_share = trim_share(root_top, e.trim_threshold_bytes);
     for (size_t g = 0; g < n; g++) {
         if (!nests[g] || dag.funcs[g].is_output) continue;
         AllocatorBuffer b{int(g), bytes[g], allocs[g], 0};

@@ -197,7 +197,8 @@ struct AllocatorBuffer {
     double page_faults = 0; ///< per run
 };
 /** The share of a trim that happens when an arena's top chunk would reach `top_bytes` against
- * a trim threshold of `threshold`: 0 below, 1 above, a linear ramp across +-0.5% of it. */
+ * a trim threshold of `threshold`: 0 below, 1 above, a linear ramp across +-0.5% of it; 0 for
+ * a top no larger than the 128 KiB pad a trim keeps (it releases nothing). */
 double trim_share(double top_bytes, double threshold);
 
 /** `buffers`, if given, receives every decided non-output Func's buffer (the search, which

@@ -389,6 +389,8 @@ TEST_CASE("the trim's charge ramps across half a percent of the threshold", "[al
     CHECK(trim_share(2 * t, t) == 1);
     // max_filter's faster schedule: window_1 + table + window_3 + the top pad, 0.85% under.
     CHECK(trim_share((1279.0 + 1828 + 390 + 128) * 1024, t) == 0);
+    // A top at the pad a trim keeps releases nothing, even at the least threshold.
+    CHECK(trim_share(128 * 1024, 128 * 1024) == 0);
 }
 
 TEST_CASE("an update split with a RoundUp tail allocates whole tiles", "[allocator]") {
