@@ -51,4 +51,12 @@ F64OfNarrowUint find_f64_of_narrow_uint(const Expr &e) {
     return f.found;
 }
 
+bool is_widening_load(const Cast *c) {
+    const Type from = c->value.type();
+    const Call *load = c->value.as<Call>();
+    return load && (load->call_type == Call::Halide || load->call_type == Call::Image) &&
+           (c->type.is_int() || c->type.is_uint()) && (from.is_int() || from.is_uint()) &&
+           c->type.bits() > from.bits();
+}
+
 } // namespace sextant

@@ -1,6 +1,7 @@
-// CodegenQuirks: expressions Halide 14 cannot compile in some schedules, found in a Func's
-// definition so that the search never offers those schedules (docs/SEARCH.md, "A product
-// Halide 14 cannot vectorize").
+// CodegenQuirks: what Halide 14 and LLVM do with some expressions that their IR does not show:
+// products Halide 14 cannot compile in some schedules, found in a Func's definition so that the
+// search never offers those schedules (docs/SEARCH.md, "A product Halide 14 cannot
+// vectorize"), and conversions x86 folds into a load.
 #pragma once
 
 #include <Halide.h>
@@ -21,5 +22,10 @@ struct F64OfNarrowUint {
 };
 
 F64OfNarrowUint find_f64_of_narrow_uint(const Halide::Expr &e);
+
+/** An integer cast to a wider integer type of a value loaded from a Func or an input
+ * (`u32(in(x, y))`): x86 loads and widens in one instruction (vpmovzx / vpmovsx with a memory
+ * operand), so the cast costs no arithmetic of its own (docs/COSTMODEL.md, "Widening loads"). */
+bool is_widening_load(const Halide::Internal::Cast *c);
 
 } // namespace sextant

@@ -1,5 +1,7 @@
 #include "IRAnalysis.h"
 
+#include "CodegenQuirks.h"
+
 #include <cmath>
 #include <map>
 #include <optional>
@@ -145,7 +147,7 @@ private:
     void visit(const UIntImm *op) override { add(OpKind::Constant, op->type); }
     void visit(const FloatImm *op) override { add(OpKind::Constant, op->type); }
     void visit(const Cast *op) override {
-        add(OpKind::Cast, op->type);
+        add(is_widening_load(op) ? OpKind::Variable : OpKind::Cast, op->type);
         IRVisitor::visit(op);
     }
     void visit(const Variable *op) override {

@@ -12,6 +12,21 @@ namespace sextant {
 
 namespace {
 
+/** The same stage loops, outermost first, in both. */
+bool same_order(const StageNest &a, const StageNest &b) {
+    if (a.order.size() != b.order.size()) return false;
+    for (size_t i = 0; i < a.order.size(); i++)
+        if (a.order[i].stage_loop != b.order[i].stage_loop) return false;
+    return true;
+}
+
+/** True if another Func is computed at one of `f`'s loops. */
+bool is_anchor(const Decisions &d, int f) {
+    for (size_t g = 0; g < d.size(); g++)
+        if (d[g].placement == Placement::At && d[g].at_func == f) return true;
+    return false;
+}
+
 /** A polish's walk from the pick, one step at a time: the decisions so far and their cost as a
  * replay (the pick scored as its variants are), each step kept where `margin` cheaper. */
 class Walk {
@@ -171,11 +186,7 @@ StatePtr polish_row_sweeps(const SearchSpace &space, StateEvaluator &eval, State
     for (int f : space.order()) {
         const Placement placement = w.d[size_t(f)].placement;
         if (placement != Placement::Root && placement != Placement::At) continue;
-        // A Func computed at one of its loops keeps the loop it is computed at.
-        bool anchor = false;
-        for (size_t g = 0; g < w.d.size(); g++)
-            anchor |= w.d[g].placement == Placement::At && w.d[g].at_func == f;
-        if (anchor) continue;
+        if (is_anchor(w.d, f)) continue; // it keeps the loop others are computed at
         for (size_t s = 0; s < w.d[size_t(f)].stages.size(); s++) {
             const Stage &stage = dag.stage(f, int(s));
             const StageSched &ss = w.d[size_t(f)].stages[s];
@@ -210,6 +221,42 @@ StatePtr polish_row_sweeps(const SearchSpace &space, StateEvaluator &eval, State
             }
             w.cheapest_within(std::move(rows), dag.funcs[size_t(f)].name + "." + std::to_string(s),
                               limit);
+        }
+    }
+    return w.best;
+}
+
+StatePtr polish_storage_order(const SearchSpace &space, StateEvaluator &eval, StatePtr best,
+                              double tolerance, PolishStats *stats) {
+    const PipelineDag &dag = space.dag();
+    Walk w(space, eval, std::move(best), 0.0, stats);
+    const double limit = w.cost() * (1 + tolerance);
+    for (int f : space.order()) {
+        const Placement placement = w.d[size_t(f)].placement;
+        if (placement != Placement::Root && placement != Placement::At) continue;
+        if (is_anchor(w.d, f)) continue; // the loop others are computed at keeps its place
+        for (size_t s = 0; s < w.d[size_t(f)].stages.size(); s++) {
+            const Stage &stage = dag.stage(f, int(s));
+            for (size_t l = 0; l < stage.loops.size(); l++) {
+                const StageSched &ss = w.d[size_t(f)].stages[s];
+                if (ss.unroll_outer > 0 || ss.rfactor || stage.loops[l].is_rvar ||
+                    l >= ss.loops.size() || ss.loops[l].mode != LoopMode::Outer)
+                    continue;
+                Decisions t = w.d;
+                t.mut(size_t(f)).stages[s].loops[l].mode = LoopMode::Inner;
+                // Outer already where storage order puts it (no Inner or split loop outside
+                // it): the same loops in the same order, nothing to put back.
+                const FuncNest *nest = w.best->nests[size_t(f)].get();
+                if (!nest || s >= nest->stages.size() ||
+                    same_order(
+                        make_stage_nest(stage, ss, nest->stages[s].loop_box),
+                        make_stage_nest(stage, t[size_t(f)].stages[s], nest->stages[s].loop_box)))
+                    continue;
+                w.step_within(std::move(t),
+                              dag.funcs[size_t(f)].name + "." + std::to_string(s) + "." +
+                                  stage.loops[l].name,
+                              limit);
+            }
         }
     }
     return w.best;
@@ -317,7 +364,7 @@ StatePtr polish_pick(const SearchSpace &space, StateEvaluator &eval, StatePtr pi
             o << " " << st;
         log(o.str());
     };
-    PolishStats inlined, strips, rows, narrowed, unrolled;
+    PolishStats inlined, strips, rows, narrowed, unrolled, ordered;
     double before = best->cost;
     best = polish_inlined(space, eval, best, margin, &inlined);
     report("Funcs inlined", inlined, before);
@@ -336,6 +383,9 @@ StatePtr polish_pick(const SearchSpace &space, StateEvaluator &eval, StatePtr pi
     before = best->cost;
     best = polish_unrolled_inside(space, eval, best, margin, &unrolled);
     report("loops unrolled inside the vectors", unrolled, before);
+    before = best->cost;
+    best = polish_storage_order(space, eval, best, kStorageOrderTolerance, &ordered);
+    report("loops put back in storage order", ordered, before);
     return best;
 }
 

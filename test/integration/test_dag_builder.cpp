@@ -47,10 +47,28 @@ TEST_CASE("pointwise chain", "[dag]") {
     CHECK_FALSE(func(dag, "g").can_inline);
     const sextant::Stage &gs = func(dag, "g").stages[0];
     CHECK(gs.ops.at(OpKind::Add, TypeClass::U16) == 1);
-    CHECK(gs.ops.at(OpKind::Cast, TypeClass::U16) == 1);
+    CHECK(gs.ops.at(OpKind::Cast, TypeClass::U16) == 0); // a widening load (next test)
     CHECK(gs.ops.at(OpKind::FuncLoad, TypeClass::U8) == 1);
     CHECK(func(dag, "f").stages[0].ops.at(OpKind::Mul, TypeClass::U8) == 1);
     CHECK(func(dag, "f").consumers == std::vector<int>{dag.find_func("g")});
+}
+
+TEST_CASE("a widening cast of a load costs no arithmetic; other casts do", "[dag]") {
+    // x86 loads and widens in one instruction (vpmovzxwd zmm, [mem]): u32(in(x)) is the load.
+    // A cast of arithmetic, a narrowing one or one to float is an instruction of its own.
+    ImageParam in(UInt(16), 1, "in_widen");
+    Var x("x");
+    Func f("widen");
+    f(x) = cast<uint32_t>(in(x)) + cast<uint32_t>(in(x + 1) + 1) +
+           cast<uint32_t>(cast<uint8_t>(in(x + 2))) + cast<uint32_t>(cast<float>(in(x + 3)));
+    f.set_estimate(x, 0, 100);
+    PipelineDag dag = build({f});
+    const sextant::Stage &s = func(dag, "widen").stages[0];
+    // u32(in(x + 1) + 1), u8(in(x + 2)) and its u32, f32(in(x + 3)) and its u32.
+    CHECK(s.ops.at(OpKind::Cast, TypeClass::U32) == 3);
+    CHECK(s.ops.at(OpKind::Cast, TypeClass::U8) == 1);
+    CHECK(s.ops.at(OpKind::Cast, TypeClass::F32) == 1);
+    CHECK(s.ops.at(OpKind::FuncLoad, TypeClass::U16) == 4);
 }
 
 TEST_CASE("math library calls: transcendental vs single-instruction", "[dag]") {

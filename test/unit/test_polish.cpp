@@ -263,3 +263,45 @@ TEST_CASE("the polish walks column strips in rows within the tolerance, the chea
     CHECK(polished(0.0, anchored) == pick);
     CHECK(anchored.tried == 0);
 }
+
+TEST_CASE("the polish puts a reordered loop back in storage order within the tolerance",
+          "[search]") {
+    // stencil_2d (in -> P -> C, 64 x 32): P at root over whole rows; C at root in 16-wide
+    // column strips with its rows moved outside them (x:split16 y:outer: y, x_o, x_i).
+    PipelineDag dag = test::stencil_2d();
+    SearchSpace space(dag);
+    Decisions d(2);
+    d.mut(0).placement = Placement::Root;
+    d.mut(0).stages = {test::sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
+    d.mut(1).placement = Placement::Root;
+    d.mut(1).stages = {test::sched({{LoopMode::Split, 16}, {LoopMode::Outer, 0}}, 8, 0)};
+    // Storage order (y inner: x_o, y, x_i) costs `dearer` more than the pick.
+    auto polished = [&](const Decisions &from, double dearer, PolishStats &ps) {
+        StatePtr pick = space.replay(to_schedule_text(dag, from));
+        test::CostOf eval([&](const State &s) {
+            return s.decisions[1].stages[0].loops[1].mode == LoopMode::Outer ? 1.0 : 1 + dearer;
+        });
+        eval.evaluate({pick.get()});
+        return std::make_pair(pick,
+                              polish_storage_order(space, eval, pick, kStorageOrderTolerance, &ps));
+    };
+    PolishStats tie;
+    auto [pick, p] = polished(d, kStorageOrderTolerance / 2, tie);
+    CHECK(tie.tried == 1);
+    CHECK(tie.kept == 1);
+    CHECK(p->decisions[1].stages[0].loops[1].mode == LoopMode::Inner);
+    CHECK(p->decisions[1].stages[0].loops[0] == d[1].stages[0].loops[0]);
+    CHECK(p->decisions[0].stages[0] == d[0].stages[0]);
+    // Past the tolerance the reorder stays.
+    PolishStats past;
+    auto [pick2, q] = polished(d, kStorageOrderTolerance * 2, past);
+    CHECK(q == pick2);
+    CHECK(past.tried == 1);
+    CHECK(past.kept == 0);
+    // Unsplit, y is outermost either way: nothing to put back, nothing scored.
+    d.mut(1).stages = {test::sched({{LoopMode::Inner, 0}, {LoopMode::Outer, 0}}, 8, 0)};
+    PolishStats outermost;
+    auto [pick3, r] = polished(d, 0.0, outermost);
+    CHECK(r == pick3);
+    CHECK(outermost.tried == 0);
+}
