@@ -53,7 +53,7 @@ TEST_CASE("pointwise chain", "[dag]") {
     CHECK(func(dag, "f").consumers == std::vector<int>{dag.find_func("g")});
 }
 
-TEST_CASE("a widening cast of a load costs no arithmetic; other casts do", "[dag]") {
+TEST_CASE("a widening cast of a load costs no arithmetic, other casts do", "[dag]") {
     // x86 loads and widens in one instruction (vpmovzxwd zmm, [mem]): u32(in(x)) is the load.
     // A cast of arithmetic, a narrowing one or one to float is an instruction of its own.
     ImageParam in(UInt(16), 1, "in_widen");
