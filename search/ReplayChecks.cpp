@@ -48,6 +48,34 @@ void check_replayable(const PipelineDag &dag, const State &s, const std::string 
                 "buffer; make the split at least that wide");
         }
     }
+    // A loop run in parallel or as vectors must have independent iterations (LoopDim::
+    // parallel_safe): Halide refuses an RVar there, or a var the definition reads across ("may
+    // introduce a race condition"). The loop order decides which loops those are: a pure loop
+    // moved back inside can leave an RVar outermost (session 70's storage-order polish did,
+    // random seeds 200094 and 200640). A factored reduction's parallel loop is its copies'.
+    for (const FuncNode &f : dag.funcs) {
+        const FuncSched &g = s.decisions[size_t(f.id)];
+        const FuncNest *n = s.nests[size_t(f.id)].get();
+        if (g.placement == Placement::Inline || !n) continue;
+        for (size_t i = 0; i < g.stages.size() && i < n->stages.size(); i++) {
+            if (g.stages[i].rfactor) continue;
+            const Stage &st = dag.stage(f.id, int(i));
+            for (const ConcreteLoop &l : n->stages[i].order) {
+                const LoopDim &dim = st.loops[size_t(l.stage_loop)];
+                if ((!l.parallel && !l.vectorized) || dim.parallel_safe) continue;
+                throw UserError(
+                    "schedule text line " + std::to_string(placement_line(schedule_text, f.name)) +
+                    ": Func '" + f.name + "' stage " + std::to_string(i) + " runs loop '" +
+                    dim.name + "' " + (l.parallel ? "in parallel" : "as vectors") +
+                    ", but its iterations depend on each other (" +
+                    (dim.is_rvar ? "an RVar" : "the definition reads across it") +
+                    "): Halide refuses it as a race; reorder the stage's loops so that a "
+                    "loop of independent points is " +
+                    (l.parallel ? "outermost, or lower its parallel count"
+                                : "innermost, or use vector 1"));
+            }
+        }
+    }
     // Loops unrolled outside the vectors: Halide unrolls only a trip count it proves constant.
     // A split's inner part and an RVar have one; a whole pure loop has the Func's region along
     // it, taken as constant only when the buffer's size is (the search's rule for register

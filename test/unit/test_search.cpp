@@ -353,6 +353,24 @@ TEST_CASE("replay refuses a whole loop unrolled outside the vectors of a Func of
                       Catch::Contains("unrolls loop 'y' outside its vectors"));
 }
 
+TEST_CASE("replay refuses a parallel loop whose iterations depend on each other", "[search]") {
+    // transpose_reduce: S(x) += T(x, r). The update's outermost loop runs in parallel: x (its
+    // points independent) is replayed; r moved outside it (r:outer) is a race Halide refuses.
+    PipelineDag dag = test::transpose_reduce();
+    SearchSpace space(dag);
+    const std::string head = "sextant-schedule 1\n"
+                             "func S root\n"
+                             "  stage 0 loops x:inner vector 8 unroll 1 parallel 1\n";
+    StatePtr ok =
+        space.replay(head + "  stage 1 loops r:inner x:inner vector 1 unroll 1 parallel 1\n"
+                            "func T inline\n");
+    CHECK(ok->decisions[1].stages[1].parallel == 1);
+    CHECK_THROWS_WITH(space.replay(head + "  stage 1 loops r:outer x:inner vector 1 unroll 1 "
+                                          "parallel 1\nfunc T inline\n"),
+                      Catch::Contains("runs loop 'r' in parallel, but its iterations depend on "
+                                      "each other (an RVar)"));
+}
+
 TEST_CASE("sliding windows over a split's inner part only, store_at emitted and round-tripped",
           "[search]") {
     PipelineDag dag = test::stencil_2d();
