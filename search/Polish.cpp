@@ -20,11 +20,14 @@ bool same_order(const StageNest &a, const StageNest &b) {
     return true;
 }
 
-/** True if another Func is computed at one of `f`'s loops. */
-bool is_anchor(const Decisions &d, int f) {
+/** True if `f` has loops of its own (at root or computed at a loop) that a polish may reorder
+ * or retile: no other Func is computed at one of them (it keeps the loop it is computed at). */
+bool loops_may_move(const Decisions &d, int f) {
+    if (d[size_t(f)].placement != Placement::Root && d[size_t(f)].placement != Placement::At)
+        return false;
     for (size_t g = 0; g < d.size(); g++)
-        if (d[g].placement == Placement::At && d[g].at_func == f) return true;
-    return false;
+        if (d[g].placement == Placement::At && d[g].at_func == f) return false;
+    return true;
 }
 
 /** A polish's walk from the pick, one step at a time: the decisions so far and their cost as a
@@ -109,6 +112,16 @@ private:
     double cost_ = 0;
 };
 
+/** Calls `step(f, s, stage)` for each stage, in search order, of every Func whose loops may
+ * move (loops_may_move, asked of the walk's decisions each time: a kept step replaces them). */
+template <class Step> void each_movable_stage(const SearchSpace &space, const Walk &w, Step step) {
+    for (int f : space.order()) {
+        if (!loops_may_move(w.d, f)) continue;
+        for (size_t s = 0; s < w.d[size_t(f)].stages.size(); s++)
+            step(f, s, space.dag().stage(f, int(s)));
+    }
+}
+
 } // namespace
 
 StatePtr polish_unrolled_inside(const SearchSpace &space, StateEvaluator &eval, StatePtr best,
@@ -183,46 +196,40 @@ StatePtr polish_row_sweeps(const SearchSpace &space, StateEvaluator &eval, State
     const PipelineDag &dag = space.dag();
     Walk w(space, eval, std::move(best), 0.0, stats);
     const double limit = w.cost() * (1 + tolerance);
-    for (int f : space.order()) {
-        const Placement placement = w.d[size_t(f)].placement;
-        if (placement != Placement::Root && placement != Placement::At) continue;
-        if (is_anchor(w.d, f)) continue; // it keeps the loop others are computed at
-        for (size_t s = 0; s < w.d[size_t(f)].stages.size(); s++) {
-            const Stage &stage = dag.stage(f, int(s));
-            const StageSched &ss = w.d[size_t(f)].stages[s];
-            if (ss.loops.size() < 2 || stage.loops[0].is_rvar || stage.loops[1].is_rvar ||
-                stage.loops[0].func_dim != 0 || ss.unroll_outer > 0 || ss.unrolled_inside >= 0 ||
-                ss.rfactor)
-                continue;
-            // Column strips: the dense dimension's inner part innermost, the next loop
-            // (whole, or its inner part) right outside it.
-            const LoopTiling &x = ss.loops[0], &y = ss.loops[1];
-            if (x.mode != LoopMode::Split || x.band != 0 ||
-                (y.mode != LoopMode::Inner && y.mode != LoopMode::Split))
-                continue;
-            // (Read from the best state each time: a kept step replaces it.)
-            const FuncNest *nest = w.best->nests[size_t(f)].get();
-            if (!nest || s >= nest->stages.size() || nest->stages[s].loop_box.size() < 2) continue;
-            std::vector<Decisions> rows;
-            Decisions t = w.d;
-            t.mut(size_t(f)).stages[s].loops[0] = LoopTiling{};
-            rows.push_back(t); // whole rows; the loops outside as they were, less one
-            if (y.mode == LoopMode::Inner) {
-                // Whole rows in strips: the outer loops (a parallel one) keep their number.
-                const int64_t rows_extent = nest->stages[s].loop_box[1].extent();
-                for (int64_t tile : {8, 16, 32, 64, 128}) {
-                    if (tile >= rows_extent) break;
-                    LoopTiling strips;
-                    strips.mode = LoopMode::Split;
-                    strips.tile = tile;
-                    t.mut(size_t(f)).stages[s].loops[1] = strips;
-                    rows.push_back(t);
-                }
+    each_movable_stage(space, w, [&](int f, size_t s, const Stage &stage) {
+        const StageSched &ss = w.d[size_t(f)].stages[s];
+        if (ss.loops.size() < 2 || stage.loops[0].is_rvar || stage.loops[1].is_rvar ||
+            stage.loops[0].func_dim != 0 || ss.unroll_outer > 0 || ss.unrolled_inside >= 0 ||
+            ss.rfactor)
+            return;
+        // Column strips: the dense dimension's inner part innermost, the next loop
+        // (whole, or its inner part) right outside it.
+        const LoopTiling &x = ss.loops[0], &y = ss.loops[1];
+        if (x.mode != LoopMode::Split || x.band != 0 ||
+            (y.mode != LoopMode::Inner && y.mode != LoopMode::Split))
+            return;
+        // (Read from the best state each time: a kept step replaces it.)
+        const FuncNest *nest = w.best->nests[size_t(f)].get();
+        if (!nest || s >= nest->stages.size() || nest->stages[s].loop_box.size() < 2) return;
+        std::vector<Decisions> rows;
+        Decisions t = w.d;
+        t.mut(size_t(f)).stages[s].loops[0] = LoopTiling{};
+        rows.push_back(t); // whole rows; the loops outside as they were, less one
+        if (y.mode == LoopMode::Inner) {
+            // Whole rows in strips: the outer loops (a parallel one) keep their number.
+            const int64_t rows_extent = nest->stages[s].loop_box[1].extent();
+            for (int64_t tile : {8, 16, 32, 64, 128}) {
+                if (tile >= rows_extent) break;
+                LoopTiling strips;
+                strips.mode = LoopMode::Split;
+                strips.tile = tile;
+                t.mut(size_t(f)).stages[s].loops[1] = strips;
+                rows.push_back(t);
             }
-            w.cheapest_within(std::move(rows), dag.funcs[size_t(f)].name + "." + std::to_string(s),
-                              limit);
         }
-    }
+        w.cheapest_within(std::move(rows), dag.funcs[size_t(f)].name + "." + std::to_string(s),
+                          limit);
+    });
     return w.best;
 }
 
@@ -231,37 +238,30 @@ StatePtr polish_storage_order(const SearchSpace &space, StateEvaluator &eval, St
     const PipelineDag &dag = space.dag();
     Walk w(space, eval, std::move(best), 0.0, stats);
     const double limit = w.cost() * (1 + tolerance);
-    for (int f : space.order()) {
-        const Placement placement = w.d[size_t(f)].placement;
-        if (placement != Placement::Root && placement != Placement::At) continue;
-        if (is_anchor(w.d, f)) continue; // the loop others are computed at keeps its place
-        for (size_t s = 0; s < w.d[size_t(f)].stages.size(); s++) {
-            const Stage &stage = dag.stage(f, int(s));
-            for (size_t l = 0; l < stage.loops.size(); l++) {
-                const StageSched &ss = w.d[size_t(f)].stages[s];
-                if (ss.unroll_outer > 0 || ss.rfactor || stage.loops[l].is_rvar ||
-                    l >= ss.loops.size() || ss.loops[l].mode != LoopMode::Outer)
-                    continue;
-                Decisions t = w.d;
-                t.mut(size_t(f)).stages[s].loops[l].mode = LoopMode::Inner;
-                // Outer already where storage order puts it (no Inner or split loop outside
-                // it): the same loops in the same order, nothing to put back.
-                const FuncNest *nest = w.best->nests[size_t(f)].get();
-                if (!nest || s >= nest->stages.size() ||
-                    same_order(
-                        make_stage_nest(stage, ss, nest->stages[s].loop_box),
-                        make_stage_nest(stage, t[size_t(f)].stages[s], nest->stages[s].loop_box)))
-                    continue;
-                w.step_within(std::move(t),
-                              dag.funcs[size_t(f)].name + "." + std::to_string(s) + "." +
-                                  stage.loops[l].name,
-                              limit);
-            }
+    each_movable_stage(space, w, [&](int f, size_t s, const Stage &stage) {
+        for (size_t l = 0; l < stage.loops.size(); l++) {
+            const StageSched &ss = w.d[size_t(f)].stages[s];
+            if (ss.unroll_outer > 0 || ss.rfactor || stage.loops[l].is_rvar ||
+                l >= ss.loops.size() || ss.loops[l].mode != LoopMode::Outer)
+                continue;
+            Decisions t = w.d;
+            t.mut(size_t(f)).stages[s].loops[l].mode = LoopMode::Inner;
+            // Outer already where storage order puts it (no Inner or split loop outside
+            // it): the same loops in the same order, nothing to put back.
+            const FuncNest *nest = w.best->nests[size_t(f)].get();
+            if (!nest || s >= nest->stages.size() ||
+                same_order(
+                    make_stage_nest(stage, ss, nest->stages[s].loop_box),
+                    make_stage_nest(stage, t[size_t(f)].stages[s], nest->stages[s].loop_box)))
+                continue;
+            w.step_within(std::move(t),
+                          dag.funcs[size_t(f)].name + "." + std::to_string(s) + "." +
+                              stage.loops[l].name,
+                          limit);
         }
-    }
+    });
     return w.best;
 }
-
 StatePtr polish_inlined(const SearchSpace &space, StateEvaluator &eval, StatePtr best,
                         double margin, PolishStats *stats) {
     const PipelineDag &dag = space.dag();

@@ -43,6 +43,17 @@ test::CostOf inlining_prices(std::vector<double> price) {
     });
 }
 
+/** test::stencil_2d() (in -> P -> C, 64 x 32): P at root over whole rows, C at root in
+ * 16-wide column strips (x:split16) with its y loop in `y` mode and `parallel` loops parallel. */
+Decisions column_strips(LoopMode y, int parallel) {
+    Decisions d(2);
+    d.mut(0).placement = Placement::Root;
+    d.mut(0).stages = {test::sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
+    d.mut(1).placement = Placement::Root;
+    d.mut(1).stages = {test::sched({{LoopMode::Split, 16}, {y, 0}}, 8, parallel)};
+    return d;
+}
+
 /** `d` replayed as the polishes replay their steps, and scored by `eval`. */
 StatePtr scored(const SearchSpace &space, StateEvaluator &eval, const Decisions &d) {
     StatePtr s = space.replay(to_schedule_text(space.dag(), d));
@@ -218,15 +229,10 @@ TEST_CASE("the polish narrows a large vectorized body within the tolerance, neve
 
 TEST_CASE("the polish walks column strips in rows within the tolerance, the cheapest of them",
           "[search]") {
-    // stencil_2d (in -> P -> C, 64 x 32): P at root over whole rows, C at root in 16-wide
-    // column strips over all 32 rows (x:split16 y:inner), the strips parallel.
+    // C's 16-wide column strips over all 32 rows (x:split16 y:inner), the strips parallel.
     PipelineDag dag = test::stencil_2d();
     SearchSpace space(dag);
-    Decisions d(2);
-    d.mut(0).placement = Placement::Root;
-    d.mut(0).stages = {test::sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
-    d.mut(1).placement = Placement::Root;
-    d.mut(1).stages = {test::sched({{LoopMode::Split, 16}, {LoopMode::Inner, 0}}, 8, 1)};
+    Decisions d = column_strips(LoopMode::Inner, 1);
     StatePtr pick = space.replay(to_schedule_text(dag, d));
     // Rows cost `dearer` more than the strips; 16-row strips a little less than other rows.
     auto polished = [&](double dearer, PolishStats &ps) {
@@ -266,15 +272,11 @@ TEST_CASE("the polish walks column strips in rows within the tolerance, the chea
 
 TEST_CASE("the polish puts a reordered loop back in storage order within the tolerance",
           "[search]") {
-    // stencil_2d (in -> P -> C, 64 x 32): P at root over whole rows; C at root in 16-wide
-    // column strips with its rows moved outside them (x:split16 y:outer: y, x_o, x_i).
+    // C's 16-wide column strips with its rows moved outside them (x:split16 y:outer: y, x_o,
+    // x_i).
     PipelineDag dag = test::stencil_2d();
     SearchSpace space(dag);
-    Decisions d(2);
-    d.mut(0).placement = Placement::Root;
-    d.mut(0).stages = {test::sched({{LoopMode::Inner, 0}, {LoopMode::Inner, 0}}, 8, 0)};
-    d.mut(1).placement = Placement::Root;
-    d.mut(1).stages = {test::sched({{LoopMode::Split, 16}, {LoopMode::Outer, 0}}, 8, 0)};
+    Decisions d = column_strips(LoopMode::Outer, 0);
     // Storage order (y inner: x_o, y, x_i) costs `dearer` more than the pick.
     auto polished = [&](const Decisions &from, double dearer, PolishStats &ps) {
         StatePtr pick = space.replay(to_schedule_text(dag, from));
