@@ -40,11 +40,11 @@ ArenaExtent place_in_arena(const std::vector<double> &sizes,
     blocks.clear();
     // glibc grows the main arena by a request the top cannot meet plus the top pad (128 KiB),
     // starting from the pad a trim leaves; a later request that fits in what is left grows
-    // nothing. `span` is the top once all are freed: the reach plus the pad only when the
+    // nothing. `top` is the top once all are freed: the reach plus the pad only when the
     // last growth came at the reach (bench depthwise_separable_conv per 8-row strip: 146 KiB
-    // then 115 KiB span 274 KiB, under the 292 KiB threshold its first buffer sets; 0.1 faults
-    // a run measured, where adding the pad to the reach charged 1,827).
-    double extent = 0, reach = 0, span = kTrimThresholdBytes;
+    // then 115 KiB leave a top of 274 KiB, under the 292 KiB threshold its first buffer
+    // sets; 0.1 faults a run measured, where adding the pad to the reach charged 1,827).
+    double extent = 0, reach = 0, top = kTrimThresholdBytes;
     auto release = [&](int owner) {
         size_t k = 0;
         while (k < blocks.size() && blocks[k].owner != owner)
@@ -90,7 +90,7 @@ ArenaExtent place_in_arena(const std::vector<double> &sizes,
             blocks.push_back({extent, want, int(i)});
             extent += want;
             reach = std::max(reach, extent);
-            if (extent > span) span = extent + kTrimThresholdBytes;
+            if (extent > top) top = extent + kTrimThresholdBytes;
         } else {
             const double rest = blocks[best].size - want;
             blocks[best].size = want;
@@ -100,7 +100,7 @@ ArenaExtent place_in_arena(const std::vector<double> &sizes,
                               {blocks[best].offset + want, rest, -1});
         }
     }
-    return {reach, span};
+    return {reach, top};
 }
 
 /** The extent of the heap the buffers of one Root Func's nest take within one iteration

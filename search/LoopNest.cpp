@@ -533,6 +533,14 @@ void place_func_nest(const PipelineDag &dag, const Decisions &d, const Nests &ne
     }
 }
 
+bool loops_may_move(const Decisions &d, int func) {
+    if (d[size_t(func)].placement != Placement::Root && d[size_t(func)].placement != Placement::At)
+        return false;
+    for (size_t g = 0; g < d.size(); g++)
+        if (d[g].placement == Placement::At && d[g].at_func == func) return false;
+    return true;
+}
+
 int root_anchor(const Decisions &d, int func) {
     while (d[func].placement == Placement::At)
         func = d[func].at_func;

@@ -74,6 +74,11 @@ inline bool is_inlined(const PipelineDag &dag, const Decisions &d, int func) {
 /** The Func whose loops hold `func` at the outermost: `func` itself unless it is computed at
  * a consumer, else that consumer's root anchor. */
 int root_anchor(const Decisions &d, int func);
+
+/** True if `func` has loops of its own (at root or computed at a loop) that a rewrite may
+ * reorder or retile: no other Func is computed at one of them (it keeps the loop it is
+ * computed at). */
+bool loops_may_move(const Decisions &d, int func);
 /** root_anchor of every Func, into `out` (one walk per chain, not per Func). */
 void root_anchors(const Decisions &d, std::vector<int> &out);
 

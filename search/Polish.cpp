@@ -20,16 +20,6 @@ bool same_order(const StageNest &a, const StageNest &b) {
     return true;
 }
 
-/** True if `f` has loops of its own (at root or computed at a loop) that a polish may reorder
- * or retile: no other Func is computed at one of them (it keeps the loop it is computed at). */
-bool loops_may_move(const Decisions &d, int f) {
-    if (d[size_t(f)].placement != Placement::Root && d[size_t(f)].placement != Placement::At)
-        return false;
-    for (size_t g = 0; g < d.size(); g++)
-        if (d[g].placement == Placement::At && d[g].at_func == f) return false;
-    return true;
-}
-
 /** A polish's walk from the pick, one step at a time: the decisions so far and their cost as a
  * replay (the pick scored as its variants are), each step kept where `margin` cheaper. */
 class Walk {

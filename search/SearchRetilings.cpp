@@ -377,10 +377,7 @@ std::vector<SearchSpace::Retiling> SearchSpace::retilings(const State &s, int fu
         if (r != cons.front()) return out;
     const int c = cons.front().first, stage = cons.front().second;
     const FuncSched &cs = s.decisions[size_t(c)];
-    if ((cs.placement != Placement::Root && cs.placement != Placement::At) || !s.nests[size_t(c)])
-        return out;
-    for (const FuncSched &g : s.decisions)
-        if (g.placement == Placement::At && g.at_func == c) return out;
+    if (!loops_may_move(s.decisions, c) || !s.nests[size_t(c)]) return out;
     // Not a register-blocked stage (the new loop would change what is unrolled).
     if (cs.stages[size_t(stage)].unroll_outer > 0 || cs.stages[size_t(stage)].rfactor) return out;
     Retiler r(
