@@ -1,5 +1,7 @@
 #include "LoopNest.h"
 
+#include "Tails.h"
+
 #include "support/Errors.h"
 
 #include <algorithm>
@@ -530,6 +532,8 @@ void place_func_nest(const PipelineDag &dag, const Decisions &d, const Nests &ne
             for (const StageRef &r : effective_consumers(dag, d, func))
                 if (r.first != fs.at_func && d[r.first].at_func != fs.at_func)
                     n->constant_size = false;
+        // Read through a clamp, the region is min/max expressions (Tails.h).
+        if (n->constant_size && read_through_moving_clamp(dag, func)) n->constant_size = false;
     }
 }
 

@@ -76,12 +76,14 @@ void check_replayable(const PipelineDag &dag, const State &s, const std::string 
             }
         }
     }
-    // Loops unrolled outside the vectors: Halide unrolls only a trip count it proves constant.
-    // A split's inner part and an RVar have one; a whole pure loop has the Func's region along
-    // it, taken as constant only when the buffer's size is (the search's rule for register
-    // tiles; conservative: Halide may prove a single dimension constant). Otherwise Halide can
-    // stop the build ("Can only unroll for loops over a constant extent"): a stage's register
-    // tile kept while its consumer's tiling changed (session 52, nl_means' `blended`).
+    // Loops unrolled outside the vectors: Halide unrolls a trip count it proves constant, or
+    // the constant upper bound it finds, each copy guarded. A split's inner part and an RVar
+    // have one; a whole pure loop has the Func's region along it, taken as constant only when
+    // the buffer's size is (the search's rule for register tiles; conservative: Halide may
+    // prove a single dimension constant). Otherwise Halide can stop the build ("Can only
+    // unroll for loops over a constant extent"): a stage's register tile kept while its
+    // consumer's tiling changed (session 52, nl_means' `blended`); or, for a region read
+    // through a clamp, unroll to a loose bound (Tails.h, read_through_moving_clamp).
     for (const FuncNode &f : dag.funcs) {
         const FuncSched &g = s.decisions[size_t(f.id)];
         const FuncNest *n = s.nests[size_t(f.id)].get();
@@ -97,9 +99,11 @@ void check_replayable(const PipelineDag &dag, const State &s, const std::string 
                     ": Func '" + f.name + "' stage " + std::to_string(i) + " unrolls loop '" +
                     st.loops[size_t(l.stage_loop)].name +
                     "' outside its vectors, a whole loop over the Func's region, in a buffer "
-                    "of no constant size: Halide stops the build where it cannot prove that "
-                    "trip count constant (\"Can only unroll for loops over a constant "
-                    "extent\"), so Sextant unrolls only split parts or loops of constant-size "
+                    "of no constant size Halide can see: it stops the build where it cannot "
+                    "bound that trip count (\"Can only unroll for loops over a constant "
+                    "extent\"), or, where a consumer reads the Func through a clamp, unrolls "
+                    "every iteration up to the clamp's bound (a statement that can take LLVM "
+                    "minutes), so Sextant unrolls only split parts or loops of constant-size "
                     "buffers; unroll fewer loops (unroll_outer) or split that loop");
             }
         }

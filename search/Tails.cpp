@@ -97,17 +97,42 @@ bool growth_reads_inputs_outside(const PipelineDag &dag, int func, int dim) {
     return fixed_regions(dag, func, bounds) != fixed_regions(dag, func, grown);
 }
 
+namespace {
+
+/** Whether a load of some consumer of `func` (not through its loaded values) clamps its index
+ * along `dim` and passes `accept(load)`. */
+template <typename Accept>
+bool clamped_by_consumer(const PipelineDag &dag, int func, int dim, Accept accept) {
+    for (int c : dag.funcs[size_t(func)].consumers)
+        for (const Stage &st : dag.funcs[size_t(c)].stages)
+            for (const Load &l : st.loads)
+                if (l.kind == ProducerKind::Func && l.producer == func && l.clamps_at(dim) > 0 &&
+                    accept(l))
+                    return true;
+    return false;
+}
+
+} // namespace
+
+bool read_through_moving_clamp(const PipelineDag &dag, int func) {
+    const FuncNode &f = dag.funcs[size_t(func)];
+    for (size_t d = 0; d < f.bounds.size(); d++) {
+        auto moves = [&](const Load &l) {
+            if (l.data_dependent) return false; // a table lookup: the clamp's bounds, constant
+            for (int k = 0; k < l.loop_dims; k++)
+                if (!l.at(int(d), k).affine || l.at(int(d), k).num != 0) return true;
+            return false;
+        };
+        if (clamped_by_consumer(dag, func, int(d), moves)) return true;
+    }
+    return false;
+}
+
 bool shrinks_at_edges(const PipelineDag &dag, int func) {
     const FuncNode &f = dag.funcs[size_t(func)];
     if (f.is_input_wrapper || f.is_output) return false;
     for (size_t d = 0; d < f.bounds.size(); d++) {
-        bool clamped_by_consumer = false;
-        for (int c : f.consumers)
-            for (const Stage &st : dag.funcs[size_t(c)].stages)
-                for (const Load &l : st.loads)
-                    clamped_by_consumer |= l.kind == ProducerKind::Func && l.producer == func &&
-                                           l.clamps_at(int(d)) > 0;
-        if (!clamped_by_consumer) continue;
+        if (!clamped_by_consumer(dag, func, int(d), [](const Load &) { return true; })) continue;
         // Grown on either side: a shifted tile goes below the region, a rounded one above.
         Box64 grown = f.bounds;
         grown[d].min -= f.bounds[d].extent();

@@ -45,4 +45,13 @@ bool growth_reads_inputs_outside(const PipelineDag &dag, int func, int dim);
  * not one. */
 bool shrinks_at_edges(const PipelineDag &dag, int func);
 
+/** True if a consumer reads `func` through a clamp of an index that moves with the consumer's
+ * loops. Halide's region of `func` inside a consumer's tile is then min/max expressions, not a
+ * constant it can see, and a loop over that region unrolled runs to the expressions' constant
+ * upper bound, each copy guarded: random pipeline 3021's register tile of 8 x 3 rows inside a
+ * 16 x 8 x 3 tile, read through `clamp_coords`, unrolled as 23 x 14 copies (a 9 MB statement
+ * that LLVM did not compile in 10 minutes). A table lookup (the index is loaded data) clamps
+ * to constant bounds and is not one. */
+bool read_through_moving_clamp(const PipelineDag &dag, int func);
+
 } // namespace sextant
