@@ -99,8 +99,8 @@ bool growth_reads_inputs_outside(const PipelineDag &dag, int func, int dim) {
 
 namespace {
 
-/** Whether a load of some consumer of `func` (not through its loaded values) clamps its index
- * along `dim` and passes `accept(load)`. */
+/** Whether a load of `func` by one of its consumers clamps its index along `dim` and passes
+ * `accept(load)`. */
 template <typename Accept>
 bool clamped_by_consumer(const PipelineDag &dag, int func, int dim, Accept accept) {
     for (int c : dag.funcs[size_t(func)].consumers)
