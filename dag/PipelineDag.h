@@ -157,7 +157,7 @@ struct Stage {
     std::vector<int> edges_in; // edges in which this stage is the consumer
     /** Per loop: 1 if a split of it rounds the Func's region up to whole tiles (Halide's
      * TailStrategy::RoundUp, which the directives use for pure vars of updates where they
-     * may: search/Tails.h). Filled by annotate_round_up_tails; empty means none does. */
+     * may: search/Tails.h). Filled by annotate_tails; empty means none does. */
     std::vector<uint8_t> rounds_up;
     /** An update whose reduction Halide can factor (Func::rfactor): its RHS is a commutative
      * associative operator on the Func's own value at the LHS point (`h(g(r)) += 1`, a min,
@@ -199,6 +199,10 @@ struct FuncNode {
     std::vector<int> edges_out; // edges in which this Func is the producer
     /** Distinct Funcs whose stages read this one (excluding itself), in id order. */
     std::vector<int> consumers;
+    /** A consumer reads it through a clamp of its own coordinates: inside a consumer's tile
+     * its region is no constant Halide can see (read_through_moving_clamp, search/Tails.h;
+     * filled by annotate_tails). */
+    bool read_through_clamp = false;
     /** Bytes per point of its largest Tuple element: Halide allocates each element as a
      * buffer of its own. */
     int element_bytes() const;

@@ -581,7 +581,7 @@ PipelineDag build_pipeline_dag(const std::vector<Function> &outputs, const Targe
     if (!orders.empty()) reorder_storage(orders, funcs_by_name(outputs));
     if (!orders.empty() || first.reordered_storage())
         dag = Builder(outputs, target, machine).build();
-    annotate_round_up_tails(dag);
+    annotate_tails(dag);
     return dag;
 }
 

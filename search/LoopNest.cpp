@@ -1,7 +1,5 @@
 #include "LoopNest.h"
 
-#include "Tails.h"
-
 #include "support/Errors.h"
 
 #include <algorithm>
@@ -533,7 +531,7 @@ void place_func_nest(const PipelineDag &dag, const Decisions &d, const Nests &ne
                 if (r.first != fs.at_func && d[r.first].at_func != fs.at_func)
                     n->constant_size = false;
         // Read through a clamp, the region is min/max expressions (Tails.h).
-        if (n->constant_size && read_through_moving_clamp(dag, func)) n->constant_size = false;
+        if (dag.funcs[size_t(func)].read_through_clamp) n->constant_size = false;
     }
 }
 

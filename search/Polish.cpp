@@ -252,6 +252,7 @@ StatePtr polish_storage_order(const SearchSpace &space, StateEvaluator &eval, St
     });
     return w.best;
 }
+
 StatePtr polish_inlined(const SearchSpace &space, StateEvaluator &eval, StatePtr best,
                         double margin, PolishStats *stats) {
     const PipelineDag &dag = space.dag();

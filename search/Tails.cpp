@@ -79,13 +79,15 @@ bool reads_past_buffers(const PipelineDag &dag, int func, const Box64 &region, c
 
 } // namespace
 
-void annotate_round_up_tails(PipelineDag &dag) {
-    for (FuncNode &f : dag.funcs)
+void annotate_tails(PipelineDag &dag) {
+    for (FuncNode &f : dag.funcs) {
         for (Stage &s : f.stages) {
             s.rounds_up.assign(s.loops.size(), 0);
             for (size_t l = 0; l < s.loops.size(); l++)
                 s.rounds_up[l] = split_tail(dag, f.id, s.index, int(l)) == Tail::RoundUp;
         }
+        f.read_through_clamp = read_through_moving_clamp(dag, f.id);
+    }
 }
 
 bool growth_reads_inputs_outside(const PipelineDag &dag, int func, int dim) {

@@ -25,8 +25,9 @@ enum class Tail {
  *    boundary condition or a clamp); else GuardWithIf. */
 Tail split_tail(const PipelineDag &dag, int func, int stage, int loop);
 
-/** Fills every stage's Stage::rounds_up from split_tail (the DAG builder calls it). */
-void annotate_round_up_tails(PipelineDag &dag);
+/** Fills every stage's Stage::rounds_up from split_tail and every Func's
+ * FuncNode::read_through_clamp from read_through_moving_clamp (the DAG builder calls it). */
+void annotate_tails(PipelineDag &dag);
 
 /** True if realizing `func` over a region grown along `dim` makes the region it needs of some
  * input or output Func larger (computed through every producer, each as if realized): those

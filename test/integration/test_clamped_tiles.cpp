@@ -65,6 +65,9 @@ TEST_CASE("a Func read through a clamp of its consumer's coordinates gets no reg
     REQUIRE(mm_d >= 0);
     CHECK(sextant::read_through_moving_clamp(clamped, mm_c));
     CHECK_FALSE(sextant::read_through_moving_clamp(direct, mm_d));
+    // The DAG builder records it once per Func, for the search's nests to read.
+    CHECK(clamped.funcs[size_t(mm_c)].read_through_clamp);
+    CHECK_FALSE(direct.funcs[size_t(mm_d)].read_through_clamp);
     // A table indexed by loaded values is clamped to constant bounds.
     CHECK_FALSE(sextant::read_through_moving_clamp(clamped, clamped.find_func("table_c")));
 
