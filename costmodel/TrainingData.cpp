@@ -176,4 +176,8 @@ bool is_validation_pipeline(const std::string &pipeline, int validation_percent,
     return ((bucket - offset) % 100 + 100) % 100 < validation_percent;
 }
 
+bool in_training_fraction(const std::string &pipeline, int percent) {
+    return int(stable_hash(pipeline + "#training-fraction") % 100) < percent;
+}
+
 } // namespace sextant

@@ -71,5 +71,9 @@ uint64_t stable_hash(const std::string &s);
 /** True if `pipeline` belongs to the held-out validation set: (stable_hash % 100 - offset) mod
  * 100 < percent. Offsets 0, P, 2P, ... give disjoint folds for cross-validation. */
 bool is_validation_pipeline(const std::string &pipeline, int validation_percent, int offset = 0);
+/** True if `pipeline` belongs to the first `percent` of the training pipelines, by a second hash
+ * independent of the validation one: the sets grow with `percent` (25 within 50 within 100)
+ * while the held-out set stays the same, which is what a learning curve compares. */
+bool in_training_fraction(const std::string &pipeline, int percent);
 
 } // namespace sextant

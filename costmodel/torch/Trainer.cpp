@@ -113,7 +113,7 @@ Split split_samples(const std::vector<TrainingSample> &samples, const TrainerOpt
                 : s.pipeline.find(opt.validation_pipelines) != std::string::npos;
         if (held_out) {
             split.validation.push_back(&s);
-        } else {
+        } else if (in_training_fraction(s.pipeline, opt.train_percent)) {
             split.train[s.pipeline].push_back(&s);
             split.train_samples++;
         }

@@ -27,6 +27,9 @@ struct TrainerOptions {
     /** If not empty, the validation pipelines are those whose id contains this text (one
      * real pipeline held out, say "camera_pipe()"), instead of the hash buckets above. */
     std::string validation_pipelines;
+    /** Train on this percentage of the pipelines not held out (in_training_fraction); the
+     * validation set is the same at every percentage: a learning curve's points. */
+    int train_percent = 100;
     /** Training pipelines whose id contains `repeat_text` are trained on `repeat_times` times
      * per epoch: a few real pipelines' samples (the bench's autotuning runs) among hundreds of
      * random ones. Empty text or 1: every pipeline once. */

@@ -37,6 +37,8 @@ accuracy), DIR/report.json, DIR/scatter.csv, DIR/scatter.png and DIR/checkpoint/
                       cross-validation (default 0)
   --val-pipelines TEXT  hold out the pipelines whose id contains TEXT instead (one real
                       pipeline left out, e.g. :camera_pipe; report, never tune, on it)
+  --train-percent P   train on P% of the pipelines not held out (by a second hash; the
+                      held-out set is the same at every P: scripts/learning_curve.sh)
   --repeat-pipelines TEXT:N  train on the pipelines whose id contains TEXT N times per epoch
                       (a few real pipelines among many random ones, e.g. user::4)
   --seed N            initialisation and shuffling seed (default 1)
@@ -118,6 +120,8 @@ CommandLine parse_args(int argc, char **argv) {
             opt.validation_offset = args.integer(0);
         else if (a == "--val-pipelines")
             opt.validation_pipelines = args.value();
+        else if (a == "--train-percent")
+            opt.train_percent = args.integer(1);
         else if (a == "--repeat-pipelines") {
             const std::string v = args.value();
             const size_t colon = v.rfind(':');
@@ -198,6 +202,7 @@ CommandLine parse_args(int argc, char **argv) {
     }
     if (cl.data.empty() && cl.synthetic == 0) throw ArgError("give --data FILE or --synthetic N");
     if (cl.opt.validation_offset > 99) throw ArgError("--val-offset must be between 0 and 99");
+    if (cl.opt.train_percent > 100) throw ArgError("--train-percent must be between 1 and 100");
     if (!TorchModelConfig::valid_multiplier_range(cfg.multiplier_range))
         throw ArgError("--multiplier-range must be 0 (unbounded) or between 1 and 1e6");
     return cl;

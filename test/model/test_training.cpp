@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <set>
 
 #include <unistd.h>
 
@@ -190,6 +191,43 @@ TEST_CASE("a resumed run ends with the same weights as an uninterrupted one") {
         nlohmann::json::parse(std::ifstream(fs::path(o.out_dir) / "checkpoint" / "trainer.json"));
     CHECK(st["epochs_done"] == 4);
     CHECK(st["history"].size() == 4);
+}
+
+TEST_CASE("a training fraction trains on fewer pipelines and holds out the same ones") {
+    std::set<std::string> quarter, half;
+    for (int k = 0; k < 2000; k++) {
+        const std::string id = "random:seed=" + std::to_string(k);
+        if (in_training_fraction(id, 25)) quarter.insert(id);
+        if (in_training_fraction(id, 50)) half.insert(id);
+        CHECK(in_training_fraction(id, 100));
+    }
+    CHECK(quarter.size() > 400);
+    CHECK(quarter.size() < 600);
+    CHECK(half.size() > 900);
+    CHECK(half.size() < 1100);
+    for (const std::string &id : quarter)
+        CHECK(half.count(id) == 1);
+
+    SyntheticOptions so;
+    so.pipelines = 40;
+    so.schedules_per_pipeline = 6;
+    std::vector<TrainingSample> samples = synthetic_dataset(so);
+    TrainerOptions o;
+    o.epochs = 1;
+    o.progress = false;
+    o.validation_percent = 25;
+    TorchModelConfig c;
+    o.out_dir = temp_dir("all-training").string();
+    auto all = make_torch_cost_model(c);
+    TrainResult everything = train_cost_model(*all, samples, o);
+    o.train_percent = 50;
+    o.out_dir = temp_dir("half-training").string();
+    auto some = make_torch_cost_model(c);
+    TrainResult fraction = train_cost_model(*some, samples, o);
+    CHECK(fraction.validation.samples == everything.validation.samples);
+    CHECK(fraction.validation.pipelines == everything.validation.pipelines);
+    CHECK(fraction.train.pipelines > 0);
+    CHECK(fraction.train.pipelines < everything.train.pipelines);
 }
 
 TEST_CASE("resume without a checkpoint is a user error") {
