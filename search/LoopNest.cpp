@@ -1,4 +1,5 @@
 #include "LoopNest.h"
+#include "Tails.h"
 
 #include "support/Errors.h"
 
@@ -295,7 +296,10 @@ const Box64 &region_at_memo(const PipelineDag &dag, const Decisions &d, int func
                            "a Func computed inside a loop that does not enclose all its uses");
             const Box64 &g = region_at_memo(dag, d, r.first, at_func, at_stage, level, box, memo);
             const Stage &s = dag.stage(r.first, r.second);
-            walk_required(dag, d, r, stage_loop_box(s, g), is_target, reach);
+            walk_required(
+                dag, d, r,
+                stage_loop_box(s, r.second == 0 ? shifted_in_region(dag, d, r.first, g) : g),
+                is_target, reach);
             // An update with a RoundUp split runs whole tiles and reads past what the
             // consumer's own region needs: the buffer holds those reads (not computed).
             if (allocated && r.second > 0) {
@@ -321,9 +325,9 @@ Box64 middle_region(const PipelineDag &dag, const Decisions &d, const Nests &nes
 Box64 middle_box(const PipelineDag &dag, const Decisions &d, const Nests &nests, int at_func,
                  int at_stage, int level) {
     const StageNest &sn = nests[size_t(at_func)]->stages[size_t(at_stage)];
-    return box_at_level(
-        sn, level, true,
-        stage_loop_box(dag.stage(at_func, at_stage), middle_region(dag, d, nests, at_func)));
+    Box64 region = middle_region(dag, d, nests, at_func);
+    if (at_stage == 0) region = shifted_in_region(dag, d, at_func, std::move(region));
+    return box_at_level(sn, level, true, stage_loop_box(dag.stage(at_func, at_stage), region));
 }
 
 /** The region of `func` at the middle iteration of every loop around it, out to the root. */
@@ -409,10 +413,19 @@ NestPtr build_func_nest(const PipelineDag &dag, const Decisions &d, const Nests 
     } else {
         place_func_nest(dag, d, nests, func, n.get());
     }
+    // The pure definition computes whole steps of its splits (shifted_in_region), and the
+    // buffer holds them.
+    const Box64 computed = shifted_in_region(dag, d, func, n->region);
+    for (size_t k = 0; k < computed.size() && k < n->store_region.size(); k++) {
+        const int64_t stored = n->store_region[k].extent();
+        if (stored > 0 && computed[k].extent() > stored)
+            n->alloc_points *= double(computed[k].extent()) / double(stored);
+    }
     n->stages.reserve(f.stages.size());
     for (size_t s = 0; s < f.stages.size(); s++) {
+        const Box64 &box = s == 0 ? computed : n->region;
         n->stages.push_back(
-            make_stage_nest(f.stages[s], fs.stages[s], stage_loop_box(f.stages[s], n->region)));
+            make_stage_nest(f.stages[s], fs.stages[s], stage_loop_box(f.stages[s], box)));
     }
     return n;
 }

@@ -467,7 +467,11 @@ void SearchSpace::placement_children(const State &parent, FuncSched p, int combo
     const double step = double(total) / double(picks); // as thin() computes it
     const uint64_t siblings = next_siblings_id_.fetch_add(1) + 1;
     auto offer_sibling = [&](StatePtr c) {
-        if (!rounds_up_own_buffer(dag_, p, func)) c->siblings = siblings;
+        // A tiling that grows the Func's buffer (an update's RoundUp, a pure split wider than
+        // the region) gives it an allocation of its own: not scored as its siblings are.
+        if (!rounds_up_own_buffer(dag_, p, func) &&
+            shifted_in_region(dag_, p, func, placed.region) == placed.region)
+            c->siblings = siblings;
         offer(std::move(c));
     };
     for (uint64_t k = 0; k < picks; k++) {

@@ -152,4 +152,20 @@ Tail split_tail(const PipelineDag &dag, int func, int stage, int loop) {
     return growth_reads_inputs_outside(dag, func, l.func_dim) ? Tail::GuardWithIf : Tail::RoundUp;
 }
 
+Box64 shifted_in_region(const PipelineDag &dag, const FuncSched &fs, int func, Box64 region) {
+    const FuncNode &f = dag.funcs[size_t(func)];
+    if (f.is_output || f.stages.empty() || fs.stages.empty()) return region;
+    const Stage &s = f.stages[0];
+    const StageSched &ss = fs.stages[0];
+    for (size_t i = 0; i < s.loops.size() && i < ss.loops.size(); i++) {
+        const LoopTiling &t = ss.loops[i];
+        const int k = s.loops[i].func_dim;
+        if (t.mode != LoopMode::Split || k < 0 || size_t(k) >= region.size()) continue;
+        const int64_t step = std::max<int64_t>(1, t.band > 0 ? t.band : t.tile);
+        Interval64 &r = region[size_t(k)];
+        if (r.extent() > 0 && r.extent() < step) r.min = r.max - step + 1;
+    }
+    return region;
+}
+
 } // namespace sextant

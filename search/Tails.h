@@ -4,6 +4,9 @@
 #pragma once
 
 #include "dag/PipelineDag.h"
+#include "search/Schedule.h"
+
+#include <utility>
 
 namespace sextant {
 
@@ -24,6 +27,17 @@ enum class Tail {
  *    input or output Func outside the region the pipeline reads anyway (inputs read through a
  *    boundary condition or a clamp); else GuardWithIf. */
 Tail split_tail(const PipelineDag &dag, int func, int stage, int loop);
+
+/** `region` of `func` grown as Halide computes its pure definition: a split of it shifts its
+ * last tile inwards, so along a dimension narrower than the split's step (its band, or its
+ * tile) the whole step is computed and stored, starting before the region (bench interpolate:
+ * `down_x_1` split by 32 rows inside 8-row strips of its consumer, which need 17, computed 32
+ * rows a strip and ran 1.6x the pick's time, priced as the same schedule unsplit). Output
+ * Funcs keep their region (Halide asks the output buffer for the step). */
+Box64 shifted_in_region(const PipelineDag &dag, const FuncSched &fs, int func, Box64 region);
+inline Box64 shifted_in_region(const PipelineDag &dag, const Decisions &d, int func, Box64 region) {
+    return shifted_in_region(dag, d[size_t(func)], func, std::move(region));
+}
 
 /** Fills every stage's Stage::rounds_up from split_tail and every Func's
  * FuncNode::read_through_clamp from read_through_moving_clamp (the DAG builder calls it). */

@@ -1,6 +1,7 @@
 #include "TinyDags.h"
 #include "search/BeamSearch.h"
 #include "search/LoopNest.h"
+#include "search/Tails.h"
 
 #include <catch2/catch.hpp>
 
@@ -162,6 +163,41 @@ TEST_CASE("a region read by two consumers along different rows is priced at its 
     // Strip 0 needs rows [0, 7], strip 7 rows [0, 63]; the middle strip (3) rows [0, 31].
     CHECK(nests[0]->region == Box64{{0, 63}, {0, 31}});
     CHECK(nests[0]->realizations == 8);
+}
+
+TEST_CASE("a pure split wider than the region computes and stores the whole step", "[search]") {
+    // P is computed per 16-point tile of C and needs 18 points of it: split by 32, Halide's
+    // last tile, shifted inwards, starts 14 points before the region (bench interpolate's
+    // `down_x_1`: 32 rows computed per strip that needs 17, 1.6x the pick's time).
+    PipelineDag dag = test::stencil_1d();
+    auto nests_with_p_tile = [&](int64_t tile) {
+        Decisions d(2);
+        d.mut(1).placement = Placement::Root;
+        d.mut(1).stages = {sched({{LoopMode::Split, 16}}, 8, 1)};
+        d.mut(0).placement = Placement::At;
+        d.mut(0).at_func = 1;
+        d.mut(0).at_level = 0;
+        d.mut(0).stages = {sched({{LoopMode::Split, tile}}, 8, 0)};
+        return build_all_nests(dag, d);
+    };
+    Nests wide = nests_with_p_tile(32);
+    REQUIRE(wide[0]);
+    CHECK(wide[0]->region == Box64{{-1, 16}}); // what C needs
+    CHECK(wide[0]->stages[0].loop_box == Box64{{-15, 16}});
+    CHECK(wide[0]->alloc_points == 32);
+    REQUIRE(wide[0]->stages[0].order.size() == 2);
+    CHECK(wide[0]->stages[0].order[1].extent == 32);
+    // A split within the region leaves it as it is (its last tile overlaps the one before).
+    Nests narrow = nests_with_p_tile(8);
+    CHECK(narrow[0]->stages[0].loop_box == Box64{{-1, 16}});
+    CHECK(narrow[0]->alloc_points == 18);
+    // The output's region is its buffer's: never grown.
+    Decisions d(2);
+    d.mut(1).placement = Placement::Root;
+    d.mut(1).stages = {sched({{LoopMode::Split, 128}}, 8, 1)};
+    d.mut(0).placement = Placement::Root;
+    d.mut(0).stages = {sched({{LoopMode::Inner, 0}}, 8, 0)};
+    CHECK(shifted_in_region(dag, d, 1, Box64{{0, 63}}) == Box64{{0, 63}});
 }
 
 TEST_CASE("required regions look through inlined Funcs", "[search]") {
