@@ -11,6 +11,18 @@ namespace {
 
 using test::sched;
 
+/** stencil_1d's decisions: C at root in 16-point tiles, P computed per tile with `p_loop`. */
+Decisions p_per_tile_of_c(LoopTiling p_loop) {
+    Decisions d(2);
+    d.mut(1).placement = Placement::Root;
+    d.mut(1).stages = {sched({{LoopMode::Split, 16}}, 8, 1)};
+    d.mut(0).placement = Placement::At;
+    d.mut(0).at_func = 1;
+    d.mut(0).at_level = 0;
+    d.mut(0).stages = {sched({p_loop}, 8, 0)};
+    return d;
+}
+
 } // namespace
 
 TEST_CASE("stage nest orders outer group before inner group", "[search]") {
@@ -36,13 +48,7 @@ TEST_CASE("stage nest orders outer group before inner group", "[search]") {
 
 TEST_CASE("compute_at region and realizations follow the consumer tile", "[search]") {
     PipelineDag dag = test::stencil_1d();
-    Decisions d(2);
-    d.mut(1).placement = Placement::Root;
-    d.mut(1).stages = {sched({{LoopMode::Split, 16}}, 8, 1)};
-    d.mut(0).placement = Placement::At;
-    d.mut(0).at_func = 1;
-    d.mut(0).at_level = 0;
-    d.mut(0).stages = {sched({{LoopMode::Inner, 0}}, 8, 0)};
+    Decisions d = p_per_tile_of_c({LoopMode::Inner, 0});
     Nests nests = build_all_nests(dag, d);
     REQUIRE(nests[0]);
     CHECK(nests[0]->region == Box64{{-1, 16}});
@@ -171,14 +177,7 @@ TEST_CASE("a pure split wider than the region computes and stores the whole step
     // `down_x_1`: 32 rows computed per strip that needs 17, 1.6x the pick's time).
     PipelineDag dag = test::stencil_1d();
     auto nests_with_p_tile = [&](int64_t tile) {
-        Decisions d(2);
-        d.mut(1).placement = Placement::Root;
-        d.mut(1).stages = {sched({{LoopMode::Split, 16}}, 8, 1)};
-        d.mut(0).placement = Placement::At;
-        d.mut(0).at_func = 1;
-        d.mut(0).at_level = 0;
-        d.mut(0).stages = {sched({{LoopMode::Split, tile}}, 8, 0)};
-        return build_all_nests(dag, d);
+        return build_all_nests(dag, p_per_tile_of_c({LoopMode::Split, tile}));
     };
     Nests wide = nests_with_p_tile(32);
     REQUIRE(wide[0]);
