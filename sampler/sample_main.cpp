@@ -4,6 +4,7 @@
 // error) in a SampleStore. Resumable: schedules already stored are not measured again. Also exports
 // the store as training JSON lines and exports/imports the store itself. See docs/SAMPLING.md.
 #include "costmodel/WeightsFile.h"
+#include "dag/PipelineDag.h"
 #include "plugin/Params.h"
 #include "sampler/Regret.h"
 #include "sampler/Remeasure.h"
@@ -295,6 +296,16 @@ Options parse_args(int argc, char **argv) {
 }
 
 int sample(SampleStore &store, const Options &o) {
+    // Without sysfs cache sizes the workloads record MachineInfo's default cache, and a
+    // store of this machine made when it reported one holds another machine kind (session
+    // 72's shard: llc=16 MiB beside eleven at 32 MiB, refused together by --export-training).
+    if (host_caches().empty())
+        std::fprintf(stderr,
+                     "sextant-sample: warning: this machine reports no cache sizes "
+                     "(/sys/devices/system/cpu/cpu0/cache); its workloads record a %lld-byte "
+                     "last-level cache and will not train together with samples of this "
+                     "machine recorded with its real size\n",
+                     (long long)MachineInfo{}.last_level_cache_bytes);
     SamplerSummary r = run_sampler(store, o.sampler);
     std::printf("measured %lld new records (%lld failed), skipped %lld already stored, "
                 "%lld pipelines failed, in %.1f s: %.0f samples/hour\n",
