@@ -168,7 +168,7 @@ std::vector<HostCache> host_caches() {
     return caches;
 }
 
-MachineInfo host_machine(int parallelism) {
+MachineInfo host_machine(int parallelism, int64_t llc_bytes) {
     MachineInfo m;
     m.parallelism = parallelism > 0 ? parallelism : int(sysconf(_SC_NPROCESSORS_ONLN));
     if (m.parallelism < 1) m.parallelism = 1;
@@ -179,6 +179,7 @@ MachineInfo host_machine(int parallelism) {
         best_level = c.level;
         m.last_level_cache_bytes = c.bytes;
     }
+    if (llc_bytes > 0) m.last_level_cache_bytes = llc_bytes;
     return m;
 }
 

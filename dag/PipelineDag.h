@@ -253,8 +253,9 @@ struct HostCache {
 std::vector<HostCache> host_caches();
 
 /** This host: `parallelism` cores (<= 0: all online CPUs) and the size of the highest cache
- * level sysfs reports for cpu0. */
-MachineInfo host_machine(int parallelism);
+ * level sysfs reports for cpu0, or `llc_bytes` where it is > 0 (a VM whose sysfs reports no
+ * caches records MachineInfo's default otherwise). */
+MachineInfo host_machine(int parallelism, int64_t llc_bytes = 0);
 
 struct PipelineDag {
     /** Funcs in realization order: producers before consumers. */

@@ -95,7 +95,7 @@ public:
     RegretRun(const RegretOptions &opt, SampleStore *best_known)
         : opt_(opt), best_store_(best_known) {
         target_ = random_pipelines::default_run_target().to_string();
-        machine_ = host_machine(opt.parallelism);
+        machine_ = host_machine(opt.parallelism, opt.llc_bytes);
         machine_str_ = machine_string(machine_, host_description());
         search_.count = 1; // the beam-search pick alone
         search_.first = regret_search(opt.search);

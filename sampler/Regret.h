@@ -27,6 +27,7 @@ struct RegretOptions {
     TimingOptions timing;          ///< threads <= 0: parallelism
     double search_timeout_s = 300; ///< per search
     int parallelism = 0;           ///< MachineInfo cores; <= 0: all online CPUs
+    int64_t llc_bytes = 0;         ///< MachineInfo cache; <= 0: the largest sysfs reports
     BeamSearchOptions search;      ///< its beam width, passes and time limit: regret_search
     random_pipelines::RandomPipelineOptions generator;
     std::string time_exe; ///< "" = this build's sextant-time

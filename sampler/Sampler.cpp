@@ -47,7 +47,7 @@ public:
     SamplerRun(SampleStore &store, const SamplerOptions &opt)
         : store_(store), opt_(opt), pool_(opt.jobs), seed_(opt.from) {
         target_ = random_pipelines::default_run_target().to_string();
-        machine_ = host_machine(opt.parallelism);
+        machine_ = host_machine(opt.parallelism, opt.llc_bytes);
         machine_str_ = machine_string(machine_, host_description());
         threads_ = opt.timing.threads > 0 ? opt.timing.threads : machine_.parallelism;
         slots_total_ = int64_t(opt.to - opt.from) * opt.per_pipeline;

@@ -28,6 +28,7 @@ struct SamplerOptions {
     double search_timeout_s = 300;     ///< per candidate-search child
     int jobs = 1;                      ///< benchmark children at once (compiles overlap)
     int parallelism = 0;               ///< MachineInfo cores; <= 0: all online CPUs
+    int64_t llc_bytes = 0;             ///< MachineInfo cache; <= 0: the largest sysfs reports
     CandidateSearchOptions candidates; ///< count is set from per_pipeline
     /** If set, the candidate searches use the learned model with these weights (sources
      * "learned:..."); at most per_pipeline - (records already stored) are measured, so a

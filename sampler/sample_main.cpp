@@ -54,6 +54,9 @@ const char *kUsage =
     "                         while one is timed all others are stopped (SIGSTOP)\n"
     "  --threads T            Halide threads in each benchmark (default: --parallelism)\n"
     "  --parallelism P        cores the schedules target (default: all online CPUs)\n"
+    "  --llc-bytes N          the last-level cache the workloads record and the schedules\n"
+    "                         target (default: the largest cache sysfs reports; set it on a\n"
+    "                         machine whose sysfs reports none, to its real size)\n"
     "  --beam B --passes P    beam search of the first candidate (32, 3)\n"
     "  --weights FILE         make the candidates with the learned model of FILE instead of\n"
     "                         the analytical one (sources 'learned:...'); with a larger\n"
@@ -167,6 +170,7 @@ void finish(Options &o, bool have_from, bool have_to) {
         o.regret.timing = o.sampler.timing;
         o.regret.search_timeout_s = o.sampler.search_timeout_s;
         o.regret.parallelism = o.sampler.parallelism;
+        o.regret.llc_bytes = o.sampler.llc_bytes;
         o.regret.search = o.sampler.candidates.first;
         o.regret.generator = o.sampler.generator;
         o.regret.quiet = o.sampler.quiet;
@@ -218,6 +222,8 @@ Options parse_args(int argc, char **argv) {
             o.sampler.timing.threads = args.integer();
         else if (a == "--parallelism")
             o.sampler.parallelism = args.integer();
+        else if (a == "--llc-bytes")
+            o.sampler.llc_bytes = args.whole(1);
         else if (a == "--beam")
             o.sampler.candidates.first.beam_size = args.integer();
         else if (a == "--passes")
@@ -299,12 +305,12 @@ int sample(SampleStore &store, const Options &o) {
     // Without sysfs cache sizes the workloads record MachineInfo's default cache, and a
     // store of this machine made when it reported one holds another machine kind (session
     // 72's shard: llc=16 MiB beside eleven at 32 MiB, refused together by --export-training).
-    if (host_caches().empty())
+    if (host_caches().empty() && o.sampler.llc_bytes <= 0)
         std::fprintf(stderr,
                      "sextant-sample: warning: this machine reports no cache sizes "
                      "(/sys/devices/system/cpu/cpu0/cache); its workloads record a %lld-byte "
                      "last-level cache and will not train together with samples of this "
-                     "machine recorded with its real size\n",
+                     "machine recorded with its real size (--llc-bytes N sets it)\n",
                      (long long)MachineInfo{}.last_level_cache_bytes);
     SamplerSummary r = run_sampler(store, o.sampler);
     std::printf("measured %lld new records (%lld failed), skipped %lld already stored, "

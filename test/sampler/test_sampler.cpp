@@ -54,8 +54,9 @@ TEST_CASE("failed measurements are recorded with their error and sampling goes o
     std::string dir = temp_dir();
     std::string db = dir + "/s.db";
     int status = 0;
+    // --llc-bytes rides along: the workloads record the cache it names, not sysfs's.
     std::string out = run(sampler() + " --db " + db + " --from 3 --to 5 --per-pipeline 2" + kTiny +
-                              " --timeout 8 --inject crash@0,error@1,hang@2",
+                              " --timeout 8 --inject crash@0,error@1,hang@2 --llc-bytes 1234567",
                           &status);
     INFO(out);
     CHECK(status == 0);
@@ -63,6 +64,9 @@ TEST_CASE("failed measurements are recorded with their error and sampling goes o
     CHECK(s.failed == 3);
     CHECK(s.measured == 4); // the fourth measurement ran normally after three failures
     SampleStore store(db);
+    REQUIRE(store.workloads().size() == 2);
+    for (const WorkloadInfo &w : store.workloads())
+        CHECK(w.machine.find(";llc=1234567;") != std::string::npos);
     std::vector<std::string> errors;
     int ok = 0;
     store.for_each_record([&](const WorkloadInfo &, const SampleRecord &r) {
