@@ -339,7 +339,43 @@ Box64 middle_region(const PipelineDag &dag, const Decisions &d, const Nests &nes
                           middle_box(dag, d, nests, fs.at_func, fs.at_stage, fs.at_level), &memo);
 }
 
+Box64 last_region(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func);
+
+/** The loop box of the last iteration of `level` of stage `at_stage` of `at_func` and of every
+ * loop around it, out to the root (a split's last tile shifted inwards, whole). */
+Box64 last_box(const PipelineDag &dag, const Decisions &d, const Nests &nests, int at_func,
+               int at_stage, int level) {
+    const StageNest &sn = nests[size_t(at_func)]->stages[size_t(at_stage)];
+    Box64 region = last_region(dag, d, nests, at_func);
+    if (at_stage == 0) region = shifted_in_region(dag, d, at_func, std::move(region));
+    Box64 b = stage_loop_box(dag.stage(at_func, at_stage), region);
+    for (int j = 0; j <= level && j < int(sn.order.size()); j++) {
+        const ConcreteLoop &l = sn.order[size_t(j)];
+        Interval64 &i = b[size_t(l.stage_loop)];
+        i.min = std::max(i.min, i.max - l.span + 1);
+    }
+    return b;
+}
+
+/** The region of `func` at the last iteration of every loop around it, out to the root. */
+Box64 last_region(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func) {
+    const FuncSched &fs = d[size_t(func)];
+    if (fs.placement != Placement::At) return nests[size_t(func)]->region;
+    std::map<int, Box64> memo;
+    return region_at_memo(dag, d, func, fs.at_func, fs.at_stage, fs.at_level,
+                          last_box(dag, d, nests, fs.at_func, fs.at_stage, fs.at_level), &memo);
+}
+
 } // namespace
+
+Box64 allocated_at_last(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func,
+                        int at_func, int at_stage, int level) {
+    std::map<int, Box64> memo;
+    Box64 allocated;
+    region_at_memo(dag, d, func, at_func, at_stage, level,
+                   last_box(dag, d, nests, at_func, at_stage, level), &memo, &allocated);
+    return rounded_up_region(dag, d, func, allocated);
+}
 
 Box64 region_at(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func,
                 int at_func, int at_stage, int level, Box64 *allocated) {
@@ -418,8 +454,10 @@ NestPtr build_func_nest(const PipelineDag &dag, const Decisions &d, const Nests 
     const Box64 computed = shifted_in_region(dag, d, func, n->region);
     for (size_t k = 0; k < computed.size() && k < n->store_region.size(); k++) {
         const int64_t stored = n->store_region[k].extent();
-        if (stored > 0 && computed[k].extent() > stored)
+        if (stored > 0 && computed[k].extent() > stored) {
             n->alloc_points *= double(computed[k].extent()) / double(stored);
+            n->max_alloc_points *= double(computed[k].extent()) / double(stored);
+        }
     }
     n->stages.reserve(f.stages.size());
     for (size_t s = 0; s < f.stages.size(); s++) {
@@ -439,6 +477,7 @@ void place_func_nest(const PipelineDag &dag, const Decisions &d, const Nests &ne
         n->region = f.bounds;
         n->store_region = f.bounds;
         n->alloc_points = double(box_volume(rounded_up_region(dag, d, func, f.bounds)));
+        n->max_alloc_points = n->alloc_points;
     } else {
         SEXTANT_ASSERT(fs.placement == Placement::At, "a Func placed at no loop");
         const FuncNest &c = *nests[fs.at_func];
@@ -519,6 +558,22 @@ void place_func_nest(const PipelineDag &dag, const Decisions &d, const Nests &ne
                 folded *= 2;
             if (n->sliding && !mixed && e > n->region[k].extent()) e = std::min(e, folded);
             n->alloc_points *= double(std::max<int64_t>(0, e));
+        }
+        // The largest allocation: where two consumers read it along different loops, the
+        // hull can grow from one iteration to the next past the middle one's (random
+        // pipeline 104215: `mirror_interior$1` per plane of a transposing consumer, 1.7 GB at
+        // the middle iteration, 2.3-3.1 GB at the last ones, over Halide's 2 GiB limit at run
+        // time). Checked only for buffers large enough to reach the limit that way.
+        n->max_alloc_points = n->alloc_points;
+        if (n->alloc_points * f.element_bytes() > double(dag.machine.max_buffer_bytes) / 16) {
+            const Box64 last =
+                allocated_at_last(dag, d, nests, func, fs.at_func, fs.at_stage, fs.at_level);
+            for (size_t k = 0; k < last.size() && k < allocated.size(); k++) {
+                const int64_t e = allocated[k].extent();
+                if (n->sliding && !mixed && e > n->region[k].extent()) continue; // a ring
+                if (e > 0 && last[k].extent() > e)
+                    n->max_alloc_points *= double(last[k].extent()) / double(e);
+            }
         }
         // Constant size: every consumer loop at or outside the compute level covers a
         // constant span (a split's tile, or one point); the loops inside it cover the

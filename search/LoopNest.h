@@ -46,6 +46,10 @@ struct FuncNest {
     /** Points allocated per storage realization: the storage region's, or less where Halide
      * folds a sliding window's storage into a ring buffer. */
     double alloc_points = 0;
+    /** The most points any storage realization allocates: alloc_points, or more where the
+     * region's hull grows across the loops around it (checked against Halide's buffer size
+     * limit; priced at alloc_points). */
+    double max_alloc_points = 0;
     bool sliding = false;
     /** The storage region's size does not depend on the pipeline's input or output sizes,
      * so Halide sees a constant-size allocation: every consumer loop inside the storage
@@ -207,6 +211,13 @@ Nests build_all_nests(const PipelineDag &dag, const Decisions &d);
  * 14 KiB on the stack, and Halide allocated 28 KiB from malloc 228 times a run). */
 Box64 region_at(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func,
                 int at_func, int at_stage, int level, Box64 *allocated = nullptr);
+
+/** The region Halide allocates for `func` computed inside `level` of stage `at_stage` of
+ * `at_func` (as region_at's `allocated`) at the last iteration of that loop and of every loop
+ * around it, out to the root: where the hull grows across the loops, larger than the middle
+ * iteration's. */
+Box64 allocated_at_last(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func,
+                        int at_func, int at_stage, int level);
 
 /** True if the region of `func` computed inside `level` (as region_at) differs between the
  * first two iterations of loop `order_index` (at or outside `level`) of that stage and the two

@@ -54,13 +54,29 @@ StatePtr SearchSpace::initial_state() const {
     return s;
 }
 
+void SearchSpace::note_buffer(State &s, int func) const {
+    // Halide allocates each Tuple element as a buffer of its own (an output's buffers are the
+    // caller's).
+    const FuncNode &f = dag_.funcs[size_t(func)];
+    const FuncSched &fs = s.decisions[size_t(func)];
+    if (f.is_output || !s.nests[size_t(func)]) return;
+    const double points = fs.placement == Placement::Root ? double(box_volume(f.bounds))
+                                                          : s.nests[size_t(func)]->max_alloc_points;
+    if (points * f.element_bytes() <= s.largest_buffer_bytes) return;
+    s.largest_buffer_bytes = points * f.element_bytes();
+    s.largest_buffer_func = func;
+    s.buffer_too_large = s.largest_buffer_bytes > double(dag_.machine.max_buffer_bytes);
+}
+
 StatePtr SearchSpace::replay(const std::string &schedule_text) const {
     StatePtr s = initial_state();
     s->decisions = parse_schedule_text(dag_, schedule_text);
     s->nests = build_all_nests(dag_, s->decisions);
     s->num_decided = int(order_.size());
-    for (const FuncNode &f : dag_.funcs)
+    for (const FuncNode &f : dag_.funcs) {
         s->dirty.push_back(f.id);
+        note_buffer(*s, f.id);
+    }
     detail::check_replayable(dag_, *s, schedule_text, root_or_inline_);
     return s;
 }
@@ -321,16 +337,7 @@ StatePtr SearchSpace::make_child(const State &parent, const FuncSched &fs,
         const FuncNode &f = dag_.funcs[func];
         if (fs.placement == Placement::Root)
             c->root_bytes += double(box_volume(f.bounds)) * f.bytes_per_point;
-        // Halide allocates each Tuple element as a buffer of its own (an output's buffers are
-        // the caller's).
-        const int element_bytes = f.element_bytes();
-        const double points = fs.placement == Placement::Root ? double(box_volume(f.bounds))
-                                                              : c->nests[func]->alloc_points;
-        if (!f.is_output && points * element_bytes > c->largest_buffer_bytes) {
-            c->largest_buffer_bytes = points * element_bytes;
-            c->largest_buffer_func = func;
-            c->buffer_too_large = c->largest_buffer_bytes > double(dag_.machine.max_buffer_bytes);
-        }
+        note_buffer(*c, func);
     } else {
         c->func_scores[func].cost = 0;
         if (fs.placement == Placement::Inline) {

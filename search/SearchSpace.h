@@ -267,6 +267,11 @@ public:
     double stage_copies(const State &s, int func, int stage) const;
 
 private:
+    /** Keeps `func`'s buffer in State::largest_buffer_bytes (and buffer_too_large) if it is the
+     * largest yet: a root Func's estimated region, a compute_at Func's largest allocation
+     * (FuncNest::max_alloc_points), times its largest Tuple element; never an output's. */
+    void note_buffer(State &s, int func) const;
+
     const PipelineDag &dag_;
     std::vector<int> order_;
     /** split_tail() of every (func, stage, loop), computed once. */

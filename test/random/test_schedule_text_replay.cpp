@@ -4,6 +4,7 @@
 #include "halide/DagBuilder.h"
 #include "plugin/Autoscheduler.h"
 #include "random_pipelines/RandomPipeline.h"
+#include "search/LoopNest.h"
 #include "search/ScheduleText.h"
 #include "search/SearchSpace.h"
 #include "support/Errors.h"
@@ -223,4 +224,73 @@ func s1_input_boundary_guard inline
     // and the same placement is accepted.
     REQUIRE_NOTHROW(
         space.replay(edit(crash, "y:outer z:inner vector 16", "y:outer z:inner vector 4")));
+}
+
+TEST_CASE("a buffer whose hull grows past Halide's size limit at its last iterations is too large",
+          "[replay]") {
+    // A dropout candidate of the sampler for random pipeline 104215 at the faithful corpus'
+    // sizes (session 74): `mirror_interior$1` per plane of `s11_pointwise`, read there directly
+    // and through a transpose, so its hull grows across the planes. At the middle iteration,
+    // where the model prices it, it is 1.7 GB; at the last ones Halide asked for 2.3-3.1 GB and
+    // refused them at run time ("Total allocation for buffer mirror_interior$1 is 2287520000,
+    // which exceeds the maximum size of 2147483647"). The search must count it too large.
+    const std::string text = R"(sextant-schedule 1
+func s11_pointwise root
+  stage 0 loops x:inner y:split2 z:outer w:outer vector 8 unroll 2 parallel 2 unroll_outer
+func s10_pointwise inline
+func s9_transpose at s11_pointwise 2
+  stage 0 loops x:inner y:outer z:inner w:inner vector 16 unroll 2 parallel 0
+func s4_fan_in at s11_pointwise 2
+  stage 0 loops x:inner y:inner z:inner w:inner vector 1 unroll 1 parallel 0
+func s3_pointwise at s11_pointwise 2
+  stage 0 loops x:inner y:outer z:inner w:split2 vector 1 unroll 1 parallel 0
+func s1_input_boundary at s11_pointwise 2
+  stage 0 loops x:inner y:inner z:outer w:outer vector 16 unroll 2 parallel 0
+func mirror_interior$1 at s11_pointwise 0
+  stage 0 loops x:inner y:outer z:outer w:outer vector 8 unroll 1 parallel 0
+func s1_input_boundary_guard inline
+func s8_lookup root
+  stage 0 loops x:inner vector 32 unroll 2 parallel 0
+func s7_scan root
+  stage 0 loops x:split256 vector 16 unroll 1 parallel 0
+  stage 1 loops s7_scan_r$x:inner vector 1 unroll 1 parallel 0
+func s6_fan_in at s7_scan 0
+  stage 0 loops x:split128 vector 32 unroll 2 parallel 0
+func s5_upsample at s7_scan 0
+  stage 0 loops x:inner vector 32 unroll 2 parallel 0
+func s2_cast root
+  stage 0 loops x:inner vector 32 unroll 2 parallel 0
+func s0_input_boundary root
+  stage 0 loops x:split1024 vector 64 unroll 1 parallel 0
+func mirror_interior root
+  stage 0 loops x:split256 vector 32 unroll 2 parallel 0
+func s0_input_boundary_guard root
+  stage 0 loops x:split128 vector 32 unroll 1 parallel 0)";
+    rp::RandomPipelineOptions o;
+    o.min_extent = 256;
+    o.max_input_points = 4194304;
+    o.max_work = 3e8;
+    rp::RandomPipeline p = rp::make_random_pipeline(104215, o);
+    MachineInfo m;
+    m.parallelism = 2;
+    const PipelineDag dag = build_pipeline_dag(output_functions(p), rp::default_run_target(), m);
+    const SearchSpace space(dag);
+    const Decisions d = parse_schedule_text(dag, text);
+    StatePtr s = space.initial_state();
+    for (int f : space.order())
+        s = space.make_child(*s, d[size_t(f)]);
+    int mirror = -1;
+    for (const FuncNode &f : dag.funcs)
+        if (f.name == "mirror_interior$1") mirror = f.id;
+    REQUIRE(mirror >= 0);
+    const FuncNest &n = *s->nests[size_t(mirror)];
+    const double limit = double(dag.machine.max_buffer_bytes), bytes = 8; // float64
+    CHECK(n.alloc_points * bytes < limit);     // the middle iteration: priced
+    CHECK(n.max_alloc_points * bytes > limit); // the last: what Halide refuses
+    CHECK(s->buffer_too_large);
+    CHECK(s->largest_buffer_func == mirror);
+    // Replayed as a ScheduleText, the same (the plugin then stops with a user error).
+    const StatePtr r = space.replay(text);
+    CHECK(r->buffer_too_large);
+    CHECK(r->largest_buffer_func == mirror);
 }
