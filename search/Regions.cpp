@@ -174,37 +174,22 @@ const Box64 &region_at_memo(const PipelineDag &dag, const Decisions &d, int func
     return memo->emplace(func, std::move(acc)).first->second;
 }
 
-Box64 middle_region(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func);
+/** Which iteration of every loop around a Func: the middle one (what a typical iteration
+ * computes and allocates) or the last one (a split's last tile shifted inwards, whole). */
+enum class Iteration { Middle, Last };
+
+Box64 region_at_iteration(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func,
+                          Iteration it);
 
 /** The loop box of one iteration of `level` of stage `at_stage` of `at_func` that is the
- * middle iteration of it and of every loop around it, out to the root. */
-Box64 middle_box(const PipelineDag &dag, const Decisions &d, const Nests &nests, int at_func,
-                 int at_stage, int level) {
+ * middle (or last) iteration of it and of every loop around it, out to the root. */
+Box64 iteration_box(const PipelineDag &dag, const Decisions &d, const Nests &nests, int at_func,
+                    int at_stage, int level, Iteration it) {
     const StageNest &sn = nests[size_t(at_func)]->stages[size_t(at_stage)];
-    Box64 region = middle_region(dag, d, nests, at_func);
-    if (at_stage == 0) region = shifted_in_region(dag, d, at_func, std::move(region));
-    return box_at_level(sn, level, true, stage_loop_box(dag.stage(at_func, at_stage), region));
-}
-
-/** The region of `func` at the middle iteration of every loop around it, out to the root. */
-Box64 middle_region(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func) {
-    const FuncSched &fs = d[size_t(func)];
-    if (fs.placement != Placement::At) return nests[size_t(func)]->region;
-    std::map<int, Box64> memo;
-    return region_at_memo(dag, d, func, fs.at_func, fs.at_stage, fs.at_level,
-                          middle_box(dag, d, nests, fs.at_func, fs.at_stage, fs.at_level), &memo);
-}
-
-Box64 last_region(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func);
-
-/** The loop box of the last iteration of `level` of stage `at_stage` of `at_func` and of every
- * loop around it, out to the root (a split's last tile shifted inwards, whole). */
-Box64 last_box(const PipelineDag &dag, const Decisions &d, const Nests &nests, int at_func,
-               int at_stage, int level) {
-    const StageNest &sn = nests[size_t(at_func)]->stages[size_t(at_stage)];
-    Box64 region = last_region(dag, d, nests, at_func);
+    Box64 region = region_at_iteration(dag, d, nests, at_func, it);
     if (at_stage == 0) region = shifted_in_region(dag, d, at_func, std::move(region));
     Box64 b = stage_loop_box(dag.stage(at_func, at_stage), region);
+    if (it == Iteration::Middle) return box_at_level(sn, level, true, std::move(b));
     for (int j = 0; j <= level && j < int(sn.order.size()); j++) {
         const ConcreteLoop &l = sn.order[size_t(j)];
         Interval64 &i = b[size_t(l.stage_loop)];
@@ -213,13 +198,16 @@ Box64 last_box(const PipelineDag &dag, const Decisions &d, const Nests &nests, i
     return b;
 }
 
-/** The region of `func` at the last iteration of every loop around it, out to the root. */
-Box64 last_region(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func) {
+/** The region of `func` at the middle (or last) iteration of every loop around it, out to the
+ * root. */
+Box64 region_at_iteration(const PipelineDag &dag, const Decisions &d, const Nests &nests, int func,
+                          Iteration it) {
     const FuncSched &fs = d[size_t(func)];
     if (fs.placement != Placement::At) return nests[size_t(func)]->region;
     std::map<int, Box64> memo;
     return region_at_memo(dag, d, func, fs.at_func, fs.at_stage, fs.at_level,
-                          last_box(dag, d, nests, fs.at_func, fs.at_stage, fs.at_level), &memo);
+                          iteration_box(dag, d, nests, fs.at_func, fs.at_stage, fs.at_level, it),
+                          &memo);
 }
 
 } // namespace
@@ -229,7 +217,8 @@ Box64 allocated_at_last(const PipelineDag &dag, const Decisions &d, const Nests 
     std::map<int, Box64> memo;
     Box64 allocated;
     region_at_memo(dag, d, func, at_func, at_stage, level,
-                   last_box(dag, d, nests, at_func, at_stage, level), &memo, &allocated);
+                   iteration_box(dag, d, nests, at_func, at_stage, level, Iteration::Last), &memo,
+                   &allocated);
     return rounded_up_region(dag, d, func, allocated);
 }
 
@@ -245,9 +234,10 @@ Box64 region_at(const PipelineDag &dag, const Decisions &d, const Nests &nests, 
     // first iteration's position.
     std::map<int, Box64> middle_memo;
     Box64 middle_allocated;
-    const Box64 &middle = region_at_memo(dag, d, func, at_func, at_stage, level,
-                                         middle_box(dag, d, nests, at_func, at_stage, level),
-                                         &middle_memo, allocated ? &middle_allocated : nullptr);
+    const Box64 &middle =
+        region_at_memo(dag, d, func, at_func, at_stage, level,
+                       iteration_box(dag, d, nests, at_func, at_stage, level, Iteration::Middle),
+                       &middle_memo, allocated ? &middle_allocated : nullptr);
     auto take_extents = [](Box64 *b, const Box64 &other) {
         for (size_t k = 0; k < b->size() && k < other.size(); k++)
             if (other[k].extent() > 0) (*b)[k].max = (*b)[k].min + other[k].extent() - 1;

@@ -59,6 +59,18 @@ std::vector<std::string> candidate_texts(uint64_t seed, PipelineDag *dag) {
     return out;
 }
 
+/** The DAG of random pipeline `seed` at the faithful corpus' sizes on two cores. */
+PipelineDag faithful_dag(uint64_t seed) {
+    rp::RandomPipelineOptions o;
+    o.min_extent = 256;
+    o.max_input_points = 4194304;
+    o.max_work = 3e8;
+    rp::RandomPipeline p = rp::make_random_pipeline(seed, o);
+    MachineInfo m;
+    m.parallelism = 2;
+    return build_pipeline_dag(output_functions(p), rp::default_run_target(), m);
+}
+
 /** `text` with the first match of `from` replaced by `to` (which must match). */
 std::string edit(const std::string &text, const std::string &from, const std::string &to) {
     std::regex re(from);
@@ -204,14 +216,7 @@ func constant_exterior inline
 func repeat_edge inline
 func s1_input_boundary_guard inline
 )";
-    rp::RandomPipelineOptions o;
-    o.min_extent = 256;
-    o.max_input_points = 4194304;
-    o.max_work = 3e8;
-    rp::RandomPipeline p = rp::make_random_pipeline(200549, o);
-    MachineInfo m;
-    m.parallelism = 2;
-    const PipelineDag dag = build_pipeline_dag(output_functions(p), rp::default_run_target(), m);
+    const PipelineDag dag = faithful_dag(200549);
     const SearchSpace space(dag);
     try {
         space.replay(crash);
@@ -266,14 +271,7 @@ func mirror_interior root
   stage 0 loops x:split256 vector 32 unroll 2 parallel 0
 func s0_input_boundary_guard root
   stage 0 loops x:split128 vector 32 unroll 1 parallel 0)";
-    rp::RandomPipelineOptions o;
-    o.min_extent = 256;
-    o.max_input_points = 4194304;
-    o.max_work = 3e8;
-    rp::RandomPipeline p = rp::make_random_pipeline(104215, o);
-    MachineInfo m;
-    m.parallelism = 2;
-    const PipelineDag dag = build_pipeline_dag(output_functions(p), rp::default_run_target(), m);
+    const PipelineDag dag = faithful_dag(104215);
     const SearchSpace space(dag);
     const Decisions d = parse_schedule_text(dag, text);
     StatePtr s = space.initial_state();
