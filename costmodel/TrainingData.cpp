@@ -69,6 +69,7 @@ std::string sample_to_json_line(const TrainingSample &s) {
     j["schedule"] = rows;
     j["allocator"] = {s.page_faults, s.page_faults_nests};
     if (!s.source.empty()) j["source"] = s.source;
+    if (s.prefix_funcs > 0) j["prefix"] = s.prefix_funcs;
     return j.dump();
 }
 
@@ -111,6 +112,11 @@ TrainingSample parse_sample(const nlohmann::json &j, const std::string &where) {
     if (j.contains("source")) {
         if (!j["source"].is_string()) fail("\"source\" must be a string");
         s.source = j["source"].get<std::string>();
+    }
+    if (j.contains("prefix")) {
+        if (!j["prefix"].is_number_integer() || j["prefix"].get<int>() < 1)
+            fail("\"prefix\" must be a positive integer (Funcs decided)");
+        s.prefix_funcs = j["prefix"].get<int>();
     }
     s.algorithm = j["algorithm"].get<std::vector<std::vector<float>>>();
     std::vector<std::vector<double>> rows = j["schedule"].get<std::vector<std::vector<double>>>();

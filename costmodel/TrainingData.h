@@ -35,6 +35,12 @@ struct TrainingSample {
      * field "source", optional): offline checks pick out the pairs a judge compares, such as
      * the two models' beam picks of one pipeline. Not a model input. */
     std::string source;
+    /** 0: the whole schedule. k > 0: the search's state after the first k Funcs of its
+     * decision order (SearchSpace::order) were decided, the rest undecided, labelled with the
+     * whole schedule's runtime (JSON field "prefix", optional). The trainer ranks such
+     * samples only against the same pipeline's prefixes of the same k, by the runtime of the
+     * schedules they lead to: what the beam compares at its k-th step. Never validated. */
+    int prefix_funcs = 0;
 };
 
 /** Builds the rows of candidate `state` of `batch` into a sample. */

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -14,22 +15,54 @@ namespace sextant {
 
 using json = nlohmann::json;
 
+StatePtr prefix_state(const SearchSpace &space, const State &complete, int k) {
+    const std::vector<int> &order = space.order();
+    auto s = std::make_shared<State>();
+    s->decisions = complete.decisions;
+    for (size_t i = size_t(std::max(k, 0)); i < order.size(); i++)
+        s->decisions.set(size_t(order[i]), FuncSched{});
+    s->nests = build_all_nests(space.dag(), s->decisions);
+    s->func_scores.assign(space.dag().funcs.size(), State::FuncScore{});
+    s->num_decided = std::min(std::max(k, 0), int(order.size()));
+    return s;
+}
+
+namespace {
+
+TrainingSample sample_of(const PipelineDag &dag, const Featurizer &featurizer, const State &s,
+                         const std::string &pipeline, const MeasuredSchedule &r) {
+    FeatureBatch b = featurizer.featurize_schedule(s.decisions, s.nests);
+    TrainingSample t = make_training_sample(pipeline, b, 0, r.runtime_s);
+    const AllocatorEstimate a = estimate_allocator(dag, s.decisions, s.nests);
+    t.page_faults = a.page_faults;
+    t.page_faults_nests = a.page_faults_nests;
+    t.source = r.source;
+    return t;
+}
+
+} // namespace
+
 ReplayOutcome replay_measured(const PipelineDag &dag, const std::string &pipeline,
-                              const std::vector<MeasuredSchedule> &records) {
+                              const std::vector<MeasuredSchedule> &records, int prefixes) {
     Featurizer featurizer(dag);
     SearchSpace space(dag);
+    const int n = int(space.order().size());
     ReplayOutcome o;
     for (const MeasuredSchedule &r : records) {
         try {
             StatePtr s = space.replay(r.schedule_text);
-            FeatureBatch b = featurizer.featurize_schedule(s->decisions, s->nests);
-            TrainingSample t = make_training_sample(pipeline, b, 0, r.runtime_s);
-            const AllocatorEstimate a = estimate_allocator(dag, s->decisions, s->nests);
-            t.page_faults = a.page_faults;
-            t.page_faults_nests = a.page_faults_nests;
-            t.source = r.source;
-            o.samples.push_back(std::move(t));
+            o.samples.push_back(sample_of(dag, featurizer, *s, pipeline, r));
             if (r.censored) o.censored++;
+            int last = 0;
+            for (int j = 1; j <= prefixes && !r.censored; j++) {
+                const int k = int(int64_t(j) * n / (prefixes + 1));
+                if (k <= last || k >= n) continue;
+                last = k;
+                TrainingSample t =
+                    sample_of(dag, featurizer, *prefix_state(space, *s, k), pipeline, r);
+                t.prefix_funcs = k;
+                if (!t.schedule.empty()) o.samples.push_back(std::move(t));
+            }
             if (!o.first) o.first = s;
         } catch (const std::exception &e) {
             o.skipped++;

@@ -16,6 +16,8 @@
 
 namespace sextant {
 
+class SearchSpace;
+
 /** One measurement to export. A censored one (timed out) carries the runtime it is exported
  * with (the caller's choice: twice its pipeline's slowest finished schedule). */
 struct MeasuredSchedule {
@@ -36,8 +38,17 @@ struct ReplayOutcome {
     StatePtr first;
 };
 
+/** Each record that replays becomes a sample; with `prefixes` > 0 also that many of its
+ * partial states (TrainingSample::prefix_funcs), at depths spread evenly over the search's
+ * decision order (k = j * n / (prefixes + 1), j = 1..prefixes, distinct, 0 < k < n), each with
+ * the record's runtime. Censored records give no prefixes. */
 ReplayOutcome replay_measured(const PipelineDag &dag, const std::string &pipeline,
-                              const std::vector<MeasuredSchedule> &records);
+                              const std::vector<MeasuredSchedule> &records, int prefixes = 0);
+
+/** The state `complete` was after its first `k` Funcs of `space`'s decision order were
+ * decided: the later ones undecided, the nests rebuilt (a Func's nest depends only on the
+ * Funcs decided before it). */
+StatePtr prefix_state(const SearchSpace &space, const State &complete, int k);
 
 /** The request file: {"pipeline": ..., "records": [{"id","schedule_text","runtime_s",
  * "source","censored"}, ...]}. read_ throws UserError naming the file on a malformed one. */

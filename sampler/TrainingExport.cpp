@@ -65,7 +65,7 @@ std::vector<MeasuredSchedule> records_to_export(const std::vector<SampleRecord> 
  * process, so a second pipeline built in one process would not match its ScheduleText; a
  * child also keeps a crash in one workload from ending the export. */
 std::string random_workload_reply(const WorkloadInfo &w,
-                                  const std::vector<MeasuredSchedule> &records) {
+                                  const std::vector<MeasuredSchedule> &records, int prefixes) {
     RunResult c = run_function(
         [&](int fd) {
             std::string out;
@@ -81,7 +81,7 @@ std::string random_workload_reply(const WorkloadInfo &w,
                     outs.push_back(f.function());
                 PipelineDag dag = build_pipeline_dag(outs, Halide::Target(w.target),
                                                      parse_machine_string(w.machine));
-                out = encode_replay_reply(replay_measured(dag, w.identity, records));
+                out = encode_replay_reply(replay_measured(dag, w.identity, records, prefixes));
             } catch (const std::exception &e) {
                 std::string m = e.what();
                 for (char &ch : m)
@@ -167,7 +167,7 @@ std::string user_workload_reply(const WorkloadInfo &w, const std::vector<Measure
 }
 
 TrainingExportStats export_training(SampleStore &store, const std::string &path,
-                                    const std::string &generators_dir) {
+                                    const std::string &generators_dir, int prefixes) {
     // One model learns one machine: samples timed on different machine kinds (a merged store
     // of several clusters' shards, an import) are not one training set.
     // Stores before session 58 name no processor (no host in the machine string): such a
@@ -206,12 +206,14 @@ TrainingExportStats export_training(SampleStore &store, const std::string &path,
     std::ofstream f(path, std::ios::trunc);
     if (!f) throw UserError("cannot write training samples to '" + path + "'");
     TrainingExportStats stats;
+    int64_t whole_only = 0; // user workloads exported without prefixes
     for (const WorkloadInfo &w : workloads) {
         std::vector<MeasuredSchedule> records = records_to_export(store.records(w.id), stats);
         std::string text;
         if (w.kind == "random") {
-            text = random_workload_reply(w, records);
+            text = random_workload_reply(w, records, prefixes);
         } else if (w.kind == "user") {
+            if (prefixes > 0) whole_only++;
             try {
                 text = user_workload_reply(w, records, plugin_path(), generators_dir, 600);
             } catch (const UserError &e) {
@@ -231,6 +233,10 @@ TrainingExportStats export_training(SampleStore &store, const std::string &path,
         if (!r.complete) stats.skipped_workloads++;
     }
     if (!f) throw UserError("error while writing training samples to '" + path + "'");
+    if (whole_only > 0)
+        stats.warnings.push_back(std::to_string(whole_only) +
+                                 " user workloads were exported without prefixes (their "
+                                 "generators replay whole schedules only)");
     return stats;
 }
 

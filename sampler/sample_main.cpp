@@ -80,6 +80,9 @@ const char *kUsage =
     "  --export-training FILE re-featurize every successful record into trainer JSON lines\n"
     "                         (random pipelines are rebuilt from their seed, autotuning runs'\n"
     "                         pipelines by their generator with this build's plugin)\n"
+    "  --export-prefixes N    with --export-training: also N partial states of each random\n"
+    "                         pipeline's schedules, ranked by the whole schedule's runtime\n"
+    "                         (docs/COSTMODEL.md, \"Partial states\")\n"
     "  --generators-dir DIR   where an autotuning run's generator is, by file name, when the\n"
     "                         path it recorded does not exist (another checkout's build)\n"
     "  --remeasure F --remeasure-out FILE [--rounds R] [--seed S]\n"
@@ -118,6 +121,7 @@ struct Options {
     bool have_range = false;
     SamplerOptions sampler;
     std::string export_path, export_training_path, generators_dir;
+    int export_prefixes = 0;               ///< --export-prefixes
     std::vector<std::string> import_paths; ///< --import, repeatable, in order
     RegretOptions regret;                  ///< judged when regret.weights is set
     int rounds = 0;                        ///< --rounds, if given
@@ -157,6 +161,9 @@ void finish(Options &o, bool have_from, bool have_to) {
     if (o.sampler.timing.busy_retries < 0) throw ArgError("--busy-retries must not be negative");
     if (o.sampler.jobs < 1) throw ArgError("--jobs must be at least 1");
     if (o.sampler.processes < 1) throw ArgError("--processes must be at least 1");
+    if (o.export_prefixes < 0) throw ArgError("--export-prefixes must not be negative");
+    if (o.export_prefixes > 0 && o.export_training_path.empty())
+        throw ArgError("--export-prefixes goes with --export-training");
     o.sampler.candidates.count = o.sampler.per_pipeline;
     if (o.rounds != 0) {
         if (o.rounds < 1) throw ArgError("--rounds must be at least 1");
@@ -250,6 +257,8 @@ Options parse_args(int argc, char **argv) {
             o.import_paths.push_back(args.value());
         else if (a == "--export-training")
             o.export_training_path = args.value();
+        else if (a == "--export-prefixes")
+            o.export_prefixes = args.integer();
         else if (a == "--generators-dir")
             o.generators_dir = args.value();
         else if (a == "--remeasure")
@@ -402,7 +411,8 @@ void run(const Options &o) {
         std::printf("exported %lld records to %s\n", (long long)n, o.export_path.c_str());
     }
     if (!o.export_training_path.empty()) {
-        TrainingExportStats s = export_training(store, o.export_training_path, o.generators_dir);
+        TrainingExportStats s =
+            export_training(store, o.export_training_path, o.generators_dir, o.export_prefixes);
         for (const std::string &w : s.warnings)
             std::fprintf(stderr, "warning: %s\n", w.c_str());
         std::printf("exported %lld training samples to %s (of which %lld timed out, with "

@@ -13,7 +13,9 @@
 # TEXT (machine description for the manifest; default from lscpu), --regret-db DB
 # --regret-seeds A:B (judge the trained weights by their search's picks on held-out seeds
 # [A, B) against the best schedules stored in DB, `sextant-sample --regret`, about 20 s a seed
-# on 2 cores; REPORT.md then leads with it). Never train on the regret seeds. REPORT.md's
+# on 2 cores; REPORT.md then leads with it), --prefixes N (also N partial states of each
+# random pipeline's schedules: `sextant-sample --export-prefixes`, docs/COSTMODEL.md "Partial
+# states"; 0). Never train on the regret seeds. REPORT.md's
 # table is the first member's training report (its held-out split: 15% of the pipelines).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,6 +30,7 @@ TARGET=
 LOSS=pairwise
 REGRET_DB=
 REGRET_SEEDS=
+PREFIXES=0
 while [[ $# -gt 0 ]]; do
     case $1 in
         --db) DB=$2; shift 2 ;;
@@ -41,7 +44,8 @@ while [[ $# -gt 0 ]]; do
         --members) MEMBERS=$2; shift 2 ;;
         --regret-db) REGRET_DB=$2; shift 2 ;;
         --regret-seeds) REGRET_SEEDS=$2; shift 2 ;;
-        -h|--help) sed -n 2,18p "$0"; exit 0 ;;
+        --prefixes) PREFIXES=$2; shift 2 ;;
+        -h|--help) sed -n 2,19p "$0"; exit 0 ;;
         *) echo "train_weights.sh: unknown argument '$1'" >&2; exit 2 ;;
     esac
 done
@@ -59,7 +63,9 @@ if [[ -z $TARGET ]]; then
 fi
 mkdir -p "$OUT"
 echo "== exporting training samples from $DB" >&2
-"$BUILD/sampler/sextant-sample" --db "$DB" --export-training "$OUT/train.jsonl"
+PREFIX_ARGS=()
+[[ $PREFIXES == 0 ]] || PREFIX_ARGS=(--export-prefixes "$PREFIXES")
+"$BUILD/sampler/sextant-sample" --db "$DB" --export-training "$OUT/train.jsonl" "${PREFIX_ARGS[@]}"
 [[ $MEMBERS =~ ^[1-9][0-9]*$ ]] || { echo "train_weights.sh: --members wants N >= 1" >&2; exit 2; }
 TRAIN=(--data "$OUT/train.jsonl" --pipelines-per-step 4 --lr 5e-3 --epochs "$EPOCHS"
        --weight-pairs-by-gap --loss "$LOSS" --multiplier-range "$RANGE" --schedule-only

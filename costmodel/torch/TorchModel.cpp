@@ -339,11 +339,17 @@ double TorchCostModel::train_step(const std::vector<const TrainingSample *> &sam
     const int64_t B = int64_t(samples.size());
     std::vector<double> measured;
     std::vector<int64_t> group;
+    std::vector<double> whole; // 1 for a whole schedule, 0 for a partial state
     std::unordered_map<std::string, int64_t> group_of;
     for (const TrainingSample *s : samples) {
         measured.push_back(std::log(s->runtime_seconds));
-        auto it = group_of.emplace(s->pipeline, int64_t(group_of.size())).first;
+        // A partial state ranks against the same pipeline's states of as many decided Funcs.
+        const std::string key = s->prefix_funcs == 0
+                                    ? s->pipeline
+                                    : s->pipeline + "@" + std::to_string(s->prefix_funcs);
+        auto it = group_of.emplace(key, int64_t(group_of.size())).first;
         group.push_back(it->second);
+        whole.push_back(s->prefix_funcs == 0 ? 1.0 : 0.0);
     }
     torch::Tensor state = torch::tensor(
         std::vector<int64_t>(sb.batch.state_index.begin(), sb.batch.state_index.end()),
@@ -368,7 +374,11 @@ double TorchCostModel::train_step(const std::vector<const TrainingSample *> &sam
     torch::Tensor lr = torch::tensor(measured, torch::kDouble);
     torch::Tensor g = torch::tensor(group, torch::kLong);
 
-    torch::Tensor loss = opt.absolute_weight * (lp - lr).pow(2).mean();
+    // The absolute term fits whole schedules only: a partial state prices only the Funcs
+    // decided so far, not the runtime it is labelled with.
+    torch::Tensor w = torch::tensor(whole, torch::kDouble);
+    torch::Tensor loss =
+        opt.absolute_weight * ((lp - lr).pow(2) * w).sum() / torch::clamp_min(w.sum(), 1.0);
     if (opt.ranking == RankingLoss::Throughput)
         loss = loss + throughput_term(lp, lr, g, int64_t(group_of.size()));
     else

@@ -103,7 +103,7 @@ Split split_samples(const std::vector<TrainingSample> &samples, const TrainerOpt
     Split split;
     std::map<std::string, int> per_pipeline;
     for (const TrainingSample &s : samples)
-        per_pipeline[s.pipeline]++;
+        per_pipeline[s.pipeline] += s.prefix_funcs == 0;
     split.pipelines = per_pipeline.size();
     for (const TrainingSample &s : samples) {
         if (per_pipeline[s.pipeline] < 2) continue; // cannot be ranked
@@ -112,10 +112,11 @@ Split split_samples(const std::vector<TrainingSample> &samples, const TrainerOpt
                 ? is_validation_pipeline(s.pipeline, opt.validation_percent, opt.validation_offset)
                 : s.pipeline.find(opt.validation_pipelines) != std::string::npos;
         if (held_out) {
-            split.validation.push_back(&s);
+            // A partial state trains the search's steps; validation judges whole schedules.
+            if (s.prefix_funcs == 0) split.validation.push_back(&s);
         } else if (in_training_fraction(s.pipeline, opt.train_percent)) {
             split.train[s.pipeline].push_back(&s);
-            split.train_samples++;
+            split.train_samples += s.prefix_funcs == 0;
         }
     }
     if (split.train.empty())
@@ -129,7 +130,8 @@ Split split_samples(const std::vector<TrainingSample> &samples, const TrainerOpt
         for (int k = 1; repeated && k < opt.repeat_times; k++)
             split.train_names.push_back(p.first);
         split.train_names.push_back(p.first);
-        split.train_all.insert(split.train_all.end(), p.second.begin(), p.second.end());
+        for (const TrainingSample *t : p.second)
+            if (t->prefix_funcs == 0) split.train_all.push_back(t);
     }
     return split;
 }

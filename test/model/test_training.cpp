@@ -40,6 +40,7 @@ TEST_CASE("samples round-trip through JSON lines") {
     o.schedules_per_pipeline = 2;
     std::vector<TrainingSample> s = synthetic_dataset(o);
     s[1].source = "learned:beam";
+    s[2].prefix_funcs = 3;
     fs::path p = temp_dir("jsonl") / "samples.jsonl";
     write_samples_jsonl(p.string(), s);
     std::vector<TrainingSample> back = read_samples_jsonl(p.string());
@@ -47,6 +48,7 @@ TEST_CASE("samples round-trip through JSON lines") {
     for (size_t i = 0; i < s.size(); i++) {
         CHECK(back[i].pipeline == s[i].pipeline);
         CHECK(back[i].source == s[i].source);
+        CHECK(back[i].prefix_funcs == s[i].prefix_funcs);
         CHECK(back[i].runtime_seconds == s[i].runtime_seconds);
         CHECK(back[i].algorithm == s[i].algorithm);
         CHECK(back[i].schedule == s[i].schedule);
@@ -387,4 +389,41 @@ TEST_CASE("restricted nets train only their own parameters and keep their kind w
     CHECK(lt.config().global_prices == global);
     CHECK(lt.config().schedule_only == !global);
     CHECK(loaded->predict_stages(sb.batch) == model.predict_stages(sb.batch));
+}
+
+TEST_CASE("partial states train beside their schedules and are never validated") {
+    SyntheticOptions so;
+    so.pipelines = 40;
+    so.schedules_per_pipeline = 5;
+    std::vector<TrainingSample> whole = synthetic_dataset(so);
+    // Each schedule's first row alone, as if only its first Func were decided.
+    std::vector<TrainingSample> with_prefixes = whole;
+    for (const TrainingSample &t : whole) {
+        TrainingSample p = t;
+        p.algorithm.resize(1);
+        p.schedule.resize(1);
+        p.prefix_funcs = 1;
+        with_prefixes.push_back(p);
+    }
+    TrainerOptions o;
+    o.epochs = 2;
+    o.progress = false;
+    o.validation_percent = 25;
+    TorchModelConfig c;
+    o.out_dir = temp_dir("whole-only").string();
+    auto a = make_torch_cost_model(c);
+    TrainResult plain = train_cost_model(*a, whole, o);
+    o.out_dir = temp_dir("with-prefixes").string();
+    auto b = make_torch_cost_model(c);
+    TrainResult both = train_cost_model(*b, with_prefixes, o);
+    // The same whole schedules are held out and counted; the partial states only train.
+    CHECK(both.validation.samples == plain.validation.samples);
+    CHECK(both.validation.pipelines == plain.validation.pipelines);
+    CHECK(both.train.samples == plain.train.samples);
+    CHECK(both.train.pipelines == plain.train.pipelines);
+    // ... and they do train: the weights differ from training on whole schedules alone.
+    std::vector<const TrainingSample *> ptrs;
+    for (const TrainingSample &t : whole)
+        ptrs.push_back(&t);
+    CHECK(predict_samples(*a, ptrs) != predict_samples(*b, ptrs));
 }

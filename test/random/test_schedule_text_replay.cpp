@@ -1,6 +1,7 @@
 // ScheduleText replay: every candidate the search writes for a random pipeline replays as it
 // was written, and hand-broken texts of one are user errors that name the line and the mistake
 // (they crashed the plugin or reached Halide before the checks after parsing).
+#include "costmodel/TrainingReplay.h"
 #include "halide/DagBuilder.h"
 #include "plugin/Autoscheduler.h"
 #include "random_pipelines/RandomPipeline.h"
@@ -291,4 +292,50 @@ func s0_input_boundary_guard root
     const StatePtr r = space.replay(text);
     CHECK(r->buffer_too_large);
     CHECK(r->largest_buffer_func == mirror);
+}
+
+TEST_CASE("a schedule's partial states are states the search makes on its way to it", "[replay]") {
+    // The training export's prefixes (costmodel/TrainingReplay.h): after k Funcs of the
+    // decision order, each decided Func keeps the placement and loop nest it has in the whole
+    // schedule, the rest are undecided, and one of the search's children of the k-th state
+    // places the next Func as the schedule does.
+    int states = 0;
+    for (uint64_t seed : {3, 11, 17}) {
+        PipelineDag dag;
+        const std::vector<std::string> texts = candidate_texts(seed, &dag);
+        REQUIRE(!texts.empty());
+        SearchSpace space(dag);
+        const std::vector<int> &order = space.order();
+        const StatePtr whole = space.replay(texts.front());
+        INFO("random pipeline " << seed << ":\n" << texts.front());
+        for (int k = 0; k < int(order.size()); k++) {
+            const StatePtr p = prefix_state(space, *whole, k);
+            CHECK(p->num_decided == k);
+            for (size_t i = 0; i < order.size(); i++) {
+                const int f = order[i];
+                if (int(i) < k) {
+                    CHECK(p->decisions[size_t(f)] == whole->decisions[size_t(f)]);
+                    REQUIRE(bool(p->nests[size_t(f)]) == bool(whole->nests[size_t(f)]));
+                    if (p->nests[size_t(f)]) {
+                        CHECK(p->nests[size_t(f)]->region == whole->nests[size_t(f)]->region);
+                        CHECK(p->nests[size_t(f)]->realizations ==
+                              whole->nests[size_t(f)]->realizations);
+                    }
+                } else {
+                    CHECK(p->decisions[size_t(f)].placement == Placement::Undecided);
+                    CHECK(!p->nests[size_t(f)]);
+                }
+            }
+            std::vector<StatePtr> kids;
+            space.children(*p, SearchSpaceOptions{}, &kids);
+            const FuncSched &next = whole->decisions[size_t(order[size_t(k)])];
+            bool placed_alike = false;
+            for (const StatePtr &c : kids)
+                placed_alike |=
+                    placement_key(c->decisions[size_t(order[size_t(k)])]) == placement_key(next);
+            CHECK(placed_alike);
+            states++;
+        }
+    }
+    CHECK(states >= 6);
 }

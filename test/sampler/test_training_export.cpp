@@ -52,6 +52,26 @@ TEST_CASE("export-training re-featurizes every successful record", "[tool]") {
         CHECK(t.algorithm.size() == t.schedule.size());
     }
 
+    // With prefixes: the same whole schedules, and partial states of them labelled with
+    // their schedule's runtime.
+    std::string train2 = dir + "/train2.jsonl";
+    out = run(sampler() + " --db " + db + " --export-training " + train2 + " --export-prefixes 2",
+              &status);
+    INFO(out);
+    REQUIRE(status == 0);
+    std::vector<TrainingSample> with_prefixes = read_samples_jsonl(train2);
+    std::multiset<std::pair<std::string, double>> whole_runs, partial_runs;
+    for (const TrainingSample &t : with_prefixes)
+        (t.prefix_funcs == 0 ? whole_runs : partial_runs).insert({t.pipeline, t.runtime_seconds});
+    CHECK(whole_runs.size() == samples.size());
+    CHECK(!partial_runs.empty());
+    CHECK(partial_runs.size() <= 2 * samples.size());
+    for (const auto &r : partial_runs)
+        CHECK(whole_runs.count(r) >= 1);
+    CHECK(run(sampler() + " --db " + db + " --export-prefixes 2 2>&1", &status)
+              .find("--export-training") != std::string::npos);
+    CHECK(status != 0);
+
     // The store's own export re-imports into an empty store as the same records.
     SampleStore copy(dir + "/copy.db");
     CHECK(copy.import_jsonl(dump) == c.records);
