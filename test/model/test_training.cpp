@@ -32,6 +32,21 @@ fs::path temp_dir(const std::string &name) {
     return dir;
 }
 
+/** A fresh net trained on `samples` for `epochs` with 25% of the pipelines held out, in
+ * temporary directory `name` (`train_percent` of the others trained on). */
+TrainResult train_fresh(std::unique_ptr<TrainableCostModel> &model, const std::string &name,
+                        const std::vector<TrainingSample> &samples, int epochs,
+                        int train_percent = 100) {
+    TrainerOptions o;
+    o.epochs = epochs;
+    o.progress = false;
+    o.validation_percent = 25;
+    o.train_percent = train_percent;
+    o.out_dir = temp_dir(name).string();
+    model = make_torch_cost_model(TorchModelConfig{});
+    return train_cost_model(*model, samples, o);
+}
+
 } // namespace
 
 TEST_CASE("samples round-trip through JSON lines") {
@@ -214,18 +229,9 @@ TEST_CASE("a training fraction trains on fewer pipelines and holds out the same 
     so.pipelines = 40;
     so.schedules_per_pipeline = 6;
     std::vector<TrainingSample> samples = synthetic_dataset(so);
-    TrainerOptions o;
-    o.epochs = 1;
-    o.progress = false;
-    o.validation_percent = 25;
-    TorchModelConfig c;
-    o.out_dir = temp_dir("all-training").string();
-    auto all = make_torch_cost_model(c);
-    TrainResult everything = train_cost_model(*all, samples, o);
-    o.train_percent = 50;
-    o.out_dir = temp_dir("half-training").string();
-    auto some = make_torch_cost_model(c);
-    TrainResult fraction = train_cost_model(*some, samples, o);
+    std::unique_ptr<TrainableCostModel> all, some;
+    TrainResult everything = train_fresh(all, "all-training", samples, 1);
+    TrainResult fraction = train_fresh(some, "half-training", samples, 1, 50);
     CHECK(fraction.validation.samples == everything.validation.samples);
     CHECK(fraction.validation.pipelines == everything.validation.pipelines);
     CHECK(fraction.train.pipelines > 0);
@@ -405,17 +411,9 @@ TEST_CASE("partial states train beside their schedules and are never validated")
         p.prefix_funcs = 1;
         with_prefixes.push_back(p);
     }
-    TrainerOptions o;
-    o.epochs = 2;
-    o.progress = false;
-    o.validation_percent = 25;
-    TorchModelConfig c;
-    o.out_dir = temp_dir("whole-only").string();
-    auto a = make_torch_cost_model(c);
-    TrainResult plain = train_cost_model(*a, whole, o);
-    o.out_dir = temp_dir("with-prefixes").string();
-    auto b = make_torch_cost_model(c);
-    TrainResult both = train_cost_model(*b, with_prefixes, o);
+    std::unique_ptr<TrainableCostModel> a, b;
+    TrainResult plain = train_fresh(a, "whole-only", whole, 2);
+    TrainResult both = train_fresh(b, "with-prefixes", with_prefixes, 2);
     // The same whole schedules are held out and counted; the partial states only train.
     CHECK(both.validation.samples == plain.validation.samples);
     CHECK(both.validation.pipelines == plain.validation.pipelines);
