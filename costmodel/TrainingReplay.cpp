@@ -17,12 +17,11 @@ using json = nlohmann::json;
 
 StatePtr prefix_state(const SearchSpace &space, const State &complete, int k) {
     const std::vector<int> &order = space.order();
-    auto s = std::make_shared<State>();
+    StatePtr s = space.initial_state();
     s->decisions = complete.decisions;
     for (size_t i = size_t(std::max(k, 0)); i < order.size(); i++)
         s->decisions.set(size_t(order[i]), FuncSched{});
     s->nests = build_all_nests(space.dag(), s->decisions);
-    s->func_scores.assign(space.dag().funcs.size(), State::FuncScore{});
     s->num_decided = std::min(std::max(k, 0), int(order.size()));
     return s;
 }

@@ -43,8 +43,8 @@ std::string plugin_path();
  * pipeline = workload identity and runtime_seconds = runtime_min_s, plus timed-out records
  * with a censored runtime (see censored_records). Each workload is re-featurized in its own
  * process (Halide names Funcs uniquely per process): a random one in a child that rebuilds
- * it, a user one (an autotuning run's) in its generator (user_workload_reply). */
-/** `prefixes` > 0: each random workload's records also give that many partial states each
+ * it, a user one (an autotuning run's) in its generator (user_workload_reply).
+ * `prefixes` > 0: each random workload's records also give that many partial states each
  * (replay_measured; sextant-sample --export-prefixes). A user workload's are not made (its
  * generator replays whole schedules only): a warning says how many workloads that left out. */
 TrainingExportStats export_training(SampleStore &store, const std::string &path,
