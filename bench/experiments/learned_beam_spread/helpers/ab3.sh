@@ -4,6 +4,6 @@ OUT=$1; shift; : > $OUT
 for f in /tmp/s72/D/*.txt; do P=$(basename $f .txt)
   L=($f); for d in "$@"; do cmp -s $d/$P.txt $f || L+=($d/$P.txt); done
   [ ${#L[@]} -gt 1 ] || continue
-  /tmp/s73/bin/ab.sh $P 3 $OUT "${L[@]}"
+  "$(dirname "$0")"/../../partial_states/helpers/ab.sh $P 3 $OUT "${L[@]}"
 done
 echo DONE >> $OUT

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 # choose.py: among the analytical pick and eleven learned beams' picks, the one each model prices
 # cheapest, and its measured ratio to the analytical pick (twelve_beams' ratios)
-import math, re, sys, os, glob, filecmp
-exec(open('/work/main/bench/experiments/learned_beam_spread/helpers/twelve_beams.py').read().split("print(")[0])
+import math, os, sys
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from twelve_beams import ratios
+allp, R = ratios()
 def load(f):
     return {l.split('\t')[0]: float(l.split('\t')[1]) for l in open(f) if l.strip() and l.split('\t')[1].strip()}
 dirs = {'p2': 'PB', 'noprefix': 'WB', 'p2b': 'PBb', 'p4': 'P4', 'p2x10': 'P10', 'blend5': 'A5', 'blend2': 'A2',

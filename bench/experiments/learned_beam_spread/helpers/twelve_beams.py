@@ -23,21 +23,32 @@ runs = [('shipped', '/tmp/s75/ab_LB.txt', '/tmp/s75/LB'), ('noprefix', '/tmp/s75
         ('blend5', '/tmp/s76/ab_blend.txt', '/tmp/s76/A5'), ('blend2', '/tmp/s76/ab_blend.txt', '/tmp/s76/A2'),
         ('p2c1', '/tmp/s76/ab_caution.txt', '/tmp/s76/C1'), ('p2x10c1', '/tmp/s76/ab_caution.txt', '/tmp/s76/C10'),
         ('p2bc1', '/tmp/s76/ab_caution2.txt', '/tmp/s76/C1b'), ('p2c2', '/tmp/s76/ab_caution2.txt', '/tmp/s76/C2')]
-allp = [os.path.basename(f)[:-4] for f in sorted(glob.glob(A + '/*.txt'))]
-R = {}
-for name, f, d in runs:
-    ab = parse(f)
+def ratios():
+    """The pipelines and R[pipeline][beam] = beam pick / analytical pick."""
+    allp = [os.path.basename(f)[:-4] for f in sorted(glob.glob(A + '/*.txt'))]
+    R = {}
+    for name, f, d in runs:
+        ab = parse(f)
+        for p in allp:
+            same = filecmp.cmp(d + '/' + p + '.txt', A + '/' + p + '.txt', shallow=False)
+            R.setdefault(p, {})[name] = 1.0 if same else ab[p][d] / ab[p][A]
+    return allp, R
+
+
+def main():
+    allp, R = ratios()
+    print("%-28s" % "pipeline" + "".join("%8s" % n for n, _, _ in runs) + "  wins>5% losses>5%")
     for p in allp:
-        same = filecmp.cmp(d + '/' + p + '.txt', A + '/' + p + '.txt', shallow=False)
-        R.setdefault(p, {})[name] = 1.0 if same else ab[p][d] / ab[p][A]
-print("%-28s" % "pipeline" + "".join("%8s" % n for n, _, _ in runs) + "  wins>5% losses>5%")
-for p in allp:
-    rs = [R[p][n] for n, _, _ in runs]
-    print("%-28s" % p + "".join("%8.2f" % r for r in rs) +
-          "  %4d %4d" % (sum(r < 0.95 for r in rs), sum(r > 1.05 for r in rs)))
-print("%-28s" % "geomean" + "".join(
-    "%8.3f" % math.exp(sum(math.log(R[p][n]) for p in allp) / len(allp)) for n, _, _ in runs))
-print("%-28s" % "worst" + "".join("%8.2f" % max(R[p][n] for p in allp) for n, _, _ in runs))
-best = [min(R[p][n] for n, _, _ in runs) for p in allp]
-print("oracle over the analytical pick and all 12: %.3f" %
-      math.exp(sum(math.log(min(1, b)) for b in best) / len(allp)))
+        rs = [R[p][n] for n, _, _ in runs]
+        print("%-28s" % p + "".join("%8.2f" % r for r in rs) +
+              "  %4d %4d" % (sum(r < 0.95 for r in rs), sum(r > 1.05 for r in rs)))
+    print("%-28s" % "geomean" + "".join(
+        "%8.3f" % math.exp(sum(math.log(R[p][n]) for p in allp) / len(allp)) for n, _, _ in runs))
+    print("%-28s" % "worst" + "".join("%8.2f" % max(R[p][n] for p in allp) for n, _, _ in runs))
+    best = [min(R[p][n] for n, _, _ in runs) for p in allp]
+    print("oracle over the analytical pick and all 12: %.3f" %
+          math.exp(sum(math.log(min(1, b)) for b in best) / len(allp)))
+
+
+if __name__ == '__main__':
+    main()
