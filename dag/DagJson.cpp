@@ -51,6 +51,7 @@ nlohmann::json dag_to_json(const PipelineDag &dag) {
         jf["output"] = f.is_output;
         jf["can_inline"] = f.can_inline;
         if (f.is_input_wrapper) jf["input_wrapper"] = true;
+        if (f.fixed_region) jf["fixed_region"] = true;
         jf["bounds"] = box_json(f.bounds);
         jf["consumers"] = f.consumers;
         for (const Stage &s : f.stages) {
@@ -63,6 +64,7 @@ nlohmann::json dag_to_json(const PipelineDag &dag) {
                                        {"range", {l.range.min, l.range.max}},
                                        {"parallel_safe", l.parallel_safe}});
                 if (l.parity_mod > 0) js["loops"].back()["parity_mod"] = l.parity_mod;
+                if (l.fixed_range) js["loops"].back()["fixed_range"] = true;
             }
             js["ops"] = histogram_json(s.ops);
             if (s.scalarized_calls > 0) js["scalarized_calls"] = s.scalarized_calls;

@@ -94,6 +94,9 @@ struct LoopDim {
      * picks a Bayer phase), or 0. Halide vectorizes a select on it by deinterleaving: each
      * load along the var becomes a load strided by that constant. */
     int parity_mod = 0;
+    /** An RVar whose bounds are compile-time constants (no Param, before estimates): Halide
+     * sees its loop's extent as a constant. */
+    bool fixed_range = false;
 };
 
 enum class ProducerKind : uint8_t { Func, Input };
@@ -203,6 +206,11 @@ struct FuncNode {
      * its region is no constant Halide can see (read_through_moving_clamp, search/Tails.h;
      * filled by annotate_tails). */
     bool read_through_clamp = false;
+    /** Its region is a constant Halide can see: no output's size reaches it, only RDoms of
+     * fixed range and clamped or constant indices (a histogram's bins, a lookup table, what a
+     * fixed-size reduction reads). Root, its loops and the indices of its loads are
+     * constants too. Filled by annotate_tails (fixed_region in search/Tails.h). */
+    bool fixed_region = false;
     /** Bytes per point of its largest Tuple element: Halide allocates each element as a
      * buffer of its own. */
     int element_bytes() const;

@@ -265,6 +265,9 @@ private:
                                  "Params they use estimates with set_estimate().");
                         }
                         l.range = {lo, lo + ext - 1};
+                        int64_t unused;
+                        l.fixed_range = const_int(simplify(rv.min), &unused) &&
+                                        const_int(simplify(rv.extent), &unused);
                     }
                 } else if (l.func_dim >= 0) {
                     l.range = node.bounds[l.func_dim];

@@ -127,6 +127,19 @@ void check_replayable(const PipelineDag &dag, const State &s, const std::string 
     if (const int id = first_strided_load_hazard(dag, s); id >= 0) {
         const FuncNode &f = dag.funcs[size_t(id)];
         const FuncSched &g = s.decisions[size_t(id)];
+        if (g.placement == Placement::Root) {
+            const int c = root_strided_load_hazard(dag, s, id);
+            throw UserError(
+                "schedule text line " + std::to_string(placement_line(schedule_text, f.name)) +
+                ": Func '" + f.name + "' at root is read by '" + dag.funcs[size_t(c)].name +
+                "' with strided vector loads (stride 2-4: a downsample, or a select on the "
+                "vector var's parity, which Halide deinterleaves) whose last, shifted-in vector "
+                "has constant indices (both regions are constants Halide sees), which Halide 14 "
+                "miscompiles on x86 (a load marked aligned from an unaligned address: SIGSEGV "
+                "at run time; docs/SEARCH.md, \"Stack alignment on AVX-512\"); inline it, or "
+                "vectorize '" +
+                dag.funcs[size_t(c)].name + "' by a width that divides its extent");
+        }
         throw UserError(
             "schedule text line " + std::to_string(placement_line(schedule_text, f.name)) +
             ": Func '" + f.name + "' computed at level " + std::to_string(g.at_level) + " of '" +

@@ -37,6 +37,10 @@ uint64_t hash_sched(const FuncSched &fs);
 bool strided_load_hazard(const PipelineDag &dag, const State &s, int func, int c, int stage,
                          int level);
 
+/** For `func` at root: the first consumer (at root too) whose vector tail reads it with such
+ * loads, both regions being constants Halide sees (FuncNode::fixed_region); -1 if none. */
+int root_strided_load_hazard(const PipelineDag &dag, const State &s, int func);
+
 /** The first Func of the complete state `s` whose placement leaves such loads, judged on its
  * final loop nests and every use (-1 if none). SearchSpace::replay refuses these; the beam
  * search drops them (SearchSpace::placements skips some of the checks on large pipelines). */

@@ -5,7 +5,11 @@
 // load's index is a constant (every loop between the producer's allocation and the load that moves
 // the index is vectorized or unrolled), Halide 14 gives that dense load the native vector alignment
 // whatever the constant is: `vmovaps` from 8 bytes past a 64-byte boundary on AVX-512, SIGSEGV,
-// from a stack buffer and a heap one alike.
+// from a stack buffer and a heap one alike. A Func at root is no safer when its region and its
+// consumer's are constants Halide sees (FuncNode::fixed_region): the consumer's ShiftInwards
+// tail then reads it at constant indices too (random pipeline 104607, bench/experiments/
+// sampler_crash_104607: `s5_downsample` over 373 points, 32 lanes, reading the 768-point
+// `s3_reduce_max` at `ramp(683, 2, 32)`).
 #include "search/LoopNest.h"
 #include "search/SearchSpaceDetail.h"
 
@@ -148,9 +152,27 @@ bool strided_load_hazard(const PipelineDag &dag, const State &s, int func, int c
     return true;
 }
 
+int root_strided_load_hazard(const PipelineDag &dag, const State &s, int func) {
+    if (!dag.funcs[size_t(func)].fixed_region) return -1;
+    for (const StageRef &r : effective_consumers(dag, s.decisions, func)) {
+        // Only a consumer at root over a constant range has constant indices in its tail; one
+        // inside another Func's loops starts where they are.
+        if (s.decisions[size_t(r.first)].placement != Placement::Root || !s.nests[r.first])
+            continue;
+        const StageNest &cn = s.nests[r.first]->stages[size_t(r.second)];
+        if (cn.order.empty() || !cn.order.back().vectorized) continue;
+        const LoopDim &l = dag.stage(r.first, r.second).loops[size_t(cn.order.back().stage_loop)];
+        if (l.is_rvar ? !l.fixed_range : !dag.funcs[size_t(r.first)].fixed_region) continue;
+        if (strided_load_hazard(dag, s, func, r.first, r.second, -1)) return r.first;
+    }
+    return -1;
+}
+
 int first_strided_load_hazard(const PipelineDag &dag, const State &s) {
     for (const FuncNode &f : dag.funcs) {
         const FuncSched &g = s.decisions[size_t(f.id)];
+        if (g.placement == Placement::Root && root_strided_load_hazard(dag, s, f.id) >= 0)
+            return f.id;
         if (g.placement != Placement::At) continue;
         bool hazard = strided_load_hazard(dag, s, f.id, g.at_func, g.at_stage, g.at_level);
         for (const StageRef &r : effective_consumers(dag, s.decisions, f.id))

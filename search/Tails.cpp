@@ -77,9 +77,35 @@ bool reads_past_buffers(const PipelineDag &dag, int func, const Box64 &region, c
     return false;
 }
 
+/** FuncNode::fixed_region, given it for every consumer of `func` (they have larger ids). */
+bool fixed_region(const PipelineDag &dag, const FuncNode &f) {
+    if (f.is_output || f.edges_out.empty()) return false;
+    for (int e : f.edges_out) {
+        const Edge &edge = dag.edges[size_t(e)];
+        if (edge.consumer_func == f.id) continue; // an update reading its own values
+        const FuncNode &c = dag.funcs[size_t(edge.consumer_func)];
+        const Stage &cs = c.stages[size_t(edge.consumer_stage)];
+        auto fixed = [&](const BoundExpr &b) {
+            for (const BoundExpr::Instr &in : b.code()) {
+                if (in.op != BoundExpr::Op::LoopMin && in.op != BoundExpr::Op::LoopMax) continue;
+                if (in.value < 0 || size_t(in.value) >= cs.loops.size()) return false;
+                const LoopDim &l = cs.loops[size_t(in.value)];
+                if (l.is_rvar ? !l.fixed_range : !c.fixed_region) return false;
+            }
+            return !b.empty();
+        };
+        for (size_t d = 0; d < edge.min.size(); d++)
+            if (!fixed(edge.min[d]) || !fixed(edge.max[d])) return false;
+    }
+    return true;
+}
+
 } // namespace
 
 void annotate_tails(PipelineDag &dag) {
+    // Consumers have larger ids than their producers.
+    for (size_t i = dag.funcs.size(); i-- > 0;)
+        dag.funcs[i].fixed_region = fixed_region(dag, dag.funcs[i]);
     for (FuncNode &f : dag.funcs) {
         for (Stage &s : f.stages) {
             s.rounds_up.assign(s.loops.size(), 0);

@@ -39,8 +39,9 @@ inline Box64 shifted_in_region(const PipelineDag &dag, const Decisions &d, int f
     return shifted_in_region(dag, d[size_t(func)], func, std::move(region));
 }
 
-/** Fills every stage's Stage::rounds_up from split_tail and every Func's
- * FuncNode::read_through_clamp from read_through_moving_clamp (the DAG builder calls it). */
+/** Fills every stage's Stage::rounds_up from split_tail, every Func's
+ * FuncNode::read_through_clamp from read_through_moving_clamp and FuncNode::fixed_region from
+ * its consumers' footprints (the DAG builder calls it, after PipelineDag::link). */
 void annotate_tails(PipelineDag &dag);
 
 /** True if realizing `func` over a region grown along `dim` makes the region it needs of some

@@ -232,6 +232,95 @@ func s1_input_boundary_guard inline
         space.replay(edit(crash, "y:outer z:inner vector 16", "y:outer z:inner vector 4")));
 }
 
+TEST_CASE("a Func at root over a constant region read strided by a constant-range tail is refused",
+          "[replay]") {
+    // The sampler's greedy candidate for random pipeline 104607 at the faithful corpus' sizes
+    // (session 76; bench/experiments/sampler_crash_104607): `s3_reduce_max` (768 points) and
+    // `s5_downsample` (373) have regions Halide sees as constants (a fixed-range RDom reads
+    // them), so the last, shifted-in 32-lane vector of `s5_downsample` reads `s3_reduce_max`
+    // at `ramp(683, 2, 32)`: an aligned load from an unaligned address, SIGSEGV at run time.
+    const std::string crash = R"(sextant-schedule 1
+func s9_stencil_2d root
+  stage 0 loops x:split32 y:split16 vector 16 unroll 1 parallel 1
+func s1_input_boundary inline
+func constant_exterior at s9_stencil_2d 0
+  stage 0 loops x:inner y:split6 vector 16 unroll 2 parallel 0
+func repeat_edge inline
+func s1_input_boundary_guard inline
+func s8_pointwise root
+  stage 0 loops x:inner vector 64 unroll 1 parallel 0
+func s6_reduce_max root
+  stage 0 loops x:inner vector 32 unroll 1 parallel 0
+  stage 1 loops s6_reduce_max_r$x:outer x:split1024 vector 32 unroll 1 parallel 1
+func s7_histogram root
+  stage 0 loops x:inner vector 16 unroll 1 parallel 0
+  stage 1 loops s7_histogram_r$x:inner vector 1 unroll 1 parallel 0
+func s5_downsample root
+  stage 0 loops x:inner vector 32 unroll 1 parallel 0
+func s4_stencil_1d inline
+func s3_reduce_max root
+  stage 0 loops x:inner vector 32 unroll 1 parallel 0
+  stage 1 loops s3_reduce_max_r$x:middle x:split128 vector 32 unroll 1 parallel 1
+func s2_stencil_1d root
+  stage 0 loops x:split128 y:inner vector 32 unroll 2 parallel 1
+func s0_input_boundary inline
+func mirror_image inline
+func s0_input_boundary_guard inline)";
+    const PipelineDag dag = faithful_dag(104607);
+    auto id = [&](const std::string &name) {
+        for (const FuncNode &f : dag.funcs)
+            if (f.name == name) return f.id;
+        FAIL("no Func " << name);
+        return -1;
+    };
+    CHECK(dag.funcs[size_t(id("s3_reduce_max"))].fixed_region);
+    CHECK(dag.funcs[size_t(id("s5_downsample"))].fixed_region);
+    CHECK(!dag.funcs[size_t(id("s2_stencil_1d"))].fixed_region); // sized by the output's rows
+    CHECK(!dag.funcs[size_t(id("s9_stencil_2d"))].fixed_region); // the output
+    const SearchSpace space(dag);
+    try {
+        space.replay(crash);
+        FAIL("the crashing schedule was accepted");
+    } catch (const UserError &e) {
+        CHECK_THAT(e.what(), Catch::Contains(": Func 's3_reduce_max' at root is read by "
+                                             "'s5_downsample' with strided vector loads"));
+    }
+    // Unvectorized (373 points: no width divides it), no load is a vector: accepted.
+    const std::string scalar =
+        edit(crash, "(func s5_downsample root\n  stage 0 loops x:inner) vector 32", "$1 vector 1");
+    REQUIRE_NOTHROW(space.replay(scalar));
+    // The search offers neither: every candidate of a greedy and a beam search replays.
+    char dir[] = "/tmp/sextant-replay-XXXXXX";
+    REQUIRE(mkdtemp(dir));
+    rp::RandomPipelineOptions o;
+    o.min_extent = 256;
+    o.max_input_points = 4194304;
+    o.max_work = 3e8;
+    rp::RandomPipeline p = rp::make_random_pipeline(104607, o);
+    Params params;
+    params.search.beam_size = 8;
+    params.search.num_passes = 1;
+    params.search.seed = 104607;
+    params.cost_model = "analytical";
+    params.candidates_dir = dir;
+    params.num_candidates = 5;
+    MachineInfo m;
+    m.parallelism = 2;
+    m.last_level_cache_bytes = 33554432; // the sampler's, on the EPYC VM
+    autoschedule(output_functions(p), rp::default_run_target(), m, params);
+    const std::string path = std::string(dir) + "/candidates.jsonl";
+    std::ifstream in(path);
+    int candidates = 0;
+    for (std::string line; std::getline(in, line); candidates++) {
+        const std::string text = nlohmann::json::parse(line).at("schedule_text").get<std::string>();
+        INFO(text);
+        CHECK_NOTHROW(space.replay(text));
+    }
+    CHECK(candidates >= 2);
+    std::remove(path.c_str());
+    rmdir(dir);
+}
+
 TEST_CASE("a buffer whose hull grows past Halide's size limit at its last iterations is too large",
           "[replay]") {
     // A dropout candidate of the sampler for random pipeline 104215 at the faithful corpus'
