@@ -479,23 +479,10 @@ void SearchSpace::placement_children(const State &parent, FuncSched p, int combo
                                : uint64_t(std::max(1, combo_cap));
     const double step = double(total) / double(picks); // as thin() computes it
     const uint64_t siblings = next_siblings_id_.fetch_add(1) + 1;
-    // A Func at root over a constant region vectorized with a tail reads its producers there at
-    // constant indices: the tilings that would leave a producer that cannot be inlined no safe
-    // placement (SearchSpace::placements) are not offered.
-    std::vector<int> fixed_producers;
-    if (p.placement == Placement::Root && f.fixed_region)
-        for (const Stage &st : f.stages)
-            for (int e : st.edges_in) {
-                const Edge &edge = dag_.edges[size_t(e)];
-                if (edge.kind == ProducerKind::Func && edge.producer != func &&
-                    !dag_.funcs[size_t(edge.producer)].can_inline &&
-                    dag_.funcs[size_t(edge.producer)].fixed_region)
-                    fixed_producers.push_back(edge.producer);
-            }
     auto offer_sibling = [&](StatePtr c) {
-        for (int q : fixed_producers)
-            for (int k = 0; k < int(f.stages.size()); k++)
-                if (detail::strided_load_hazard(dag_, *c, q, func, k, -1)) return;
+        // Not a tiling that would leave a producer no safe placement (placements).
+        if (p.placement == Placement::Root && detail::strands_fixed_producer(dag_, *c, func))
+            return;
         // A tiling that grows the Func's buffer (an update's RoundUp, a pure split wider than
         // the region) gives it an allocation of its own: not scored as its siblings are.
         if (!rounds_up_own_buffer(dag_, p, func) &&

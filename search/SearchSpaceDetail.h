@@ -41,6 +41,11 @@ bool strided_load_hazard(const PipelineDag &dag, const State &s, int func, int c
  * loads, both regions being constants Halide sees (FuncNode::fixed_region); -1 if none. */
 int root_strided_load_hazard(const PipelineDag &dag, const State &s, int func);
 
+/** For `func` just placed at root in `s` over a constant region: true if a stage's vector tail
+ * reads a producer that cannot be inlined, its region constant too, with such loads. No
+ * placement of that producer would then be safe; the search does not offer the tiling. */
+bool strands_fixed_producer(const PipelineDag &dag, const State &s, int func);
+
 /** The first Func of the complete state `s` whose placement leaves such loads, judged on its
  * final loop nests and every use (-1 if none). SearchSpace::replay refuses these; the beam
  * search drops them (SearchSpace::placements skips some of the checks on large pipelines). */

@@ -168,6 +168,21 @@ int root_strided_load_hazard(const PipelineDag &dag, const State &s, int func) {
     return -1;
 }
 
+bool strands_fixed_producer(const PipelineDag &dag, const State &s, int func) {
+    const FuncNode &f = dag.funcs[size_t(func)];
+    if (!f.fixed_region) return false;
+    for (const Stage &st : f.stages)
+        for (int e : st.edges_in) {
+            const Edge &edge = dag.edges[size_t(e)];
+            if (edge.kind != ProducerKind::Func || edge.producer == func) continue;
+            const FuncNode &q = dag.funcs[size_t(edge.producer)];
+            if (!q.can_inline && q.fixed_region &&
+                strided_load_hazard(dag, s, q.id, func, st.index, -1))
+                return true;
+        }
+    return false;
+}
+
 int first_strided_load_hazard(const PipelineDag &dag, const State &s) {
     for (const FuncNode &f : dag.funcs) {
         const FuncSched &g = s.decisions[size_t(f.id)];
