@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -84,6 +85,13 @@ std::string machine_string_host(const std::string &s) {
 
 std::string machine_string_params(const std::string &s) {
     return s.substr(0, s.find(kHostKey));
+}
+
+std::string host_processor(const std::string &host) {
+    for (size_t at = host.find(", L"); at != std::string::npos; at = host.find(", L", at + 1))
+        if (at + 3 < host.size() && std::isdigit(static_cast<unsigned char>(host[at + 3])))
+            return host.substr(0, at);
+    return host;
 }
 
 std::optional<WorkloadInfo> find_recorded_workload(SampleStore &store, const WorkloadInfo &w) {

@@ -48,6 +48,10 @@ MachineInfo parse_machine_string(const std::string &s);
 std::string machine_string_host(const std::string &s);
 /** The machine string without its host: what a store before session 58 recorded. */
 std::string machine_string_params(const std::string &s);
+/** The processor a host names, without the caches host_description lists after the model
+ * (", L1d 32K, L2 1024K, ..."): a VM guest that reports its caches one day and none the next
+ * (the AMD EPYC VM, sessions 73 and 77) is one processor. */
+std::string host_processor(const std::string &host);
 /** `w`'s workload in `store`: the one of its (identity, target, machine), else, where w's
  * machine names a host, the one a store before session 58 recorded without it (so resuming or
  * judging against an older store of this machine finds what it holds). */

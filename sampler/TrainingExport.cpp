@@ -170,30 +170,38 @@ TrainingExportStats export_training(SampleStore &store, const std::string &path,
                                     const std::string &generators_dir, int prefixes) {
     // One model learns one machine: samples timed on different machine kinds (a merged store
     // of several clusters' shards, an import) are not one training set.
-    // Stores before session 58 name no processor (no host in the machine string): such a
-    // workload goes with the recorded host of the same target and params, with a warning;
-    // two recorded hosts are two machine kinds.
+    // Stores before session 58 name no processor (no host in the machine string), and a VM
+    // guest lists its caches in the host on some days only: such workloads go with the one
+    // processor recorded for the same target and params, with a warning; two processors are
+    // two machine kinds.
     const std::vector<WorkloadInfo> workloads = store.workloads();
-    std::set<std::string> hosts;
+    std::set<std::string> hosts, processors;
     int64_t unrecorded = 0;
     for (const WorkloadInfo &w : workloads) {
         const std::string host = machine_string_host(w.machine);
-        if (host.empty())
+        if (host.empty()) {
             unrecorded++;
-        else
+        } else {
             hosts.insert(host);
+            processors.insert(host_processor(host));
+        }
     }
-    const bool hostless_join = hosts.size() == 1 && unrecorded > 0;
-    if (hostless_join)
+    const bool join = processors.size() == 1 && (unrecorded > 0 || hosts.size() > 1);
+    if (join && unrecorded > 0)
         std::fprintf(stderr,
                      "warning: %lld workloads name no processor; exported with those timed on "
                      "'%s' as one machine kind (weights/README.md says where each shard was "
                      "timed)\n",
-                     (long long)unrecorded, hosts.begin()->c_str());
+                     (long long)unrecorded, processors.begin()->c_str());
+    if (join && hosts.size() > 1)
+        std::fprintf(stderr,
+                     "warning: %zu descriptions of processor '%s' (caches listed or not) "
+                     "exported as one machine kind\n",
+                     hosts.size(), processors.begin()->c_str());
     std::set<std::string> kinds;
     for (const WorkloadInfo &w : workloads)
         kinds.insert("target " + w.target + ", machine " +
-                     (hostless_join ? machine_string_params(w.machine) : w.machine));
+                     (join ? machine_string_params(w.machine) : w.machine));
     if (kinds.size() > 1) {
         std::string list;
         for (const std::string &k : kinds)

@@ -201,6 +201,11 @@ TEST_CASE("samples record the processor they were timed on, and two processors d
     CHECK(machine_string_host(machine_string(m)).empty());
     CHECK(parse_machine_string(machine_string(m, "Chip")).parallelism == 2);
     CHECK(machine_string_params(machine_string(m, "Chip")) == machine_string(m));
+    // The caches host_description lists after the model are not part of the processor.
+    CHECK(host_processor("AMD EPYC, L1d 32K, L2 1024K, L3 32768K") == "AMD EPYC");
+    CHECK(host_processor("AMD EPYC") == "AMD EPYC");
+    CHECK(host_processor("Chip, Lite, L2 1M") == "Chip, Lite");
+    CHECK(host_processor("Chip, Low power") == "Chip, Low power");
 
     std::string dir = temp_dir();
     std::string db = dir + "/s.db";
@@ -233,10 +238,19 @@ TEST_CASE("samples record the processor they were timed on, and two processors d
     REQUIRE(find_recorded_workload(store, w));
     CHECK(find_recorded_workload(store, w)->id == w.id);
 
-    // The same pipeline and params timed on another processor: a third workload, refused.
+    // The same processor described with other caches (a VM guest lists them on some days
+    // only) goes with it too.
+    WorkloadInfo caches = old;
+    caches.identity += ":caches";
+    caches.machine = machine_string(params, host_processor(host_description()) + ", L1d 99K");
+    store.upsert_workload(caches);
+    REQUIRE(store.workloads().size() == 3);
+    CHECK_NOTHROW(export_training(store, dir + "/caches.jsonl", ""));
+
+    // The same pipeline and params timed on another processor: a fourth workload, refused.
     w.machine = machine_string(params, "Another processor");
     store.upsert_workload(w);
-    REQUIRE(store.workloads().size() == 3);
+    REQUIRE(store.workloads().size() == 4);
     CHECK_THROWS_WITH(export_training(store, dir + "/two.jsonl", ""),
-                      Catch::Contains("3 machine kinds") && Catch::Contains("Another processor"));
+                      Catch::Contains("4 machine kinds") && Catch::Contains("Another processor"));
 }
